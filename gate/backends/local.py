@@ -1,0 +1,298 @@
+"""The embedded decision service: pycontextdb for memory, the ledger for decisions.
+
+It keeps the hosted contract's semantics offline: a durable decision id per
+evaluation, one terminal receipt per decision, idempotency-key replay and
+conflict, and ``policy_alignment``. Evidence is read from an exact slot when
+the policy names one (current value only: superseded revisions never count)
+and otherwise by a recall as of now, and only memories that bear on the
+arguments count (see :mod:`gate.evidence`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import contextdb
+from contextdb.core.models import MemoryItem
+from sqlmodel import Session, select
+
+from gate.backends.base import ForgetResult
+from gate.canonical import digest
+from gate.errors import DecisionNotFound, ReceiptConflict, ServiceError
+from gate.evidence import (
+    EvidenceMemory,
+    EvidenceSlot,
+    ServiceDecision,
+    ServiceReceipt,
+    classify,
+)
+from gate.ledger import Ledger
+from gate.ledger.tables import ServiceDecisionRow, ServiceReceiptRow
+
+_KEY = re.compile(r"^[A-Za-z0-9._:\-]{8,128}$")
+_ACTION = re.compile(r"^[A-Za-z][A-Za-z0-9._:\-]{0,127}$")
+_REF = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
+_STATUSES = {"succeeded", "failed", "skipped"}
+
+
+class LocalEngine:
+    """The default backend: offline, no keys, state in ``GATE_HOME``.
+
+    Args:
+        memory_url: the engine's SQLite (or PostgreSQL with pgvector) URL.
+        ledger: where decisions and receipts are kept.
+        embedding_provider: an embedder for recall; None uses the engine's
+            deterministic mock (no semantics; exact slots and words still work).
+    """
+
+    name = "local"
+
+    def __init__(
+        self,
+        memory_url: str,
+        ledger: Ledger,
+        *,
+        embedding_provider: Any | None = None,
+        embedding_dim: int = 384,
+    ) -> None:
+        self.ledger = ledger
+        options: dict[str, Any] = {
+            "storage_url": memory_url,
+            "embedding_model": "mock",
+            "embedding_dim": embedding_dim,
+            "llm_model": "mock",
+            "llm_api_key": "mock",
+            # Salience boosts unrelated critical facts above relevant ones; gate ranks
+            # by relevance and then checks that evidence bears on the arguments.
+            "enable_salience": False,
+            "enable_read_audit": False,
+        }
+        self.db = contextdb.init(embedding_provider=embedding_provider, **options)
+
+    # -- decisions -------------------------------------------------------------
+
+    async def evaluate_action(
+        self,
+        partition: str,
+        query: str,
+        *,
+        top_k: int = 5,
+        slot: EvidenceSlot | None = None,
+        match: Sequence[str] = (),
+    ) -> ServiceDecision:
+        """Decide from memory that bears on ``match``; records the decision durably."""
+        if not 1 <= len(query) <= 2000:
+            raise ServiceError(400, "invalid_request", "query must be 1-2000 characters")
+        if slot is not None:
+            rows = await self.db.slot_facts(slot.entity, slot.attribute, user_id=partition)
+            items = rows[:1]  # the slot's current value; older revisions are history
+        else:
+            items = await self.db.factual.recall(
+                query, top_k=top_k * 4, as_of=contextdb.utc_now(), user_id=partition
+            )
+        verdict = classify([self._evidence(m) for m in items], match)
+        memories = verdict.memories[:top_k]
+        decision = ServiceDecision(
+            decision_id=f"dec_{uuid.uuid4().hex}",
+            outcome=verdict.outcome,
+            memories=memories,
+            pending_ids=verdict.pending_ids,
+            reason=verdict.reason,
+        )
+        row = ServiceDecisionRow(
+            id=decision.decision_id,
+            user_id=partition,
+            created_at=time.time(),
+            query=query,
+            outcome=decision.outcome,
+            memory_ids_json=json.dumps([m.id for m in memories]),
+            pending_ids_json=json.dumps(decision.pending_ids),
+        )
+        await _in_thread(self._store_decision, row)
+        return decision
+
+    def _store_decision(self, row: ServiceDecisionRow) -> None:
+        with Session(self.ledger.engine) as session:
+            session.add(row)
+            session.commit()
+
+    def _evidence(self, item: MemoryItem) -> EvidenceMemory:
+        policy = self.db.trust_policy
+        return EvidenceMemory(
+            id=item.id,
+            content=item.content,
+            trusted=policy.is_trusted(item),
+            requires_confirmation=policy.requires_confirmation(item),
+            injection_suspect=bool(item.injection_suspect),
+            slot_value=item.slot_value,
+            source=str(item.epistemic_source),
+            confidence=item.confidence,
+        )
+
+    async def report_execution(
+        self,
+        partition: str,
+        decision_id: str,
+        action_name: str,
+        status: str,
+        *,
+        idempotency_key: str,
+        external_ref: str | None = None,
+        error_code: str | None = None,
+    ) -> ServiceReceipt:
+        """Close a decision, with the hosted contract's idempotency rules.
+
+        Raises:
+            ServiceError: 400 for a malformed field.
+            DecisionNotFound: the decision is not in ``partition``.
+            ReceiptConflict: another receipt closes it, or the key was used with
+                another payload.
+        """
+        _check_receipt(action_name, status, idempotency_key, external_ref, error_code)
+        receipt: ServiceReceipt = await _in_thread(
+            self._store_receipt,
+            partition,
+            decision_id,
+            action_name,
+            status,
+            idempotency_key,
+            external_ref,
+            error_code,
+        )
+        return receipt
+
+    def _store_receipt(
+        self,
+        partition: str,
+        decision_id: str,
+        action_name: str,
+        status: str,
+        key: str,
+        external_ref: str | None,
+        error_code: str | None,
+    ) -> ServiceReceipt:
+        fingerprint = digest([decision_id, action_name, status, external_ref, error_code])
+        with self.ledger.writing() as session:
+            decision = session.get(ServiceDecisionRow, decision_id)
+            if decision is None or decision.user_id != partition:
+                raise DecisionNotFound(decision_id)
+            existing = session.exec(
+                select(ServiceReceiptRow).where(
+                    (ServiceReceiptRow.decision_id == decision_id)
+                    | ((ServiceReceiptRow.user_id == partition) & (ServiceReceiptRow.idempotency_key == key))
+                )
+            ).first()
+            if existing is not None:
+                if existing.idempotency_key == key and existing.fingerprint == fingerprint:
+                    return _receipt(existing, replayed=True)
+                if existing.idempotency_key == key:
+                    raise ReceiptConflict("idempotency key reused with a different payload")
+                raise ReceiptConflict(f"decision {decision_id} already has a terminal receipt")
+            executed = status in ("succeeded", "failed")
+            row = ServiceReceiptRow(
+                id=f"rcpt_{uuid.uuid4().hex}",
+                decision_id=decision_id,
+                user_id=partition,
+                idempotency_key=key,
+                fingerprint=fingerprint,
+                action_name=action_name,
+                status=status,
+                policy_alignment="violated" if executed and decision.outcome != "act" else "aligned",
+                external_ref=external_ref,
+                error_code=error_code,
+                created_at=time.time(),
+            )
+            session.add(row)
+            return _receipt(row, replayed=False)
+
+    # -- memory ----------------------------------------------------------------
+
+    async def confirm(self, partition: str, memory_id: str, *, idempotency_key: str) -> None:
+        """Graduate a memory after the caller's yes.
+
+        Raises:
+            ServiceError: 404 when the memory is not in ``partition``.
+        """
+        try:
+            await self.db.factual.confirm(memory_id, user_id=partition)
+        except contextdb.MemoryNotFoundError as exc:
+            raise ServiceError(404, "not_found", f"memory {memory_id} not found") from exc
+
+    async def remember(
+        self,
+        partition: str,
+        content: str,
+        *,
+        source: str,
+        confidence: float,
+        action_relevant: bool | None = None,
+        entity: str | None = None,
+        attribute: str | None = None,
+    ) -> str:
+        """Store a fact with its source and an explicit confidence."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            item = await self.db.factual.add(
+                content,
+                confidence=confidence,
+                source=source,  # type: ignore[arg-type]
+                action_relevant=action_relevant,
+                entity=entity,
+                attribute=attribute,
+                user_id=partition,
+            )
+        return item.id
+
+    async def forget(self, partition: str) -> ForgetResult:
+        """Hard-delete the caller's memories and check nothing is left."""
+        deleted = await self.db.forget_user(partition)
+        return ForgetResult(deleted=deleted, verified=await self.db.verify_forgotten(partition))
+
+    async def aclose(self) -> None:
+        await self.db.close()
+
+
+def _check_receipt(
+    action_name: str,
+    status: str,
+    key: str,
+    external_ref: str | None,
+    error_code: str | None,
+) -> None:
+    problems = []
+    if not _KEY.match(key):
+        problems.append("Idempotency-Key must match ^[A-Za-z0-9._:\\-]{8,128}$")
+    if not _ACTION.match(action_name):
+        problems.append("action_name is malformed")
+    if status not in _STATUSES:
+        problems.append("status must be succeeded, failed or skipped")
+    if external_ref is not None and not _REF.match(external_ref):
+        problems.append("external_ref is malformed")
+    if error_code is not None and status != "failed":
+        problems.append("error_code is only allowed with status failed")
+    if error_code is not None and not _REF.match(error_code):
+        problems.append("error_code is malformed")
+    if problems:
+        raise ServiceError(400, "invalid_request", "; ".join(problems))
+
+
+def _receipt(row: ServiceReceiptRow, *, replayed: bool) -> ServiceReceipt:
+    return ServiceReceipt(
+        receipt_id=row.id,
+        decision_id=row.decision_id,
+        status=row.status,
+        policy_alignment=row.policy_alignment,
+        replayed=replayed,
+    )
+
+
+async def _in_thread(fn: Any, *args: Any) -> Any:
+    import asyncio
+
+    return await asyncio.to_thread(fn, *args)

@@ -1,0 +1,109 @@
+"""The :class:`Gate`: policies, ledger and decision service, wired once per process."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from livekit.agents import AgentSession
+from livekit.agents.llm import FunctionTool
+
+from gate.backends.base import DecisionBackend
+from gate.backends.local import LocalEngine
+from gate.caller import Caller
+from gate.config import GateSettings
+from gate.decorator import GatedTool
+from gate.errors import MissingPolicy, PolicyError, PolicyIssue
+from gate.ledger import ChainReport, Ledger
+from gate.pipeline import Pipeline
+from gate.policy_loader import LoadedPolicy, check_references, load_policy_dir
+from gate.session import GateSession
+
+
+class Gate:
+    """Governs a set of gated tools. Build one per worker process.
+
+    Args:
+        tools: the ``@gated_tool`` functions this gate governs.
+        policies: directory of policy files (default ``GATE_POLICIES`` or ``./policies``).
+        ledger: the audit ledger (default: ``GATE_DATABASE_URL`` or SQLite in ``GATE_HOME``).
+        backend: the decision service (default: the embedded local engine in ``GATE_HOME``).
+
+    Raises:
+        MissingPolicy: a tool has no policy file.
+        PolicyError: a policy file is invalid or names arguments its tool does not have.
+        ConfigError: the ledger cannot be opened.
+    """
+
+    def __init__(
+        self,
+        tools: Sequence[GatedTool],
+        *,
+        policies: str | Path | None = None,
+        ledger: Ledger | None = None,
+        backend: DecisionBackend | None = None,
+        settings: GateSettings | None = None,
+    ) -> None:
+        self.settings = settings or GateSettings()
+        self.tools = list(tools)
+        names = [t.name for t in self.tools]
+        if len(set(names)) != len(names):
+            raise ValueError(f"two gated tools share a name: {names}")
+        self.policies = self._load(Path(policies) if policies is not None else self.settings.policies)
+        if ledger is None or backend is None:
+            self.settings.ensure_home()
+        self.ledger = ledger or Ledger(self.settings.ledger_url())
+        self.backend: DecisionBackend = backend or LocalEngine(self.settings.memory_url(), self.ledger)
+        self.pipeline = Pipeline(self.ledger, self.backend)
+
+    def _load(self, directory: Path) -> dict[str, LoadedPolicy]:
+        found, issues = load_policy_dir(directory)
+        missing: list[PolicyIssue] = []
+        for tool in self.tools:
+            loaded = found.get(tool.policy)
+            if loaded is None:
+                if any(Path(i.file).stem == tool.policy for i in issues):
+                    continue  # its file is broken, and already reported
+                missing.append(
+                    PolicyIssue(
+                        str(directory / f"{tool.policy}.yaml"),
+                        "(file)",
+                        f"gated tool {tool.name!r} has no policy with tool: {tool.policy}",
+                    )
+                )
+                continue
+            issues += check_references(loaded, tool.policy, tool.params)
+        if issues:
+            raise PolicyError(issues + missing)
+        if missing:
+            raise MissingPolicy(missing)
+        return {t.name: found[t.policy] for t in self.tools}
+
+    def policy_for(self, tool: GatedTool) -> LoadedPolicy:
+        return self.policies[tool.name]
+
+    def bind(
+        self, caller: Caller, session: AgentSession[Any] | None = None, *, session_id: str | None = None
+    ) -> GateSession:
+        """The gated tools (and ``confirm_action``) bound to one authenticated caller.
+
+        Pass the ``AgentSession`` so calls that LiveKit rejects for malformed
+        arguments are recorded too.
+        """
+        return GateSession(self, caller, session, session_id=session_id)
+
+    def tools_for(
+        self, caller: Caller, session: AgentSession[Any] | None = None
+    ) -> list[FunctionTool[..., Any]]:
+        """Shorthand for ``bind(caller, session).tools``."""
+        return self.bind(caller, session).tools
+
+    def verify(self) -> ChainReport:
+        """Check the audit ledger's hash chain (see :meth:`gate.Ledger.verify`)."""
+        return self.ledger.verify()
+
+    async def aclose(self) -> None:
+        """Close the decision service and the ledger."""
+        await self.backend.aclose()
+        self.ledger.close()

@@ -1,0 +1,427 @@
+"""The audit ledger: decisions, confirmations and receipts under one hash chain.
+
+Every write appends a chain entry in the same transaction as the record it
+covers, so the two cannot disagree unless someone edits the database by
+hand, which :meth:`Ledger.verify` then reports. Writers are serialised (an
+advisory lock on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite) because each
+entry needs the hash of the one before it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import event, func, text
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlmodel import Session, SQLModel, create_engine, select
+
+from gate.canonical import canonical_json
+from gate.errors import ConfigError, ReceiptConflict
+from gate.ledger.chain import GENESIS, BrokenEntry, ChainReport, entry_hash
+from gate.ledger.tables import (
+    ChainRow,
+    ConfirmationRow,
+    DecisionRow,
+    ReceiptRow,
+    ServiceDecisionRow,
+    ServiceReceiptRow,
+)
+
+# Receipt columns that change after the receipt is written (delivery state);
+# everything else is covered by the chain.
+_RECEIPT_DELIVERY = {
+    "service_decision_id",
+    "delivered_at",
+    "attempts",
+    "last_error",
+    "policy_alignment",
+    "service_receipt_id",
+}
+_TABLES = [
+    DecisionRow.__table__,  # type: ignore[attr-defined]
+    ConfirmationRow.__table__,  # type: ignore[attr-defined]
+    ReceiptRow.__table__,  # type: ignore[attr-defined]
+    ChainRow.__table__,  # type: ignore[attr-defined]
+    ServiceDecisionRow.__table__,  # type: ignore[attr-defined]
+    ServiceReceiptRow.__table__,  # type: ignore[attr-defined]
+]
+_PG_CHAIN_LOCK = 0x6A7E_0001
+
+
+def normalise_url(url: str) -> str:
+    """Route plain PostgreSQL URLs to the psycopg 3 driver gate ships with."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def payload_of(row: DecisionRow | ConfirmationRow | ReceiptRow) -> dict[str, Any]:
+    """The fields of a record that its chain entry commits to."""
+    data = row.model_dump()
+    if isinstance(row, ReceiptRow):
+        for name in _RECEIPT_DELIVERY:
+            data.pop(name, None)
+    return data
+
+
+_KIND_OF: dict[type[DecisionRow | ConfirmationRow | ReceiptRow], str] = {
+    DecisionRow: "decision",
+    ConfirmationRow: "confirmation",
+    ReceiptRow: "receipt",
+}
+
+
+@dataclass(frozen=True)
+class ReceiptWrite:
+    """The receipt that closes a decision, and whether this call wrote it."""
+
+    receipt: ReceiptRow
+    created: bool
+
+
+class Ledger:
+    """The audit ledger on any SQLAlchemy URL (SQLite file by default, or PostgreSQL).
+
+    Raises:
+        ConfigError: the URL cannot be used or the database cannot be reached.
+    """
+
+    def __init__(self, url: str, *, create: bool = True) -> None:
+        self.url = normalise_url(url)
+        self._lock = threading.Lock()
+        try:
+            self.engine = self._make_engine(self.url)
+            if create:
+                SQLModel.metadata.create_all(self.engine, tables=_TABLES)
+            else:
+                with self.engine.connect() as conn:
+                    conn.execute(text("SELECT 1"))
+        except (OperationalError, ValueError, ImportError) as exc:
+            raise ConfigError(f"cannot open the ledger at {self.url}: {exc}") from exc
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.engine.dialect.name == "sqlite"
+
+    @staticmethod
+    def _make_engine(url: str) -> Engine:
+        if url.startswith("sqlite"):
+            engine = create_engine(
+                url, connect_args={"check_same_thread": False, "timeout": 30}, pool_pre_ping=False
+            )
+
+            @event.listens_for(engine, "connect")
+            def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+                # Take over transaction control so BEGIN IMMEDIATE below is honoured.
+                dbapi_conn.isolation_level = None
+                cur = dbapi_conn.cursor()
+                cur.execute("PRAGMA journal_mode=WAL")
+                cur.execute("PRAGMA synchronous=NORMAL")
+                cur.execute("PRAGMA busy_timeout=30000")
+                cur.close()
+
+            @event.listens_for(engine, "begin")
+            def _on_begin(conn: Any) -> None:
+                # Writers take the lock up front: a chain append reads the tail and
+                # must not lose a race to another process between read and insert.
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+            return engine
+        return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+
+    def close(self) -> None:
+        """Release the connection pool."""
+        self.engine.dispose()
+
+    # -- writing ---------------------------------------------------------------
+
+    @contextmanager
+    def writing(self) -> Iterator[Session]:
+        with self._lock, Session(self.engine, expire_on_commit=False) as session:
+            if not self.is_sqlite:
+                session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_CHAIN_LOCK})
+            yield session
+            session.commit()
+
+    def _append(self, session: Session, kind: str, ref_id: str, payload: dict[str, Any]) -> None:
+        tail = session.exec(select(ChainRow).order_by(ChainRow.seq.desc()).limit(1)).first()  # type: ignore[attr-defined]
+        seq = tail.seq + 1 if tail else 1
+        prev = tail.hash if tail else GENESIS
+        at = time.time()
+        body = canonical_json(payload)
+        session.add(
+            ChainRow(
+                seq=seq,
+                at=at,
+                kind=kind,
+                ref_id=ref_id,
+                payload=body,
+                prev_hash=prev,
+                hash=entry_hash(prev, seq, at, kind, ref_id, body),
+            )
+        )
+
+    def _add_chained(self, session: Session, row: DecisionRow | ConfirmationRow | ReceiptRow) -> None:
+        session.add(row)
+        session.flush()
+        self._append(session, _KIND_OF[type(row)], row.id, payload_of(row))
+
+    def record_decision(self, row: DecisionRow) -> None:
+        """Write a decision before anything is executed for it."""
+        with self.writing() as session:
+            self._add_chained(session, row)
+
+    def record_confirmation(self, row: ConfirmationRow, *, supersede_session: bool = True) -> None:
+        """Write a pending confirmation; earlier pending ones of the session are superseded."""
+        with self.writing() as session:
+            if supersede_session:
+                stale = session.exec(
+                    select(ConfirmationRow).where(
+                        ConfirmationRow.session_id == row.session_id,
+                        ConfirmationRow.status == "pending",
+                    )
+                ).all()
+                for old in stale:
+                    old.status = "superseded"
+                    session.add(old)
+                    session.flush()
+                    self._append(session, "confirmation", old.id, payload_of(old))
+            self._add_chained(session, row)
+
+    def answer_confirmation(
+        self,
+        confirmation_id: str,
+        *,
+        status: str,
+        words: str | None,
+        message_id: str | None,
+    ) -> ConfirmationRow | None:
+        """Close a pending confirmation, exactly once.
+
+        Returns the updated row, or None when it was no longer pending (used,
+        superseded or expired): the single-use check.
+        """
+        with self.writing() as session:
+            row = session.get(ConfirmationRow, confirmation_id)
+            if row is None or row.status != "pending":
+                return None
+            now = time.time()
+            row.status = "expired" if now > row.expires_at and status == "confirmed" else status
+            row.words = words
+            row.answered_at = now
+            row.answer_message_id = message_id
+            session.add(row)
+            session.flush()
+            self._append(session, "confirmation", row.id, payload_of(row))
+            return row if row.status == status else None
+
+    def record_receipt(self, row: ReceiptRow) -> ReceiptWrite:
+        """Close a decision with its one terminal receipt.
+
+        The same receipt (same key, same content) written again returns the
+        stored one with ``created=False``; this is what makes retries and racing
+        processes safe.
+
+        Raises:
+            ReceiptConflict: the decision already has a different receipt, or the
+                key already belongs to another decision.
+        """
+        for _ in range(3):
+            try:
+                with self.writing() as session:
+                    existing = session.exec(
+                        select(ReceiptRow).where(
+                            (ReceiptRow.decision_id == row.decision_id)
+                            | (ReceiptRow.idempotency_key == row.idempotency_key)
+                        )
+                    ).first()
+                    if existing is not None:
+                        return ReceiptWrite(_same_receipt(existing, row), created=False)
+                    self._add_chained(session, row)
+                    return ReceiptWrite(row, created=True)
+            except IntegrityError:
+                continue  # another process won the race: read its row on the next pass
+        raise ReceiptConflict(f"could not record the receipt of decision {row.decision_id}")
+
+    def mark_delivery(
+        self,
+        receipt_id: str,
+        *,
+        delivered: bool,
+        error: str | None = None,
+        service_decision_id: str | None = None,
+        policy_alignment: str | None = None,
+        service_receipt_id: str | None = None,
+    ) -> None:
+        """Record one delivery attempt of a receipt to the decision service."""
+        with Session(self.engine) as session:
+            row = session.get(ReceiptRow, receipt_id)
+            if row is None:
+                return
+            row.attempts += 1
+            row.last_error = error
+            if service_decision_id:
+                row.service_decision_id = service_decision_id
+            if delivered:
+                row.delivered_at = time.time()
+                row.policy_alignment = policy_alignment
+                row.service_receipt_id = service_receipt_id
+            session.add(row)
+            session.commit()
+
+    # -- reading ---------------------------------------------------------------
+
+    def decision(self, decision_id: str) -> DecisionRow | None:
+        with Session(self.engine) as session:
+            return session.get(DecisionRow, decision_id)
+
+    def receipt_for(self, decision_id: str) -> ReceiptRow | None:
+        with Session(self.engine) as session:
+            return session.exec(select(ReceiptRow).where(ReceiptRow.decision_id == decision_id)).first()
+
+    def confirmation(self, confirmation_id: str) -> ConfirmationRow | None:
+        with Session(self.engine) as session:
+            return session.get(ConfirmationRow, confirmation_id)
+
+    def live_confirmation(self, session_id: str) -> ConfirmationRow | None:
+        """The session's pending confirmation, if any (expired ones are not live)."""
+        with Session(self.engine) as session:
+            row = session.exec(
+                select(ConfirmationRow)
+                .where(ConfirmationRow.session_id == session_id, ConfirmationRow.status == "pending")
+                .order_by(ConfirmationRow.created_at.desc())  # type: ignore[attr-defined]
+            ).first()
+        if row is None or row.expires_at < time.time():
+            return None
+        return row
+
+    def decisions(self, *, caller_id: str | None = None, tool: str | None = None) -> list[DecisionRow]:
+        """Decisions in time order, optionally for one caller and/or tool."""
+        with Session(self.engine) as session:
+            query = select(DecisionRow)
+            if caller_id is not None:
+                query = query.where(DecisionRow.caller_id == caller_id)
+            if tool is not None:
+                query = query.where(DecisionRow.tool == tool)
+            return list(session.exec(query.order_by(DecisionRow.created_at)).all())  # type: ignore[arg-type]
+
+    def receipts(self) -> list[ReceiptRow]:
+        with Session(self.engine) as session:
+            return list(session.exec(select(ReceiptRow).order_by(ReceiptRow.created_at)).all())  # type: ignore[arg-type]
+
+    def count_executed(self, caller_id: str, tool: str, since: float) -> int:
+        """Actions of this caller and tool that ran (succeeded or failed) since ``since``."""
+        with Session(self.engine) as session:
+            query = (
+                select(func.count())
+                .select_from(ReceiptRow)
+                .join(DecisionRow, DecisionRow.id == ReceiptRow.decision_id)  # type: ignore[arg-type]
+                .where(
+                    DecisionRow.caller_id == caller_id,
+                    DecisionRow.tool == tool,
+                    DecisionRow.created_at >= since,
+                    ReceiptRow.status != "skipped",
+                )
+            )
+            return int(session.exec(query).one())
+
+    # -- verification ----------------------------------------------------------
+
+    def verify(self) -> ChainReport:
+        """Recompute the chain and compare every record with its chain entry.
+
+        Finds edited, deleted, inserted and reordered entries, and records
+        edited, deleted or added behind the chain's back. Returns the first
+        problem in chain order. A chain cut off at its tail is indistinguishable
+        from a shorter one without an external anchor such as the last hash.
+        """
+        latest: dict[tuple[str, str], str] = {}
+        checked = 0
+        prev = GENESIS
+        expected_seq = 1
+        with Session(self.engine) as session:
+            rows = session.exec(select(ChainRow).order_by(ChainRow.seq)).yield_per(2000)  # type: ignore[arg-type]
+            for row in rows:
+                if row.seq != expected_seq:
+                    return ChainReport(
+                        checked, BrokenEntry(expected_seq, None, f"entry missing (found {row.seq} next)")
+                    )
+                if row.prev_hash != prev:
+                    return ChainReport(
+                        checked, BrokenEntry(row.seq, row.ref_id, "does not follow the entry before it")
+                    )
+                recomputed = entry_hash(prev, row.seq, row.at, row.kind, row.ref_id, row.payload)
+                if recomputed != row.hash:
+                    return ChainReport(
+                        checked, BrokenEntry(row.seq, row.ref_id, "content does not match its hash")
+                    )
+                latest[(row.kind, row.ref_id)] = row.payload
+                prev = row.hash
+                expected_seq += 1
+                checked += 1
+            for model, kind in _KIND_OF.items():
+                seen = 0
+                records: Any = session.exec(select(model)).yield_per(2000)
+                for record in records:
+                    seen += 1
+                    committed = latest.get((kind, record.id))
+                    if committed is None:
+                        return ChainReport(
+                            checked, BrokenEntry(None, record.id, f"{kind} is not in the chain")
+                        )
+                    if committed != canonical_json(payload_of(record)):
+                        return ChainReport(
+                            checked,
+                            BrokenEntry(
+                                _seq_of(session, kind, record.id),
+                                record.id,
+                                f"{kind} was changed after it was recorded",
+                            ),
+                        )
+                expected = sum(1 for k, _ in latest if k == kind)
+                if seen != expected:
+                    missing = _first_missing(session, model, kind, latest)
+                    return ChainReport(
+                        checked,
+                        BrokenEntry(_seq_of(session, kind, missing), missing, f"{kind} was deleted"),
+                    )
+        return ChainReport(checked)
+
+
+def _seq_of(session: Session, kind: str, ref_id: str | None) -> int | None:
+    if ref_id is None:
+        return None
+    row = session.exec(
+        select(ChainRow.seq).where(ChainRow.kind == kind, ChainRow.ref_id == ref_id).order_by(ChainRow.seq)  # type: ignore[arg-type]
+    ).first()
+    return row
+
+
+def _first_missing(session: Session, model: Any, kind: str, latest: dict[tuple[str, str], str]) -> str | None:
+    present = set(session.exec(select(model.id)).all())
+    missing = [ref for k, ref in latest if k == kind and ref not in present]
+    return missing[0] if missing else None
+
+
+def _same_receipt(existing: ReceiptRow, wanted: ReceiptRow) -> ReceiptRow:
+    same = (
+        existing.decision_id == wanted.decision_id
+        and existing.idempotency_key == wanted.idempotency_key
+        and existing.status == wanted.status
+        and existing.action_name == wanted.action_name
+        and existing.external_ref == wanted.external_ref
+        and existing.error_code == wanted.error_code
+    )
+    if not same:
+        raise ReceiptConflict(
+            f"decision {existing.decision_id} is already closed by receipt {existing.id} "
+            f"({existing.status}, key {existing.idempotency_key})"
+        )
+    return existing

@@ -1,0 +1,173 @@
+"""The policy schema: what one YAML file per gated tool may say.
+
+A policy is validated twice: its shape when the file is parsed (unknown
+keys, wrong types, bad action names), and its references when it meets its
+tool (placeholders, limits and masks must name real arguments). Both raise
+:class:`~gate.errors.PolicyError` naming the file, the line and the field.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+ACTION_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._:\-]{0,127}$")
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*$")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+Outcome = Literal["act", "ask", "abstain"]
+# Lower is more restrictive: combining outcomes takes the minimum.
+RESTRICTIVENESS: dict[str, int] = {"abstain": 0, "ask": 1, "act": 2}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CallerRule(_Strict):
+    """Who may use the tool. ``roles``: the caller needs at least one of them."""
+
+    verified: bool = False
+    roles: list[str] = Field(default_factory=list)
+
+
+class Slot(_Strict):
+    """An exact memory slot the evidence is read from, and the value it must hold."""
+
+    entity: str = Field(min_length=1)
+    attribute: str = Field(min_length=1)
+    value: str | None = Field(default=None, description="template the slot's value must equal")
+
+
+class Evidence(_Strict):
+    """What the decision service is asked, and whether its support is required."""
+
+    query: str = Field(min_length=1, max_length=2000)
+    slot: Slot | None = None
+    required: bool = True
+    top_k: int = Field(default=5, ge=1, le=50)
+
+
+class Limit(_Strict):
+    """Bounds on one argument."""
+
+    min: float | None = None
+    max: float | None = None
+    allowed: list[str | int | float] | None = None
+    max_length: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Limit:
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
+        if self.min is None and self.max is None and self.allowed is None and not self.max_length:
+            raise ValueError("expected at least one of min, max, allowed, max_length")
+        return self
+
+
+class Rate(_Strict):
+    """At most ``max`` executed actions per caller within ``per`` (e.g. ``1d``, ``12h``)."""
+
+    max: int = Field(ge=1)
+    per: str
+
+    @field_validator("per")
+    @classmethod
+    def _duration(cls, v: str) -> str:
+        if not _DURATION.match(v):
+            raise ValueError(f"expected a duration like 30s, 15m, 12h or 1d, got {v!r}")
+        return v
+
+    @property
+    def seconds(self) -> float:
+        m = _DURATION.match(self.per)
+        assert m is not None  # validated above
+        return float(m.group(1)) * _UNIT_SECONDS[m.group(2)]
+
+
+class Audit(_Strict):
+    """Arguments stored only as digests in the ledger and logs."""
+
+    mask: list[str] = Field(default_factory=list)
+
+
+class Messages(_Strict):
+    """What the model is told to say. ``{arg}`` placeholders name tool arguments."""
+
+    ask: str = "Please confirm: should I go ahead with this?"
+    abstain: str = "I can't do that on this call."
+    conflict: str = "That changed while we were talking, so I did not go ahead."
+    failure: str = "Something went wrong and it was not done."
+
+
+class Policy(_Strict):
+    """One gated tool's policy."""
+
+    tool: str = Field(min_length=1)
+    action: str
+    description: str | None = None
+    mode: Literal["enforce", "shadow"] = "enforce"
+    caller: CallerRule = Field(default_factory=CallerRule)
+    evidence: Evidence | None = None
+    confirm: Literal["always", "when_unsure", "never"] = "when_unsure"
+    confirm_ttl_s: float = Field(default=120.0, gt=0, le=3600)
+    limits: dict[str, Limit] = Field(default_factory=dict)
+    rate: Rate | None = None
+    timeout_s: float = Field(default=2.0, gt=0, le=30)
+    audit: Audit = Field(default_factory=Audit)
+    messages: Messages = Field(default_factory=Messages)
+
+    @field_validator("action")
+    @classmethod
+    def _action_name(cls, v: str) -> str:
+        if not ACTION_NAME.match(v):
+            raise ValueError(
+                f"expected an action name matching {ACTION_NAME.pattern} (e.g. payment.refund), got {v!r}"
+            )
+        return v
+
+    def references(self) -> list[tuple[str, str]]:
+        """Every (field path, argument name) this policy names, to check against the tool."""
+        refs: list[tuple[str, str]] = []
+        if self.evidence is not None:
+            refs += [("evidence.query", n) for n in placeholders(self.evidence.query)]
+            if self.evidence.slot is not None and self.evidence.slot.value is not None:
+                refs += [("evidence.slot.value", n) for n in placeholders(self.evidence.slot.value)]
+        refs += [(f"limits.{name}", name) for name in self.limits]
+        refs += [("audit.mask", name) for name in self.audit.mask]
+        for key in ("ask", "abstain", "conflict", "failure"):
+            refs += [(f"messages.{key}", n) for n in placeholders(getattr(self.messages, key))]
+        return refs
+
+
+def placeholders(template: str) -> list[str]:
+    """The ``{name}`` fields of a template.
+
+    Raises ValueError for a malformed template (an unclosed brace, a
+    positional ``{}``, or an attribute/index lookup such as ``{a.b}``).
+    """
+    names: list[str] = []
+    for _, field_name, _, _ in string.Formatter().parse(template):
+        if field_name is None:
+            continue
+        if not field_name.isidentifier():
+            raise ValueError(f"placeholder {{{field_name}}} must be a plain argument name")
+        names.append(field_name)
+    return names
+
+
+def render(template: str, args: dict[str, object]) -> str:
+    """Fill a validated template with argument values (missing ones render empty).
+
+    Whole floats render without a fraction (``20.0`` says "20"), as a person would say them.
+    """
+    return template.format_map({n: _spoken(args.get(n, "")) for n in placeholders(template)})
+
+
+def _spoken(value: object) -> object:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value

@@ -1,0 +1,200 @@
+"""The audit ledger: exactly one receipt per decision, and a chain that names tampering."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+
+import gate
+from gate.ledger import DecisionRow, ReceiptRow
+from tests.conftest import pg_url
+
+
+def decision_row(**overrides: Any) -> DecisionRow:
+    values: dict[str, Any] = dict(
+        id=f"gd_{uuid.uuid4().hex}",
+        created_at=time.time(),
+        session_id="s1",
+        caller_id="alice",
+        caller_json="{}",
+        tool="book_visit",
+        action_name="booking.create",
+        args_json='{"day":"Friday"}',
+        args_digest="sha256:x",
+        action_digest="sha256:y",
+        policy_name="book_visit",
+        policy_hash="sha256:z",
+        mode="enforce",
+        outcome="act",
+        enforced_outcome="act",
+        rule="evidence",
+        trace_json="[]",
+        evidence_json="{}",
+        latency_ms=1.0,
+    )
+    values.update(overrides)
+    return DecisionRow(**values)
+
+
+def receipt_row(decision_id: str, key: str | None = None, status: str = "succeeded") -> ReceiptRow:
+    return ReceiptRow(
+        id=f"gr_{uuid.uuid4().hex}",
+        decision_id=decision_id,
+        idempotency_key=key or f"receipt-{decision_id}",
+        created_at=time.time(),
+        caller_id="alice",
+        action_name="booking.create",
+        status=status,
+    )
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Iterator[gate.Ledger]:
+    led = gate.Ledger(f"sqlite:///{tmp_path / 'ledger.db'}")
+    yield led
+    led.close()
+
+
+def test_receipt_is_written_once_and_replayed(ledger: gate.Ledger) -> None:
+    d = decision_row()
+    ledger.record_decision(d)
+    first = ledger.record_receipt(receipt_row(d.id))
+    again = ledger.record_receipt(receipt_row(d.id))
+    assert first.created and not again.created and again.receipt.id == first.receipt.id
+    with pytest.raises(gate.ReceiptConflict):
+        ledger.record_receipt(receipt_row(d.id, status="failed"))
+    with pytest.raises(gate.ReceiptConflict):
+        ledger.record_receipt(receipt_row(d.id, key="another-key"))
+    assert len(ledger.receipts()) == 1
+    assert ledger.verify().ok
+
+
+def _fill(ledger: gate.Ledger, n: int = 5) -> list[DecisionRow]:
+    rows = [decision_row() for _ in range(n)]
+    for row in rows:
+        ledger.record_decision(row)
+        ledger.record_receipt(receipt_row(row.id))
+    return rows
+
+
+def test_verify_passes_on_an_untouched_ledger(ledger: gate.Ledger) -> None:
+    _fill(ledger)
+    report = ledger.verify()
+    assert report.ok and report.checked == 10
+
+
+def test_verify_names_an_edited_record(ledger: gate.Ledger) -> None:
+    rows = _fill(ledger)
+    with ledger.engine.begin() as conn:
+        conn.execute(
+            text("UPDATE gate_decisions SET outcome='act', rule='forged' WHERE id=:i"), {"i": rows[2].id}
+        )
+    report = ledger.verify()
+    assert not report.ok and report.first_broken is not None
+    assert report.first_broken.ref_id == rows[2].id and report.first_broken.seq == 5
+    assert "changed after it was recorded" in str(report.first_broken)
+
+
+def test_verify_names_an_edited_chain_entry(ledger: gate.Ledger) -> None:
+    _fill(ledger)
+    with ledger.engine.begin() as conn:
+        conn.execute(text("UPDATE gate_chain SET payload=replace(payload,'succeeded','failed') WHERE seq=4"))
+    report = ledger.verify()
+    assert report.first_broken is not None and report.first_broken.seq == 4
+    assert "does not match its hash" in report.first_broken.reason
+
+
+def test_verify_names_a_deleted_entry(ledger: gate.Ledger) -> None:
+    _fill(ledger)
+    with ledger.engine.begin() as conn:
+        conn.execute(text("DELETE FROM gate_chain WHERE seq=3"))
+    report = ledger.verify()
+    assert report.first_broken is not None and report.first_broken.seq == 3
+    assert "missing" in report.first_broken.reason
+
+
+def test_verify_names_a_deleted_record(ledger: gate.Ledger) -> None:
+    rows = _fill(ledger)
+    with ledger.engine.begin() as conn:
+        conn.execute(text("DELETE FROM gate_receipts WHERE decision_id=:i"), {"i": rows[1].id})
+    report = ledger.verify()
+    assert report.first_broken is not None and report.first_broken.reason == "receipt was deleted"
+    assert report.first_broken.seq == 4
+
+
+def test_verify_names_reordered_entries(ledger: gate.Ledger) -> None:
+    _fill(ledger)
+    with ledger.engine.begin() as conn:
+        conn.execute(text("UPDATE gate_chain SET seq=-1 WHERE seq=6"))
+        conn.execute(text("UPDATE gate_chain SET seq=6 WHERE seq=7"))
+        conn.execute(text("UPDATE gate_chain SET seq=7 WHERE seq=-1"))
+    report = ledger.verify()
+    assert report.first_broken is not None and report.first_broken.seq == 6
+    assert "does not follow" in report.first_broken.reason
+
+
+def _race(url: str, decision_id: str, index: int, same_key: bool, barrier: Any, out: Any) -> None:
+    led = gate.Ledger(url, create=False)
+    key = f"receipt-{decision_id}" if same_key else f"receipt-{decision_id}-{index}"
+    barrier.wait()
+    try:
+        out.put("created" if led.record_receipt(receipt_row(decision_id, key=key)).created else "replayed")
+    except gate.ReceiptConflict:
+        out.put("conflict")
+    finally:
+        led.close()
+
+
+def _race_eight(url: str, same_key: bool) -> None:
+    ledger = gate.Ledger(url)
+    d = decision_row()
+    ledger.record_decision(d)
+    ctx = mp.get_context("spawn")
+    barrier, out = ctx.Barrier(8), ctx.Queue()
+    procs = [ctx.Process(target=_race, args=(url, d.id, i, same_key, barrier, out)) for i in range(8)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    results = sorted(out.get(timeout=5) for _ in procs)
+    assert results.count("created") == 1
+    assert set(results) - {"created"} == ({"replayed"} if same_key else {"conflict"})
+    assert [r.decision_id for r in ledger.receipts()] == [d.id]
+    assert ledger.verify().ok
+    ledger.close()
+
+
+@pytest.mark.parametrize("same_key", [True, False])
+def test_eight_processes_racing_on_sqlite_leave_one_receipt(tmp_path: Path, same_key: bool) -> None:
+    _race_eight(f"sqlite:///{tmp_path / 'race.db'}", same_key)
+
+
+@pytest.fixture
+def pg_database() -> Iterator[str]:
+    base = pg_url()
+    if not base:
+        pytest.skip("GATE_TEST_PG_URL is not set (.ci/run sets it)")
+    import psycopg
+
+    name = f"gate_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    from sqlalchemy.engine import make_url
+
+    yield make_url(base).set(database=name).render_as_string(hide_password=False)
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("same_key", [True, False])
+def test_eight_processes_racing_on_postgres_leave_one_receipt(pg_database: str, same_key: bool) -> None:
+    _race_eight(pg_database, same_key)
