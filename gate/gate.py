@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from livekit.agents import AgentSession
-from livekit.agents.llm import FunctionTool
+from livekit.agents.llm import Tool, Toolset
 
 from gate.backends.base import DecisionBackend
 from gate.backends.local import LocalEngine
@@ -93,9 +93,7 @@ class Gate:
         """
         return GateSession(self, caller, session, session_id=session_id)
 
-    def tools_for(
-        self, caller: Caller, session: AgentSession[Any] | None = None
-    ) -> list[FunctionTool[..., Any]]:
+    def tools_for(self, caller: Caller, session: AgentSession[Any] | None = None) -> list[Tool | Toolset]:
         """Shorthand for ``bind(caller, session).tools``."""
         return self.bind(caller, session).tools
 

@@ -18,7 +18,7 @@ import uuid
 from typing import TYPE_CHECKING, Any, get_type_hints
 
 from livekit.agents import AgentSession, RunContext, function_tool
-from livekit.agents.llm import ChatContext, FunctionTool, ToolError
+from livekit.agents.llm import ChatContext, FunctionTool, Tool, ToolError, Toolset
 from livekit.agents.voice.events import FunctionToolsExecutedEvent
 
 from gate.affirm import classify_answer
@@ -63,7 +63,7 @@ class GateSession:
         self._reached: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._by_name = {t.name: t for t in gate.tools}
-        self.tools: list[FunctionTool[..., Any]] = [self._bind(t) for t in gate.tools]
+        self.tools: list[Tool | Toolset] = [self._bind(t) for t in gate.tools]
         self.tools.append(self._confirm_tool())
         if session is not None:
             session.on("function_tools_executed", self._on_tools_executed)

@@ -20,6 +20,8 @@ from typing import Any
 
 import contextdb
 from contextdb.core.models import MemoryItem
+from contextdb.core.slots import canonicalize_slot
+from contextdb.store.sqlite_store import SQLiteStore
 from sqlmodel import Session, select
 
 from gate.backends.base import ForgetResult
@@ -90,8 +92,7 @@ class LocalEngine:
         if not 1 <= len(query) <= 2000:
             raise ServiceError(400, "invalid_request", "query must be 1-2000 characters")
         if slot is not None:
-            rows = await self.db.slot_facts(slot.entity, slot.attribute, user_id=partition)
-            items = rows[:1]  # the slot's current value; older revisions are history
+            items = await self._current_in_slot(partition, slot)
         else:
             items = await self.db.factual.recall(
                 query, top_k=top_k * 4, as_of=contextdb.utc_now(), user_id=partition
@@ -116,6 +117,35 @@ class LocalEngine:
         )
         await _in_thread(self._store_decision, row)
         return decision
+
+    async def _current_in_slot(self, partition: str, slot: EvidenceSlot) -> list[MemoryItem]:
+        """The slot's current fact (older revisions are history, never evidence).
+
+        The engine's ``slot_facts`` decodes every revision of the slot, embeddings
+        included; a slot revised hundreds of times then costs tens of
+        milliseconds. On the SQLite store only the newest few rows' ids are read
+        and the first one valid now is loaded; other stores use ``slot_facts``.
+        """
+        await self.db._ensure_init()
+        store = self.db._require_store()
+        canonical = canonicalize_slot(slot.entity, slot.attribute)
+        if not isinstance(store, SQLiteStore) or canonical is None:
+            rows = await self.db.slot_facts(slot.entity, slot.attribute, user_id=partition)
+            return rows[:1]
+        scope_sql, scope_params = store._scope_sql(partition)
+        clauses = ["entity_key = ?", "attribute_key = ?", "status = 'ACTIVE'", "memory_type = 'FACTUAL'"]
+        if scope_sql:
+            clauses.append(scope_sql)
+        cursor = await store._require_conn().execute(
+            f"SELECT id FROM memories WHERE {' AND '.join(clauses)} ORDER BY write_generation DESC LIMIT 16",
+            [canonical.entity, canonical.attribute, *scope_params],
+        )
+        now = contextdb.utc_now()
+        for (memory_id,) in await cursor.fetchall():
+            item = await store.get(memory_id)
+            if item is not None and item.user_id == partition and item.is_valid_at(now):
+                return [item]
+        return []
 
     def _store_decision(self, row: ServiceDecisionRow) -> None:
         with Session(self.ledger.engine) as session:

@@ -151,9 +151,12 @@ class Ledger:
             session.commit()
 
     def _append(self, session: Session, kind: str, ref_id: str, payload: dict[str, Any]) -> None:
-        tail = session.exec(select(ChainRow).order_by(ChainRow.seq.desc()).limit(1)).first()  # type: ignore[attr-defined]
-        seq = tail.seq + 1 if tail else 1
-        prev = tail.hash if tail else GENESIS
+        # Only the tail's number and hash are needed: skip loading its payload.
+        tail = session.exec(
+            select(ChainRow.seq, ChainRow.hash).order_by(ChainRow.seq.desc()).limit(1)  # type: ignore[attr-defined]
+        ).first()
+        seq = tail[0] + 1 if tail else 1
+        prev = tail[1] if tail else GENESIS
         at = time.time()
         body = canonical_json(payload)
         session.add(
@@ -170,7 +173,6 @@ class Ledger:
 
     def _add_chained(self, session: Session, row: DecisionRow | ConfirmationRow | ReceiptRow) -> None:
         session.add(row)
-        session.flush()
         self._append(session, _KIND_OF[type(row)], row.id, payload_of(row))
 
     def record_decision(self, row: DecisionRow) -> None:
