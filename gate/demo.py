@@ -153,8 +153,14 @@ async def _run(console: Console, home: Path) -> int:
 
 def run_demo(home: Path | None = None) -> int:
     """Run the demo; returns the exit code (0 when every step came out as designed)."""
-    warnings.simplefilter("ignore")
     logging.getLogger("livekit.agents").setLevel(logging.ERROR)
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))
+    saved = structlog.get_config()
+    # The conversation is the output; per-decision log lines would drown it.
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     target = home or Path(tempfile.mkdtemp(prefix="gate-demo-"))
-    return asyncio.run(_run(Console(), target))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return asyncio.run(_run(Console(), target))
+    finally:
+        structlog.configure(**saved)

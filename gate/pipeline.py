@@ -107,6 +107,7 @@ class Pipeline:
         args: dict[str, Any],
         attested: ConfirmationRow | None = None,
         force_ask: str | None = None,
+        call_id: str | None = None,
     ) -> Decision:
         """Run the policy, the state read and the evidence look-up; record the decision.
 
@@ -173,6 +174,7 @@ class Pipeline:
             service_decision_id=evidence.decision_id if evidence and evidence.decision_id else None,
             state_version=state_version,
             confirmation_id=attested.id if attested else None,
+            call_id=call_id,
             latency_ms=0.0,
         )
         row.latency_ms = round((time.perf_counter() - started) * 1000, 3)

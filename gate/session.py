@@ -119,7 +119,12 @@ class GateSession:
             return self._done[key]
         loaded = self.gate.policy_for(tool)
         decision = await self._pipeline.decide(
-            tool=tool, loaded=loaded, caller=self.caller, session_id=self.id, args=args
+            tool=tool,
+            loaded=loaded,
+            caller=self.caller,
+            session_id=self.id,
+            args=args,
+            call_id=ctx.function_call.call_id if ctx is not None else None,
         )
         return await self._carry_out(tool, decision, ctx, key)
 
@@ -267,7 +272,13 @@ class GateSession:
             except Exception as exc:
                 warning("gate.memory.confirm_failed", memory_id=memory_id, error=type(exc).__name__)
         decision = await self._pipeline.decide(
-            tool=tool, loaded=loaded, caller=self.caller, session_id=self.id, args=args, attested=answered
+            tool=tool,
+            loaded=loaded,
+            caller=self.caller,
+            session_id=self.id,
+            args=args,
+            attested=answered,
+            call_id=ctx.function_call.call_id if ctx is not None else None,
         )
         return await self._carry_out(tool, decision, ctx, key)
 
@@ -276,11 +287,13 @@ class GateSession:
     def _on_tools_executed(self, ev: FunctionToolsExecutedEvent) -> None:
         for call, output in ev.zipped():
             if call.name in self._by_name and output.is_error and call.call_id not in self._reached:
-                task = asyncio.create_task(self._record_rejected(call.name, call.arguments, output.output))
+                task = asyncio.create_task(
+                    self._record_rejected(call.name, call.arguments, output.output, call.call_id)
+                )
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
 
-    async def _record_rejected(self, name: str, raw_arguments: str, error: str) -> None:
+    async def _record_rejected(self, name: str, raw_arguments: str, error: str, call_id: str) -> None:
         tool = self._by_name[name]
         loaded = self.gate.policy_for(tool)
         try:
@@ -311,6 +324,7 @@ class GateSession:
                 [{"rule": "arguments.invalid", "outcome": "abstain", "detail": error[:1000]}]
             ),
             evidence_json="{}",
+            call_id=call_id,
             latency_ms=0.0,
         )
         await asyncio.to_thread(self.gate.ledger.record_decision, row)

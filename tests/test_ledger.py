@@ -105,7 +105,7 @@ def test_verify_names_an_edited_record(ledger: gate.Ledger) -> None:
 def test_verify_names_an_edited_chain_entry(ledger: gate.Ledger) -> None:
     _fill(ledger)
     with ledger.engine.begin() as conn:
-        conn.execute(text("UPDATE gate_chain SET payload=replace(payload,'succeeded','failed') WHERE seq=4"))
+        conn.execute(text("UPDATE gate_chain SET digest='sha256:forged' WHERE seq=4"))
     report = ledger.verify()
     assert report.first_broken is not None and report.first_broken.seq == 4
     assert "does not match its hash" in report.first_broken.reason
@@ -198,3 +198,35 @@ def pg_database() -> Iterator[str]:
 @pytest.mark.parametrize("same_key", [True, False])
 def test_eight_processes_racing_on_postgres_leave_one_receipt(pg_database: str, same_key: bool) -> None:
     _race_eight(pg_database, same_key)
+
+
+def test_verify_names_a_confirmation_set_back(ledger: gate.Ledger) -> None:
+    from gate.ledger import ConfirmationRow
+
+    row = ConfirmationRow(
+        id="gc_1",
+        decision_id="gd_1",
+        created_at=time.time(),
+        expires_at=time.time() + 60,
+        session_id="s",
+        caller_id="alice",
+        tool="book_visit",
+        action_digest="sha256:a",
+        memory_ids_json="[]",
+        status="pending",
+    )
+    ledger.record_confirmation(row)
+    first_seq = row.chain_seq
+    ledger.answer_confirmation("gc_1", status="declined", words="no", message_id="m1")
+    assert ledger.verify().ok
+    with ledger.engine.begin() as conn:
+        conn.execute(
+            text(
+                "UPDATE gate_confirmations SET status='pending', words=NULL, answered_at=NULL, "
+                "answer_message_id=NULL, chain_seq=:s WHERE id='gc_1'"
+            ),
+            {"s": first_seq},
+        )
+    report = ledger.verify()
+    assert report.first_broken is not None
+    assert report.first_broken.reason == "confirmation was set back to an earlier version"

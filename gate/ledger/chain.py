@@ -1,19 +1,75 @@
-"""The hash chain: each entry commits to its content and to the entry before it."""
+"""The hash chain: each entry commits to a record's content and to the entry before it.
+
+An entry holds the SHA-256 digest of one record (a decision, a confirmation
+or a receipt) in a fixed column order, and its hash covers the previous
+entry's hash. Records carry the sequence number of their latest entry, so
+verification joins the two in the database and streams, in constant memory.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from gate.canonical import canonical_json
+from sqlalchemy import Boolean, Float, Integer, Table
 
 GENESIS = "sha256:" + "0" * 64
 
+# Columns that change after a record is written (delivery of a receipt) or that
+# point into the chain itself; neither is part of what the chain commits to.
+UNCHAINED = frozenset(
+    {
+        "chain_seq",
+        "service_decision_id",
+        "delivered_at",
+        "attempts",
+        "last_error",
+        "policy_alignment",
+        "service_receipt_id",
+    }
+)
 
-def entry_hash(prev_hash: str, seq: int, at: float, kind: str, ref_id: str, payload: str) -> str:
-    """SHA-256 over the previous hash and the canonical form of this entry."""
-    body = canonical_json({"seq": seq, "at": at, "kind": kind, "ref": ref_id, "payload": payload})
-    return "sha256:" + hashlib.sha256(f"{prev_hash}\n{body}".encode()).hexdigest()
+
+def entry_hash(prev_hash: str, seq: int, at: float, kind: str, ref_id: str, digest: str) -> str:
+    """SHA-256 over the previous hash and this entry's fields."""
+    body = f"{prev_hash}\n{seq}\n{at!r}\n{kind}\n{ref_id}\n{digest}"
+    return "sha256:" + hashlib.sha256(body.encode()).hexdigest()
+
+
+class RecordDigest:
+    """Digests one table's records the same way from ORM objects and from raw rows.
+
+    Values are coerced by column type first, so ``1`` and ``1.0`` in a float
+    column, as written and as read back, digest alike.
+    """
+
+    def __init__(self, table: Table) -> None:
+        self.columns = [c.name for c in table.columns if c.name not in UNCHAINED]
+        self._coerce: list[Callable[[Any], Any]] = [_coercer(table.c[name].type) for name in self.columns]
+
+    def of_values(self, values: Sequence[Any]) -> str:
+        body = json.dumps(
+            [None if v is None else f(v) for f, v in zip(self._coerce, values, strict=True)],
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+        return "sha256:" + hashlib.sha256(body.encode()).hexdigest()
+
+    def of_row(self, row: Any) -> str:
+        return self.of_values([getattr(row, name) for name in self.columns])
+
+
+def _coercer(kind: Any) -> Callable[[Any], Any]:
+    if isinstance(kind, Float):
+        return float
+    if isinstance(kind, Boolean):
+        return bool
+    if isinstance(kind, Integer):
+        return int
+    return str
 
 
 @dataclass(frozen=True)
@@ -36,6 +92,7 @@ class ChainReport:
 
     checked: int
     first_broken: BrokenEntry | None = None
+    seconds: float = 0.0
 
     @property
     def ok(self) -> bool:

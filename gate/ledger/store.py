@@ -21,9 +21,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session, SQLModel, create_engine, select
 
-from gate.canonical import canonical_json
 from gate.errors import ConfigError, ReceiptConflict
-from gate.ledger.chain import GENESIS, BrokenEntry, ChainReport, entry_hash
+from gate.ledger.chain import GENESIS, BrokenEntry, ChainReport, RecordDigest, entry_hash
 from gate.ledger.tables import (
     ChainRow,
     ConfirmationRow,
@@ -33,16 +32,6 @@ from gate.ledger.tables import (
     ServiceReceiptRow,
 )
 
-# Receipt columns that change after the receipt is written (delivery state);
-# everything else is covered by the chain.
-_RECEIPT_DELIVERY = {
-    "service_decision_id",
-    "delivered_at",
-    "attempts",
-    "last_error",
-    "policy_alignment",
-    "service_receipt_id",
-}
 _TABLES = [
     DecisionRow.__table__,  # type: ignore[attr-defined]
     ConfirmationRow.__table__,  # type: ignore[attr-defined]
@@ -51,6 +40,13 @@ _TABLES = [
     ServiceDecisionRow.__table__,  # type: ignore[attr-defined]
     ServiceReceiptRow.__table__,  # type: ignore[attr-defined]
 ]
+Record = DecisionRow | ConfirmationRow | ReceiptRow
+_KIND_OF: dict[type[Record], str] = {
+    DecisionRow: "decision",
+    ConfirmationRow: "confirmation",
+    ReceiptRow: "receipt",
+}
+_DIGEST = {kind: RecordDigest(model.__table__) for model, kind in _KIND_OF.items()}  # type: ignore[union-attr]
 _PG_CHAIN_LOCK = 0x6A7E_0001
 
 
@@ -60,22 +56,6 @@ def normalise_url(url: str) -> str:
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url[len(prefix) :]
     return url
-
-
-def payload_of(row: DecisionRow | ConfirmationRow | ReceiptRow) -> dict[str, Any]:
-    """The fields of a record that its chain entry commits to."""
-    data = row.model_dump()
-    if isinstance(row, ReceiptRow):
-        for name in _RECEIPT_DELIVERY:
-            data.pop(name, None)
-    return data
-
-
-_KIND_OF: dict[type[DecisionRow | ConfirmationRow | ReceiptRow], str] = {
-    DecisionRow: "decision",
-    ConfirmationRow: "confirmation",
-    ReceiptRow: "receipt",
-}
 
 
 @dataclass(frozen=True)
@@ -150,35 +130,35 @@ class Ledger:
             yield session
             session.commit()
 
-    def _append(self, session: Session, kind: str, ref_id: str, payload: dict[str, Any]) -> None:
-        # Only the tail's number and hash are needed: skip loading its payload.
+    def _append(self, session: Session, row: Record) -> None:
+        """Chain ``row``: append an entry for its current content and point it there."""
+        kind = _KIND_OF[type(row)]
+        digest = _DIGEST[kind].of_row(row)
+        # Only the tail's number and hash are needed: skip loading the rest.
         tail = session.exec(
             select(ChainRow.seq, ChainRow.hash).order_by(ChainRow.seq.desc()).limit(1)  # type: ignore[attr-defined]
         ).first()
         seq = tail[0] + 1 if tail else 1
         prev = tail[1] if tail else GENESIS
         at = time.time()
-        body = canonical_json(payload)
         session.add(
             ChainRow(
                 seq=seq,
                 at=at,
                 kind=kind,
-                ref_id=ref_id,
-                payload=body,
+                ref_id=row.id,
+                digest=digest,
                 prev_hash=prev,
-                hash=entry_hash(prev, seq, at, kind, ref_id, body),
+                hash=entry_hash(prev, seq, at, kind, row.id, digest),
             )
         )
-
-    def _add_chained(self, session: Session, row: DecisionRow | ConfirmationRow | ReceiptRow) -> None:
+        row.chain_seq = seq
         session.add(row)
-        self._append(session, _KIND_OF[type(row)], row.id, payload_of(row))
 
     def record_decision(self, row: DecisionRow) -> None:
         """Write a decision before anything is executed for it."""
         with self.writing() as session:
-            self._add_chained(session, row)
+            self._append(session, row)
 
     def record_confirmation(self, row: ConfirmationRow, *, supersede_session: bool = True) -> None:
         """Write a pending confirmation; earlier pending ones of the session are superseded."""
@@ -192,10 +172,8 @@ class Ledger:
                 ).all()
                 for old in stale:
                     old.status = "superseded"
-                    session.add(old)
-                    session.flush()
-                    self._append(session, "confirmation", old.id, payload_of(old))
-            self._add_chained(session, row)
+                    self._append(session, old)
+            self._append(session, row)
 
     def answer_confirmation(
         self,
@@ -219,9 +197,7 @@ class Ledger:
             row.words = words
             row.answered_at = now
             row.answer_message_id = message_id
-            session.add(row)
-            session.flush()
-            self._append(session, "confirmation", row.id, payload_of(row))
+            self._append(session, row)
             return row if row.status == status else None
 
     def record_receipt(self, row: ReceiptRow) -> ReceiptWrite:
@@ -246,7 +222,7 @@ class Ledger:
                     ).first()
                     if existing is not None:
                         return ReceiptWrite(_same_receipt(existing, row), created=False)
-                    self._add_chained(session, row)
+                    self._append(session, row)
                     return ReceiptWrite(row, created=True)
             except IntegrityError:
                 continue  # another process won the race: read its row on the next pass
@@ -337,79 +313,85 @@ class Ledger:
     # -- verification ----------------------------------------------------------
 
     def verify(self) -> ChainReport:
-        """Recompute the chain and compare every record with its chain entry.
+        """Recompute the chain, and check every record against its latest entry.
 
         Finds edited, deleted, inserted and reordered entries, and records
-        edited, deleted or added behind the chain's back. Returns the first
-        problem in chain order. A chain cut off at its tail is indistinguishable
-        from a shorter one without an external anchor such as the last hash.
+        edited, deleted or added behind the chain's back; returns the earliest
+        problem in chain order. It streams, so memory stays flat on large
+        ledgers. A chain cut off at its tail cannot be told from a shorter one
+        without keeping the last hash elsewhere.
         """
-        latest: dict[tuple[str, str], str] = {}
-        checked = 0
-        prev = GENESIS
-        expected_seq = 1
-        with Session(self.engine) as session:
-            rows = session.exec(select(ChainRow).order_by(ChainRow.seq)).yield_per(2000)  # type: ignore[arg-type]
-            for row in rows:
-                if row.seq != expected_seq:
-                    return ChainReport(
-                        checked, BrokenEntry(expected_seq, None, f"entry missing (found {row.seq} next)")
-                    )
-                if row.prev_hash != prev:
-                    return ChainReport(
-                        checked, BrokenEntry(row.seq, row.ref_id, "does not follow the entry before it")
-                    )
-                recomputed = entry_hash(prev, row.seq, row.at, row.kind, row.ref_id, row.payload)
-                if recomputed != row.hash:
-                    return ChainReport(
-                        checked, BrokenEntry(row.seq, row.ref_id, "content does not match its hash")
-                    )
-                latest[(row.kind, row.ref_id)] = row.payload
-                prev = row.hash
-                expected_seq += 1
-                checked += 1
-            for model, kind in _KIND_OF.items():
-                seen = 0
-                records: Any = session.exec(select(model)).yield_per(2000)
-                for record in records:
-                    seen += 1
-                    committed = latest.get((kind, record.id))
-                    if committed is None:
-                        return ChainReport(
-                            checked, BrokenEntry(None, record.id, f"{kind} is not in the chain")
-                        )
-                    if committed != canonical_json(payload_of(record)):
-                        return ChainReport(
-                            checked,
-                            BrokenEntry(
-                                _seq_of(session, kind, record.id),
-                                record.id,
-                                f"{kind} was changed after it was recorded",
-                            ),
-                        )
-                expected = sum(1 for k, _ in latest if k == kind)
-                if seen != expected:
-                    missing = _first_missing(session, model, kind, latest)
-                    return ChainReport(
-                        checked,
-                        BrokenEntry(_seq_of(session, kind, missing), missing, f"{kind} was deleted"),
-                    )
-        return ChainReport(checked)
+        started = time.perf_counter()
+        with self.engine.connect() as conn:
+            checked, broken = _verify_chain(conn)
+            candidates = [broken] if broken else []
+            for kind, table in (
+                ("decision", DecisionRow),
+                ("confirmation", ConfirmationRow),
+                ("receipt", ReceiptRow),
+            ):
+                found = _verify_records(conn, kind, table.__table__)  # type: ignore[union-attr]
+                if found is not None:
+                    candidates.append(found)
+        first = min(candidates, key=lambda b: (b.seq is None, b.seq or 0), default=None)
+        return ChainReport(checked, first, time.perf_counter() - started)
 
 
-def _seq_of(session: Session, kind: str, ref_id: str | None) -> int | None:
-    if ref_id is None:
-        return None
-    row = session.exec(
-        select(ChainRow.seq).where(ChainRow.kind == kind, ChainRow.ref_id == ref_id).order_by(ChainRow.seq)  # type: ignore[arg-type]
+def _verify_chain(conn: Any) -> tuple[int, BrokenEntry | None]:
+    prev = GENESIS
+    expected = 1
+    rows = conn.execution_options(yield_per=5000).execute(
+        text("SELECT seq, at, kind, ref_id, digest, prev_hash, hash FROM gate_chain ORDER BY seq")
+    )
+    for seq, at, kind, ref_id, digest, prev_hash, hashed in rows:
+        if seq != expected:
+            return expected - 1, BrokenEntry(expected, None, f"entry missing (found {seq} next)")
+        if prev_hash != prev:
+            return expected - 1, BrokenEntry(seq, ref_id, "does not follow the entry before it")
+        if entry_hash(prev, seq, at, kind, ref_id, digest) != hashed:
+            return expected - 1, BrokenEntry(seq, ref_id, "content does not match its hash")
+        prev = hashed
+        expected += 1
+    return expected - 1, None
+
+
+def _verify_records(conn: Any, kind: str, table: Any) -> BrokenEntry | None:
+    """The earliest record of one kind that disagrees with the chain."""
+    name = table.name
+    digester = _DIGEST[kind]
+    cols = ", ".join(f"r.{c}" for c in digester.columns)
+    rows = conn.execution_options(yield_per=5000).execute(
+        text(
+            f"SELECT r.id, r.chain_seq, c.kind, c.ref_id, c.digest, {cols} FROM {name} r "
+            "LEFT JOIN gate_chain c ON c.seq = r.chain_seq ORDER BY r.chain_seq"
+        )
+    )
+    for rid, seq, ckind, cref, cdigest, *values in rows:
+        if seq is None or ckind != kind or cref != rid:
+            return BrokenEntry(seq, rid, f"{kind} is not in the chain")
+        if digester.of_values(values) != cdigest:
+            return BrokenEntry(seq, rid, f"{kind} was changed after it was recorded")
+    # An entry whose record is gone; and a record pointing at an older entry than its latest.
+    gone = conn.execute(
+        text(
+            f"SELECT c.seq, c.ref_id FROM gate_chain c LEFT JOIN {name} r ON r.id = c.ref_id "
+            "WHERE c.kind = :k AND r.id IS NULL ORDER BY c.seq LIMIT 1"
+        ),
+        {"k": kind},
     ).first()
-    return row
-
-
-def _first_missing(session: Session, model: Any, kind: str, latest: dict[tuple[str, str], str]) -> str | None:
-    present = set(session.exec(select(model.id)).all())
-    missing = [ref for k, ref in latest if k == kind and ref not in present]
-    return missing[0] if missing else None
+    if gone is not None:
+        return BrokenEntry(gone[0], gone[1], f"{kind} was deleted")
+    rolled_back = conn.execute(
+        text(
+            f"SELECT x.latest, r.id FROM {name} r JOIN (SELECT ref_id, MAX(seq) AS latest FROM gate_chain "
+            "WHERE kind = :k GROUP BY ref_id) x ON x.ref_id = r.id WHERE x.latest <> r.chain_seq "
+            "ORDER BY x.latest LIMIT 1"
+        ),
+        {"k": kind},
+    ).first()
+    if rolled_back is not None:
+        return BrokenEntry(rolled_back[0], rolled_back[1], f"{kind} was set back to an earlier version")
+    return None
 
 
 def _same_receipt(existing: ReceiptRow, wanted: ReceiptRow) -> ReceiptRow:

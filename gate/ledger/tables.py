@@ -44,7 +44,9 @@ class DecisionRow(SQLModel, table=True):
     service_decision_id: str | None = Field(default=None, max_length=128)
     state_version: str | None = Field(default=None, max_length=128)
     confirmation_id: str | None = Field(default=None, max_length=64)
+    call_id: str | None = Field(default=None, max_length=128)
     latency_ms: float
+    chain_seq: int | None = Field(default=None, index=True)
 
 
 class ConfirmationRow(SQLModel, table=True):
@@ -65,6 +67,7 @@ class ConfirmationRow(SQLModel, table=True):
     words: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     answered_at: float | None = None
     answer_message_id: str | None = Field(default=None, max_length=128)
+    chain_seq: int | None = Field(default=None, index=True)
 
 
 class ReceiptRow(SQLModel, table=True):
@@ -84,6 +87,7 @@ class ReceiptRow(SQLModel, table=True):
     status: str = Field(max_length=16)  # succeeded | failed | skipped
     external_ref: str | None = Field(default=None, max_length=128)
     error_code: str | None = Field(default=None, max_length=128)
+    chain_seq: int | None = Field(default=None, index=True)
     # Delivery to the decision service: mutable, so kept out of the chained payload.
     service_decision_id: str | None = Field(default=None, max_length=128)
     delivered_at: float | None = None
@@ -97,14 +101,14 @@ class ChainRow(SQLModel, table=True):
     __tablename__ = "gate_chain"
     __table_args__ = (
         UniqueConstraint("prev_hash", name="uq_gate_chain_prev"),
-        Index("ix_gate_chain_ref", "ref_id"),
+        Index("ix_gate_chain_kind_ref", "kind", "ref_id"),
     )
 
     seq: int = Field(primary_key=True)
     at: float
     kind: str = Field(max_length=32)
     ref_id: str = Field(max_length=64)
-    payload: str = Field(sa_column=Column(Text, nullable=False))
+    digest: str = Field(max_length=80)
     prev_hash: str = Field(max_length=80)
     hash: str = Field(max_length=80, unique=True)
 
