@@ -23,23 +23,12 @@ from gate.errors import ReceiptConflict
 from gate.evidence import EvidenceSlot, ServiceDecision
 from gate.ledger import ConfirmationRow, DecisionRow, Ledger, ReceiptRow
 from gate.log import event, warning
-from gate.policy import RESTRICTIVENESS, Policy, placeholders, render
+from gate.policy import Policy, placeholders, render
 from gate.policy_loader import LoadedPolicy
+from gate.rules import RuleResult, run_rules
 
 _REF = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 _RECEIPT_DEADLINE_S = 2.0
-
-
-@dataclass(frozen=True)
-class RuleResult:
-    """One rule's verdict, kept in the decision's trace."""
-
-    rule: str
-    outcome: str
-    detail: str = ""
-
-    def as_dict(self) -> dict[str, str]:
-        return {"rule": self.rule, "outcome": self.outcome, "detail": self.detail}
 
 
 @dataclass
@@ -117,37 +106,26 @@ class Pipeline:
         """
         started = time.perf_counter()
         policy = loaded.policy
-        trace: list[RuleResult] = []
-        trace += _caller_rules(policy, caller)
-        trace += _limit_rules(policy, args)
-        if policy.rate is not None and not _blocked(trace):
-            since = time.time() - policy.rate.seconds
-            used = await asyncio.to_thread(self.ledger.count_executed, caller.id, tool.name, since)
-            if used >= policy.rate.max:
-                trace.append(
-                    RuleResult("rate", "abstain", f"{used} of {policy.rate.max} per {policy.rate.per} used")
-                )
-        state: State | None = None
-        if tool.state is not None and not _blocked(trace):
-            try:
-                state = await tool.read_state(caller, args)
-                trace.append(RuleResult("state", "act", f"version {state.version}" if state else ""))
-            except Exception as exc:  # a broken reader must not let the action through
-                trace.append(RuleResult("state.unavailable", "abstain", type(exc).__name__))
-        if force_ask:
-            trace.append(RuleResult(force_ask, "ask", "the state moved since the caller was asked"))
-        evidence: ServiceDecision | None = None
-        if not _blocked(trace):
-            evidence, rule = await self._evidence(policy, caller, args)
-            if attested is not None and rule.outcome == "ask":
-                # The caller's spoken yes to this exact action is the confirmation
-                # the unsure evidence asked for.
-                rule = RuleResult("evidence", "act", f"{rule.detail}; confirmed by the caller")
-            trace.append(rule)
-        trace += _confirm_rules(policy, trace, attested)
 
-        outcome = min((r.outcome for r in trace), key=RESTRICTIVENESS.__getitem__, default="act")
-        deciding = _deciding_rule(trace, outcome)
+        async def executed(window_s: float) -> int:
+            since = time.time() - window_s
+            return await asyncio.to_thread(self.ledger.count_executed, caller.id, tool.name, since)
+
+        async def read_state() -> State | None:
+            return await tool.read_state(caller, args)
+
+        verdict = await run_rules(
+            policy,
+            caller,
+            args,
+            executed=executed,
+            evidence=lambda: self._ask_service(policy, caller, args),
+            state=read_state if tool.state is not None else None,
+            attested=attested is not None,
+            force_ask=force_ask,
+        )
+        outcome, deciding, trace = verdict.outcome, verdict.rule, verdict.trace
+        state, evidence = verdict.state, verdict.evidence
         state_version = None if state is None else str(state.version)
         canonical_args = json.loads(canonical_json(args))
         row = DecisionRow(
@@ -191,33 +169,9 @@ class Pipeline:
         )
         return Decision(row, policy, args, state, evidence, trace)
 
-    async def _evidence(
-        self, policy: Policy, caller: Caller, args: dict[str, Any]
-    ) -> tuple[ServiceDecision | None, RuleResult]:
-        ev = policy.evidence
-        visible = {k: v for k, v in args.items() if k not in policy.audit.mask}
-        if ev is not None:
-            query = render(ev.query, args)
-            names = placeholders(ev.slot.value) if ev.slot and ev.slot.value else placeholders(ev.query)
-            match = [str(args[n]) for n in names if n in args]
-            slot = EvidenceSlot(ev.slot.entity, ev.slot.attribute) if ev.slot else None
-            top_k, required = ev.top_k, ev.required
-        else:
-            query = " ".join([policy.action, *(f"{k} {v}" for k, v in visible.items())])[:2000]
-            match, slot, top_k, required = [], None, 5, False
-        try:
-            found = await asyncio.wait_for(
-                self.backend.evaluate_action(caller.id, query, top_k=top_k, slot=slot, match=match),
-                timeout=policy.timeout_s,
-            )
-        except TimeoutError:
-            return None, RuleResult("evidence.timeout", "abstain", f"no answer within {policy.timeout_s}s")
-        except Exception as exc:
-            return None, RuleResult("evidence.unavailable", "abstain", f"{type(exc).__name__}: {exc}"[:300])
-        outcome = found.outcome if found.outcome in RESTRICTIVENESS else "abstain"
-        if not required and outcome == "abstain":
-            return found, RuleResult("evidence", "act", "not required; " + found.reason)
-        return found, RuleResult("evidence", outcome, found.reason)
+    async def _ask_service(self, policy: Policy, caller: Caller, args: dict[str, Any]) -> ServiceDecision:
+        query, slot, match, top_k = evidence_request(policy, args)
+        return await self.backend.evaluate_action(caller.id, query, top_k=top_k, slot=slot, match=match)
 
     # -- receipts ----------------------------------------------------------------
 
@@ -316,67 +270,20 @@ class Pipeline:
         )
 
 
-def _blocked(trace: list[RuleResult]) -> bool:
-    return any(r.outcome == "abstain" for r in trace)
+def evidence_request(policy: Policy, args: dict[str, Any]) -> tuple[str, EvidenceSlot | None, list[str], int]:
+    """The query, slot, values to match and top_k the decision service is asked with.
 
-
-def _caller_rules(policy: Policy, caller: Caller) -> list[RuleResult]:
-    out: list[RuleResult] = []
-    if policy.caller.verified and not caller.verified:
-        out.append(RuleResult("caller.verified", "abstain", "the caller is not verified"))
-    if policy.caller.roles and not caller.roles.intersection(policy.caller.roles):
-        out.append(RuleResult("caller.roles", "abstain", f"needs one of: {', '.join(policy.caller.roles)}"))
-    return out
-
-
-def _limit_rules(policy: Policy, args: dict[str, Any]) -> list[RuleResult]:
-    out: list[RuleResult] = []
-    for name, limit in policy.limits.items():
-        if name not in args:
-            continue
-        value = args[name]
-        if limit.allowed is not None and value not in limit.allowed:
-            allowed = ", ".join(str(a) for a in limit.allowed)
-            out.append(RuleResult(f"limits.{name}.allowed", "abstain", f"{name} must be one of: {allowed}"))
-        if limit.max_length is not None and len(str(value)) > limit.max_length:
-            out.append(RuleResult(f"limits.{name}.max_length", "abstain", f"{name} is too long"))
-        if limit.min is None and limit.max is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            out.append(RuleResult(f"limits.{name}", "abstain", f"{name} must be a number"))
-            continue
-        if limit.max is not None and value > limit.max:
-            out.append(
-                RuleResult(
-                    f"limits.{name}.max", "abstain", f"{name} {value:g} is above the limit of {limit.max:g}"
-                )
-            )
-        if limit.min is not None and value < limit.min:
-            out.append(
-                RuleResult(
-                    f"limits.{name}.min", "abstain", f"{name} {value:g} is below the minimum of {limit.min:g}"
-                )
-            )
-    return out
-
-
-def _confirm_rules(
-    policy: Policy, trace: list[RuleResult], attested: ConfirmationRow | None
-) -> list[RuleResult]:
-    if _blocked(trace):
-        return []
-    if policy.confirm == "always" and attested is None:
-        return [RuleResult("confirm.always", "ask", "this action is always confirmed by the caller")]
-    if policy.confirm == "never" and any(r.outcome == "ask" for r in trace):
-        return [RuleResult("confirm.never", "abstain", "evidence is unsure and this tool never asks")]
-    return []
-
-
-def _deciding_rule(trace: list[RuleResult], outcome: str) -> str:
-    for result in trace:
-        if result.outcome == outcome and not (outcome == "act" and result.rule == "state"):
-            return result.rule
-    return "default" if outcome == "act" else trace[-1].rule
+    Without an ``evidence`` section the query names the action and its unmasked
+    arguments, and nothing is matched: the answer is recorded, not required.
+    """
+    ev = policy.evidence
+    if ev is None:
+        visible = {k: v for k, v in args.items() if k not in policy.audit.mask}
+        query = " ".join([policy.action, *(f"{k} {v}" for k, v in visible.items())])[:2000]
+        return query, None, [], 5
+    names = placeholders(ev.slot.value) if ev.slot and ev.slot.value else placeholders(ev.query)
+    slot = EvidenceSlot(ev.slot.entity, ev.slot.attribute) if ev.slot else None
+    return render(ev.query, args), slot, [str(args[n]) for n in names if n in args], ev.top_k
 
 
 def _evidence_record(evidence: ServiceDecision | None) -> dict[str, Any]:

@@ -1,0 +1,174 @@
+"""The rules of one decision, in order, with the I/O they need passed in.
+
+The live pipeline, ``gate policy explain`` / ``gate policy test`` (dry runs)
+and ``gate policy replay`` (recorded facts) all decide through
+:func:`run_rules`, so a dry run or a replay can never disagree with what the
+gate would do. Order: caller, argument limits, rate (any failure is final:
+nothing more is asked), state, evidence under the time budget, confirmation.
+The most restrictive outcome wins (abstain < ask < act).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from gate.caller import Caller
+from gate.decorator import State
+from gate.evidence import ServiceDecision
+from gate.policy import RESTRICTIVENESS, Policy
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    """One rule's verdict, kept in the decision's trace."""
+
+    rule: str
+    outcome: str
+    detail: str = ""
+
+    def as_dict(self) -> dict[str, str]:
+        return {"rule": self.rule, "outcome": self.outcome, "detail": self.detail}
+
+
+@dataclass
+class Verdict:
+    """What the rules decided, the trace, and the facts they read."""
+
+    outcome: str
+    rule: str
+    trace: list[RuleResult]
+    state: State | None = None
+    evidence: ServiceDecision | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def deciding(self) -> RuleResult:
+        return next((r for r in self.trace if r.rule == self.rule), self.trace[-1])
+
+
+class EvidenceNotRecorded(Exception):
+    """Replay only: the recorded decision never looked evidence up, so it cannot be replayed."""
+
+
+async def run_rules(
+    policy: Policy,
+    caller: Caller,
+    args: dict[str, Any],
+    *,
+    executed: Callable[[float], Awaitable[int]],
+    evidence: Callable[[], Awaitable[ServiceDecision]],
+    state: Callable[[], Awaitable[State | None]] | None = None,
+    attested: bool = False,
+    force_ask: str | None = None,
+) -> Verdict:
+    """Decide act/ask/abstain for one call.
+
+    ``executed(window_s)`` counts the caller's executed actions of this tool in
+    the window; ``evidence()`` asks the decision service; ``state()`` reads the
+    tool's versioned state. A failing or slow ``state`` or ``evidence`` becomes
+    an ``abstain`` (fail closed); only :class:`EvidenceNotRecorded` propagates.
+    """
+    trace = caller_rules(policy, caller) + limit_rules(policy, args)
+    if policy.rate is not None and not blocked(trace):
+        used = await executed(policy.rate.seconds)
+        if used >= policy.rate.max:
+            trace.append(
+                RuleResult("rate", "abstain", f"{used} of {policy.rate.max} per {policy.rate.per} used")
+            )
+    read: State | None = None
+    if state is not None and not blocked(trace):
+        try:
+            read = await state()
+            trace.append(RuleResult("state", "act", f"version {read.version}" if read else "no state"))
+        except Exception as exc:  # a broken reader must not let the action through
+            trace.append(RuleResult("state.unavailable", "abstain", type(exc).__name__))
+    if force_ask:
+        trace.append(RuleResult(force_ask, "ask", "the state moved since the caller was asked"))
+    found: ServiceDecision | None = None
+    if not blocked(trace):
+        try:
+            found = await asyncio.wait_for(evidence(), timeout=policy.timeout_s)
+            rule = evidence_rule(policy, found, attested)
+        except EvidenceNotRecorded:
+            raise
+        except TimeoutError:
+            rule = RuleResult("evidence.timeout", "abstain", f"no answer within {policy.timeout_s:g}s")
+        except Exception as exc:
+            rule = RuleResult("evidence.unavailable", "abstain", f"{type(exc).__name__}: {exc}"[:300])
+        trace.append(rule)
+    trace += confirm_rules(policy, trace, attested)
+    outcome, deciding = combine(trace)
+    return Verdict(outcome, deciding, trace, read, found)
+
+
+def blocked(trace: list[RuleResult]) -> bool:
+    return any(r.outcome == "abstain" for r in trace)
+
+
+def caller_rules(policy: Policy, caller: Caller) -> list[RuleResult]:
+    out: list[RuleResult] = []
+    if policy.caller.verified and not caller.verified:
+        out.append(RuleResult("caller.verified", "abstain", "the caller is not verified"))
+    if policy.caller.roles and not caller.roles.intersection(policy.caller.roles):
+        out.append(RuleResult("caller.roles", "abstain", f"needs one of: {', '.join(policy.caller.roles)}"))
+    return out
+
+
+def limit_rules(policy: Policy, args: dict[str, Any]) -> list[RuleResult]:
+    out: list[RuleResult] = []
+    for name, limit in policy.limits.items():
+        if name not in args:
+            continue
+        value = args[name]
+        if limit.allowed is not None and value not in limit.allowed:
+            allowed = ", ".join(str(a) for a in limit.allowed)
+            out.append(RuleResult(f"limits.{name}.allowed", "abstain", f"{name} must be one of: {allowed}"))
+        if limit.max_length is not None and len(str(value)) > limit.max_length:
+            out.append(RuleResult(f"limits.{name}.max_length", "abstain", f"{name} is too long"))
+        if limit.min is None and limit.max is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            out.append(RuleResult(f"limits.{name}", "abstain", f"{name} must be a number"))
+            continue
+        if limit.max is not None and value > limit.max:
+            detail = f"{name} {value:g} is above the limit of {limit.max:g}"
+            out.append(RuleResult(f"limits.{name}.max", "abstain", detail))
+        if limit.min is not None and value < limit.min:
+            detail = f"{name} {value:g} is below the minimum of {limit.min:g}"
+            out.append(RuleResult(f"limits.{name}.min", "abstain", detail))
+    return out
+
+
+def evidence_rule(policy: Policy, found: ServiceDecision, attested: bool) -> RuleResult:
+    """The evidence's verdict under the policy (``required``) and an attestation."""
+    required = policy.evidence.required if policy.evidence is not None else False
+    outcome = found.outcome if found.outcome in RESTRICTIVENESS else "abstain"
+    if outcome == "ask" and attested:
+        # The caller's spoken yes to this exact action is the confirmation the
+        # unsure evidence asked for.
+        return RuleResult("evidence", "act", f"{found.reason}; confirmed by the caller")
+    if outcome == "abstain" and not required:
+        return RuleResult("evidence", "act", "not required; " + found.reason)
+    return RuleResult("evidence", outcome, found.reason)
+
+
+def confirm_rules(policy: Policy, trace: list[RuleResult], attested: bool) -> list[RuleResult]:
+    if blocked(trace):
+        return []
+    if policy.confirm == "always" and not attested:
+        return [RuleResult("confirm.always", "ask", "this action is always confirmed by the caller")]
+    if policy.confirm == "never" and any(r.outcome == "ask" for r in trace):
+        return [RuleResult("confirm.never", "abstain", "evidence is unsure and this tool never asks")]
+    return []
+
+
+def combine(trace: list[RuleResult]) -> tuple[str, str]:
+    """The most restrictive outcome, and the first rule that gave it."""
+    outcome = min((r.outcome for r in trace), key=RESTRICTIVENESS.__getitem__, default="act")
+    for result in trace:
+        if result.outcome == outcome and not (outcome == "act" and result.rule == "state"):
+            return outcome, result.rule
+    return outcome, "default"
