@@ -1,27 +1,69 @@
-"""gate: action governance and caller memory for LiveKit voice agents."""
+"""gate: action governance and caller memory for LiveKit voice agents.
 
-from gate.affirm import classify_answer
-from gate.backends import DecisionBackend, ForgetResult, LocalEngine
-from gate.caller import Caller
-from gate.config import GateSettings
-from gate.decorator import Action, Executed, GatedTool, State, gated_tool
-from gate.errors import (
-    ConfigError,
-    DecisionNotFound,
-    GateError,
-    MissingPolicy,
-    PolicyError,
-    PolicyIssue,
-    ReceiptConflict,
-    ServiceError,
-    StaleState,
-    ToolDefinitionError,
-)
-from gate.gate import Gate
-from gate.ledger import ChainReport, Ledger
-from gate.policy import Policy
-from gate.policy_loader import load_policy_dir, parse_policy
-from gate.session import CONFIRM_TOOL, GateSession
+Names are imported on first use, so ``import gate`` and the ``gate`` command
+stay quick; LiveKit and the memory engine load only when something needs them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gate.affirm import classify_answer
+    from gate.backends import DecisionBackend, ForgetResult, LocalEngine
+    from gate.caller import Caller
+    from gate.config import GateSettings
+    from gate.decorator import Action, Executed, GatedTool, State, gated_tool
+    from gate.errors import (
+        ConfigError,
+        DecisionNotFound,
+        GateError,
+        MissingPolicy,
+        PolicyError,
+        PolicyIssue,
+        ReceiptConflict,
+        ServiceError,
+        StaleState,
+        ToolDefinitionError,
+    )
+    from gate.gate import Gate
+    from gate.ledger import ChainReport, Ledger
+    from gate.policy import Policy
+    from gate.policy_loader import load_policy_dir, parse_policy
+    from gate.session import CONFIRM_TOOL, GateSession
+
+_WHERE = {
+    "Action": "gate.decorator",
+    "CONFIRM_TOOL": "gate.session",
+    "Caller": "gate.caller",
+    "ChainReport": "gate.ledger",
+    "ConfigError": "gate.errors",
+    "DecisionBackend": "gate.backends",
+    "DecisionNotFound": "gate.errors",
+    "Executed": "gate.decorator",
+    "ForgetResult": "gate.backends",
+    "Gate": "gate.gate",
+    "GateError": "gate.errors",
+    "GateSession": "gate.session",
+    "GateSettings": "gate.config",
+    "GatedTool": "gate.decorator",
+    "Ledger": "gate.ledger",
+    "LocalEngine": "gate.backends",
+    "MissingPolicy": "gate.errors",
+    "Policy": "gate.policy",
+    "PolicyError": "gate.errors",
+    "PolicyIssue": "gate.errors",
+    "ReceiptConflict": "gate.errors",
+    "ServiceError": "gate.errors",
+    "StaleState": "gate.errors",
+    "State": "gate.decorator",
+    "ToolDefinitionError": "gate.errors",
+    "classify_answer": "gate.affirm",
+    "gated_tool": "gate.decorator",
+    "load_policy_dir": "gate.policy_loader",
+    "parse_policy": "gate.policy_loader",
+}
 
 __all__ = [
     "CONFIRM_TOOL",
@@ -54,3 +96,16 @@ __all__ = [
     "load_policy_dir",
     "parse_policy",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'gate' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

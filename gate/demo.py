@@ -121,6 +121,13 @@ async def _run(console: Console, home: Path) -> int:
     books.visits["Friday"] = "bob"
     books.version += 1  # another caller books between the question and the yes
     await turn("Yes.", call(CONFIRM_TOOL), say("Friday was just taken, so I did not book it."))
+    await g.backend.remember(
+        "alice",
+        "Please refund 40 on order A-1001",
+        source="user_stated",
+        confidence=0.5,
+        action_relevant=True,
+    )
     await turn(
         "Then refund 40 on A-1001.",
         call("issue_refund", order_id="A-1001", amount=40),

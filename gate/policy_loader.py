@@ -6,13 +6,15 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from gate.errors import PolicyError, PolicyIssue
 from gate.policy import Policy, placeholders
+
+M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -62,13 +64,7 @@ def _issue(path: str, field: str, message: str, lines: dict[tuple[str, ...], int
     return PolicyIssue(file=path, field=field or "(file)", message=message, line=line)
 
 
-def parse_policy(path: str | Path) -> LoadedPolicy:
-    """Parse and validate one policy file's shape.
-
-    Raises:
-        PolicyError: the file is unreadable, not YAML, not a mapping, or breaks
-            the schema; every schema problem in the file is listed.
-    """
+def _read_yaml(path: str | Path) -> tuple[bytes, Any, dict[tuple[str, ...], int]]:
     shown = str(path)
     try:
         raw = Path(path).read_bytes()
@@ -85,20 +81,47 @@ def parse_policy(path: str | Path) -> LoadedPolicy:
     if not isinstance(data, dict):
         got = type(data).__name__ if data is not None else "an empty file"
         raise PolicyError([PolicyIssue(shown, "(file)", f"expected a mapping, got {got}", 1)])
+    return raw, data, lines
+
+
+def load_yaml_model(path: str | Path, model: type[M]) -> M:
+    """Read a YAML file into a pydantic model.
+
+    Raises:
+        PolicyError: unreadable, not YAML, not a mapping, or not the model's
+            shape; every problem is listed with its line and field.
+    """
+    _, data, lines = _read_yaml(path)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise PolicyError([_from_pydantic(str(path), err, lines, model) for err in exc.errors()]) from exc
+
+
+def parse_policy(path: str | Path) -> LoadedPolicy:
+    """Parse and validate one policy file's shape.
+
+    Raises:
+        PolicyError: the file is unreadable, not YAML, not a mapping, or breaks
+            the schema; every schema problem in the file is listed.
+    """
+    raw, data, lines = _read_yaml(path)
     try:
         policy = Policy.model_validate(data)
     except ValidationError as exc:
-        raise PolicyError([_from_pydantic(shown, err, lines) for err in exc.errors()]) from exc
-    return LoadedPolicy(policy, shown, "sha256:" + hashlib.sha256(raw).hexdigest(), lines)
+        raise PolicyError([_from_pydantic(str(path), err, lines, Policy) for err in exc.errors()]) from exc
+    return LoadedPolicy(policy, str(path), "sha256:" + hashlib.sha256(raw).hexdigest(), lines)
 
 
-def _from_pydantic(path: str, err: Any, lines: dict[tuple[str, ...], int]) -> PolicyIssue:
+def _from_pydantic(
+    path: str, err: Any, lines: dict[tuple[str, ...], int], root: type[BaseModel]
+) -> PolicyIssue:
     field = ".".join(str(p) for p in err["loc"])
     kind = err["type"]
     if kind == "extra_forbidden":
         message = "unknown key"
         parent = ".".join(str(p) for p in err["loc"][:-1])
-        allowed = _allowed_keys(parent)
+        allowed = _allowed_keys(root, parent)
         if allowed:
             message += f" (expected one of: {', '.join(allowed)})"
     elif kind == "missing":
@@ -110,9 +133,9 @@ def _from_pydantic(path: str, err: Any, lines: dict[tuple[str, ...], int]) -> Po
     return _issue(path, field, message, lines)
 
 
-def _allowed_keys(parent: str) -> list[str]:
-    model: Any = Policy
-    for part in [p for p in parent.split(".") if p]:
+def _allowed_keys(root: type[BaseModel], parent: str) -> list[str]:
+    model: Any = root
+    for part in [p for p in parent.split(".") if p and not p.isdigit()]:
         field = model.model_fields.get(part)
         if field is None:
             return []

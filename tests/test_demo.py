@@ -22,10 +22,12 @@ def test_demo_runs_and_its_audit_checks_out(tmp_path: Path) -> None:
         ("issue_refund", "abstain", "limits.amount.max"),
         ("book_visit", "ask", "evidence"),
         ("book_visit", "ask", "state.changed"),
-        ("issue_refund", "ask", "confirm.always"),
+        ("issue_refund", "ask", "evidence"),
         ("issue_refund", "act", "evidence"),
     ]
     receipts = {r.decision_id: r.status for r in ledger.receipts()}
     assert [receipts[d.id] for d in decisions].count("succeeded") == 2
+    alignments = {r.policy_alignment for r in ledger.receipts() if r.service_decision_id}
+    assert alignments == {"aligned"}
     assert ledger.verify().ok
     ledger.close()

@@ -10,6 +10,7 @@ arguments count (see :mod:`gate.evidence`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import time
@@ -88,21 +89,16 @@ class LocalEngine:
         slot: EvidenceSlot | None = None,
         match: Sequence[str] = (),
     ) -> ServiceDecision:
-        """Decide from memory that bears on ``match``; records the decision durably."""
-        if not 1 <= len(query) <= 2000:
-            raise ServiceError(400, "invalid_request", "query must be 1-2000 characters")
-        if slot is not None:
-            items = await self._current_in_slot(partition, slot)
-        else:
-            items = await self.db.factual.recall(
-                query, top_k=top_k * 4, as_of=contextdb.utc_now(), user_id=partition
-            )
-        verdict = classify([self._evidence(m) for m in items], match)
-        memories = verdict.memories[:top_k]
+        """Decide from memory that bears on ``match``; records the decision durably.
+
+        Raises:
+            ServiceError: 400 when the query is empty or longer than 2000 characters.
+        """
+        verdict = await self.preview(partition, query, top_k=top_k, slot=slot, match=match)
         decision = ServiceDecision(
             decision_id=f"dec_{uuid.uuid4().hex}",
             outcome=verdict.outcome,
-            memories=memories,
+            memories=verdict.memories,
             pending_ids=verdict.pending_ids,
             reason=verdict.reason,
         )
@@ -112,11 +108,32 @@ class LocalEngine:
             created_at=time.time(),
             query=query,
             outcome=decision.outcome,
-            memory_ids_json=json.dumps([m.id for m in memories]),
+            memory_ids_json=json.dumps([m.id for m in decision.memories]),
             pending_ids_json=json.dumps(decision.pending_ids),
         )
         await _in_thread(self._store_decision, row)
         return decision
+
+    async def preview(
+        self,
+        partition: str,
+        query: str,
+        *,
+        top_k: int = 5,
+        slot: EvidenceSlot | None = None,
+        match: Sequence[str] = (),
+    ) -> ServiceDecision:
+        """What :meth:`evaluate_action` would answer, recording nothing (for dry runs)."""
+        if not 1 <= len(query) <= 2000:
+            raise ServiceError(400, "invalid_request", "query must be 1-2000 characters")
+        if slot is not None:
+            items = await self._current_in_slot(partition, slot)
+        else:
+            items = await self.db.factual.recall(
+                query, top_k=top_k * 4, as_of=contextdb.utc_now(), user_id=partition
+            )
+        verdict = classify([self._evidence(m) for m in items], match)
+        return dataclasses.replace(verdict, memories=verdict.memories[:top_k])
 
     async def _current_in_slot(self, partition: str, slot: EvidenceSlot) -> list[MemoryItem]:
         """The slot's current fact (older revisions are history, never evidence).

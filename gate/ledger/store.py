@@ -294,8 +294,8 @@ class Ledger:
         with Session(self.engine) as session:
             return list(session.exec(select(ReceiptRow).order_by(ReceiptRow.created_at)).all())  # type: ignore[arg-type]
 
-    def count_executed(self, caller_id: str, tool: str, since: float) -> int:
-        """Actions of this caller and tool that ran (succeeded or failed) since ``since``."""
+    def count_executed(self, caller_id: str, tool: str, since: float, until: float | None = None) -> int:
+        """Actions of this caller and tool that ran (succeeded or failed) in ``[since, until)``."""
         with Session(self.engine) as session:
             query = (
                 select(func.count())
@@ -308,6 +308,8 @@ class Ledger:
                     ReceiptRow.status != "skipped",
                 )
             )
+            if until is not None:
+                query = query.where(DecisionRow.created_at < until)
             return int(session.exec(query).one())
 
     # -- verification ----------------------------------------------------------
