@@ -462,4 +462,14 @@ def demo(home: Annotated[Path | None, typer.Option(help="where to keep the demo'
 
 
 def main() -> None:
-    app()
+    """Entry point: expected failures are one line on stderr, never a traceback."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from gate.errors import GateError
+
+    try:
+        app()
+    except (SQLAlchemyError, GateError, OSError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        err.print(f"gate: {type(exc).__name__}: {first}", markup=False, highlight=False)
+        sys.exit(2)

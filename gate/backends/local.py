@@ -165,7 +165,7 @@ class LocalEngine:
         return []
 
     def _store_decision(self, row: ServiceDecisionRow) -> None:
-        with Session(self.ledger.engine) as session:
+        with Session(self.ledger.write_engine) as session:
             session.add(row)
             session.commit()
 

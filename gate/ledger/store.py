@@ -78,6 +78,7 @@ class Ledger:
         self._lock = threading.Lock()
         try:
             self.engine = self._make_engine(self.url)
+            self.write_engine = self.engine.execution_options(gate_write=True)
             if create:
                 SQLModel.metadata.create_all(self.engine, tables=_TABLES)
             else:
@@ -111,7 +112,9 @@ class Ledger:
             def _on_begin(conn: Any) -> None:
                 # Writers take the lock up front: a chain append reads the tail and
                 # must not lose a race to another process between read and insert.
-                conn.exec_driver_sql("BEGIN IMMEDIATE")
+                # Readers begin deferred, so a long read never blocks the writers.
+                write = conn.get_execution_options().get("gate_write", False)
+                conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
             return engine
         return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
@@ -124,7 +127,7 @@ class Ledger:
 
     @contextmanager
     def writing(self) -> Iterator[Session]:
-        with self._lock, Session(self.engine, expire_on_commit=False) as session:
+        with self._lock, Session(self.write_engine, expire_on_commit=False) as session:
             if not self.is_sqlite:
                 session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_CHAIN_LOCK})
             yield session
@@ -239,7 +242,7 @@ class Ledger:
         service_receipt_id: str | None = None,
     ) -> None:
         """Record one delivery attempt of a receipt to the decision service."""
-        with Session(self.engine) as session:
+        with Session(self.write_engine) as session:
             row = session.get(ReceiptRow, receipt_id)
             if row is None:
                 return
