@@ -230,3 +230,15 @@ def test_verify_names_a_confirmation_set_back(ledger: gate.Ledger) -> None:
     report = ledger.verify()
     assert report.first_broken is not None
     assert report.first_broken.reason == "confirmation was set back to an earlier version"
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_parallel_and_serial_verification_agree(ledger: gate.Ledger, parallel: bool) -> None:
+    rows = _fill(ledger, 4)
+    assert ledger.verify(parallel=parallel).ok
+    with ledger.engine.begin() as conn:
+        conn.execute(text("UPDATE gate_receipts SET external_ref='forged' WHERE decision_id=:i"), {"i": rows[3].id})
+        conn.execute(text("UPDATE gate_decisions SET rule='forged' WHERE id=:i"), {"i": rows[1].id})
+    report = ledger.verify(parallel=parallel)
+    assert report.first_broken is not None
+    assert (report.first_broken.seq, report.first_broken.ref_id) == (3, rows[1].id)

@@ -9,7 +9,6 @@ verification joins the two in the database and streams, in constant memory.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,10 +39,11 @@ def entry_hash(prev_hash: str, seq: int, at: float, kind: str, ref_id: str, dige
 
 
 class RecordDigest:
-    """Digests one table's records the same way from ORM objects and from raw rows.
+    """Digests one table's records the same way when written and when read back.
 
-    Values are coerced by column type first, so ``1`` and ``1.0`` in a float
-    column, as written and as read back, digest alike.
+    On write, values are coerced to their column's type (``1`` in a float
+    column becomes ``1.0``), which is what the database hands back on read; so
+    :meth:`of_row` (writing) and :meth:`of_values` (raw rows read back) agree.
     """
 
     def __init__(self, table: Table) -> None:
@@ -51,15 +51,19 @@ class RecordDigest:
         self._coerce: list[Callable[[Any], Any]] = [_coercer(table.c[name].type) for name in self.columns]
 
     def of_values(self, values: Sequence[Any]) -> str:
-        body = json.dumps(
-            [None if v is None else f(v) for f, v in zip(self._coerce, values, strict=True)],
-            separators=(",", ":"),
-            ensure_ascii=False,
-        )
-        return "sha256:" + hashlib.sha256(body.encode()).hexdigest()
+        """Digest of a row as the database returns it, in :attr:`columns` order.
+
+        The canonical form is the ``repr`` of the value tuple: values are only
+        ``str``, ``int``, ``float`` and ``None``, whose reprs are exact and
+        stable, and it costs half of JSON on the millions of rows verify reads.
+        """
+        return "sha256:" + hashlib.sha256(repr(tuple(values)).encode()).hexdigest()
 
     def of_row(self, row: Any) -> str:
-        return self.of_values([getattr(row, name) for name in self.columns])
+        """Digest of a record about to be written (values coerced to column types)."""
+        values = [getattr(row, name) for name in self.columns]
+        coerced = [None if v is None else f(v) for f, v in zip(self._coerce, values, strict=True)]
+        return self.of_values(coerced)
 
 
 def _coercer(kind: Any) -> Callable[[Any], Any]:
