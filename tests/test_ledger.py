@@ -237,7 +237,9 @@ def test_parallel_and_serial_verification_agree(ledger: gate.Ledger, parallel: b
     rows = _fill(ledger, 4)
     assert ledger.verify(parallel=parallel).ok
     with ledger.engine.begin() as conn:
-        conn.execute(text("UPDATE gate_receipts SET external_ref='forged' WHERE decision_id=:i"), {"i": rows[3].id})
+        conn.execute(
+            text("UPDATE gate_receipts SET external_ref='forged' WHERE decision_id=:i"), {"i": rows[3].id}
+        )
         conn.execute(text("UPDATE gate_decisions SET rule='forged' WHERE id=:i"), {"i": rows[1].id})
     report = ledger.verify(parallel=parallel)
     assert report.first_broken is not None
