@@ -70,10 +70,16 @@ class StaleState(GateError):
 class ServiceError(GateError):
     """The decision service answered with an error status."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, *, retry_after: float | None = None) -> None:
         self.status = status
         self.code = code
+        self.retry_after = retry_after
         super().__init__(f"{status} {code}: {message}")
+
+    @property
+    def retryable(self) -> bool:
+        """Worth trying again: rate limited or a server-side failure, never a 4xx verdict."""
+        return self.status == 429 or self.status >= 500
 
 
 class DecisionNotFound(ServiceError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from gate.config import GateSettings
 from gate.decorator import GatedTool
 from gate.errors import MissingPolicy, PolicyError, PolicyIssue
 from gate.ledger import ChainReport, Ledger
+from gate.outbox import Outbox
 from gate.pipeline import Pipeline
 from gate.policy_loader import LoadedPolicy, check_references, load_policy_dir
 from gate.session import GateSession
@@ -54,8 +56,10 @@ class Gate:
         if ledger is None or backend is None:
             self.settings.ensure_home()
         self.ledger = ledger or Ledger(self.settings.ledger_url())
-        self.backend: DecisionBackend = backend or LocalEngine(self.settings.memory_url(), self.ledger)
-        self.pipeline = Pipeline(self.ledger, self.backend)
+        self.backend: DecisionBackend = backend or _default_backend(self.settings, self.ledger)
+        hooks = {t.name: t.reconcile for t in self.tools if t.reconcile is not None}
+        self.outbox = Outbox(self.ledger, self.backend, hooks=hooks)
+        self.pipeline = Pipeline(self.ledger, self.backend, self.outbox)
 
     def _load(self, directory: Path) -> dict[str, LoadedPolicy]:
         found, issues = load_policy_dir(directory)
@@ -101,7 +105,25 @@ class Gate:
         """Check the audit ledger's hash chain (see :meth:`gate.Ledger.verify`)."""
         return self.ledger.verify()
 
-    async def aclose(self) -> None:
-        """Close the decision service and the ledger."""
+    def start(self, *, reconcile_grace_s: float = 120.0) -> None:
+        """Start background receipt delivery (and reconciliation of dead processes' decisions).
+
+        Call it from the worker once the event loop runs; without it each receipt gets
+        one delivery try inline and the rest waits for ``gate receipts drain``.
+        """
+        self.outbox.start(reconcile_grace_s=reconcile_grace_s)
+
+    async def aclose(self, *, flush_timeout_s: float = 5.0) -> None:
+        """Deliver what can be delivered within the bound, then close the service and the ledger."""
+        await self.outbox.stop(flush_timeout_s=flush_timeout_s)
         await self.backend.aclose()
         self.ledger.close()
+
+
+def _default_backend(settings: GateSettings, ledger: Ledger) -> DecisionBackend:
+    """ContextDB Cloud when ``CONTEXTDB_API_KEY`` is set, else the embedded engine."""
+    if os.environ.get("CONTEXTDB_API_KEY"):
+        from gate.cloud.backend import CloudEngine
+
+        return CloudEngine.from_env()
+    return LocalEngine(settings.memory_url(), ledger)

@@ -19,16 +19,15 @@ from gate.backends.base import DecisionBackend
 from gate.caller import Caller
 from gate.canonical import canonical_json, digest, mask_arguments
 from gate.decorator import GatedTool, State
-from gate.errors import ReceiptConflict
 from gate.evidence import EvidenceSlot, ServiceDecision
 from gate.ledger import ConfirmationRow, DecisionRow, Ledger, ReceiptRow
 from gate.log import event, warning
+from gate.outbox import Outbox
 from gate.policy import Policy, placeholders, render
 from gate.policy_loader import LoadedPolicy
 from gate.rules import RuleResult, run_rules
 
 _REF = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
-_RECEIPT_DEADLINE_S = 2.0
 
 
 @dataclass
@@ -82,9 +81,10 @@ def action_digest(
 class Pipeline:
     """Decides and records; shared by every session of a :class:`gate.Gate`."""
 
-    def __init__(self, ledger: Ledger, backend: DecisionBackend) -> None:
+    def __init__(self, ledger: Ledger, backend: DecisionBackend, outbox: Outbox) -> None:
         self.ledger = ledger
         self.backend = backend
+        self.outbox = outbox
 
     async def decide(
         self,
@@ -203,6 +203,7 @@ class Pipeline:
             external_ref=external_ref,
             error_code=error_code if status == "failed" else None,
             service_decision_id=row.service_decision_id,
+            delivery_state="pending" if row.service_decision_id else "local",
         )
         written = (await asyncio.to_thread(self.ledger.record_receipt, receipt)).receipt
         event(
@@ -214,43 +215,12 @@ class Pipeline:
             status=written.status,
             error_code=written.error_code,
         )
-        if written.service_decision_id and written.delivered_at is None:
-            await self.deliver(written)
+        if written.delivery_state == "pending":
+            if self.outbox.running:
+                self.outbox.notify()  # the reply never waits on delivery
+            else:
+                await self.outbox.deliver(written, attempts=1)
         return written
-
-    async def deliver(self, receipt: ReceiptRow) -> bool:
-        """Send one receipt to the decision service; records the attempt either way."""
-        assert receipt.service_decision_id is not None
-        try:
-            answer = await asyncio.wait_for(
-                self.backend.report_execution(
-                    receipt.caller_id,
-                    receipt.service_decision_id,
-                    receipt.action_name,
-                    receipt.status,
-                    idempotency_key=receipt.idempotency_key,
-                    external_ref=receipt.external_ref,
-                    error_code=receipt.error_code,
-                ),
-                timeout=_RECEIPT_DEADLINE_S,
-            )
-        except (TimeoutError, ReceiptConflict, Exception) as exc:
-            await asyncio.to_thread(
-                self.ledger.mark_delivery,
-                receipt.id,
-                delivered=False,
-                error=f"{type(exc).__name__}: {exc}"[:500],
-            )
-            warning("gate.receipt.undelivered", receipt_id=receipt.id, error=type(exc).__name__)
-            return False
-        await asyncio.to_thread(
-            self.ledger.mark_delivery,
-            receipt.id,
-            delivered=True,
-            policy_alignment=answer.policy_alignment,
-            service_receipt_id=answer.receipt_id,
-        )
-        return True
 
     def confirmation_for(self, decision: Decision, session_id: str) -> ConfirmationRow:
         """A pending confirmation bound to the decision's action digest."""

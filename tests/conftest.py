@@ -8,11 +8,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
+import httpx
 import pytest
 from pydantic import Field
 
 import gate
 from gate import Action, Caller, Executed, StaleState, State, gated_tool
+from gate.cloud.backend import CloudEngine
+from gate.cloud.double import CloudDouble
 
 POLICIES = Path(__file__).parent / "policies"
 
@@ -87,8 +90,21 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-async def the_gate(home: Path, calendar: Calendar) -> AsyncIterator[gate.Gate]:
-    g = gate.Gate(make_tools(calendar), policies=POLICIES)
+def double() -> CloudDouble:
+    return CloudDouble()
+
+
+def cloud_engine(double: CloudDouble) -> CloudEngine:
+    """The real CloudClient, talking to the contract double through its transport seam."""
+    return CloudEngine("http://contextdb.test", "cdb_test_key", transport=httpx.ASGITransport(app=double.app))
+
+
+@pytest.fixture(params=["local", "cloud"])
+async def the_gate(
+    request: pytest.FixtureRequest, home: Path, calendar: Calendar, double: CloudDouble
+) -> AsyncIterator[gate.Gate]:
+    backend = cloud_engine(double) if request.param == "cloud" else None
+    g = gate.Gate(make_tools(calendar), policies=POLICIES, backend=backend)
     yield g
     await g.aclose()
 

@@ -23,6 +23,7 @@ UNCHAINED = frozenset(
     {
         "chain_seq",
         "service_decision_id",
+        "delivery_state",
         "delivered_at",
         "attempts",
         "last_error",

@@ -238,27 +238,50 @@ class Ledger:
         self,
         receipt_id: str,
         *,
-        delivered: bool,
+        state: str,
         error: str | None = None,
-        service_decision_id: str | None = None,
         policy_alignment: str | None = None,
         service_receipt_id: str | None = None,
     ) -> None:
-        """Record one delivery attempt of a receipt to the decision service."""
+        """Record one delivery attempt: ``state`` is pending (retry), delivered, conflict or rejected."""
         with Session(self.write_engine) as session:
             row = session.get(ReceiptRow, receipt_id)
             if row is None:
                 return
             row.attempts += 1
             row.last_error = error
-            if service_decision_id:
-                row.service_decision_id = service_decision_id
-            if delivered:
+            row.delivery_state = state
+            if state == "delivered":
                 row.delivered_at = time.time()
                 row.policy_alignment = policy_alignment
                 row.service_receipt_id = service_receipt_id
             session.add(row)
             session.commit()
+
+    def undelivered(self, limit: int = 500) -> list[ReceiptRow]:
+        """Receipts still waiting for the decision service to acknowledge them, oldest first."""
+        table = ReceiptRow.__table__  # type: ignore[attr-defined]
+        with Session(self.engine) as session:
+            query = (
+                select(ReceiptRow)
+                .where(table.c.delivery_state == "pending", table.c.service_decision_id.is_not(None))
+                .order_by(table.c.created_at)
+                .limit(limit)
+            )
+            return list(session.exec(query).all())
+
+    def unclosed(self, older_than: float, limit: int = 500) -> list[DecisionRow]:
+        """Decisions with no receipt, made before ``older_than``: the work of a process that died."""
+        d, r = DecisionRow.__table__, ReceiptRow.__table__  # type: ignore[attr-defined]
+        with Session(self.engine) as session:
+            query = (
+                select(DecisionRow)
+                .select_from(d.outerjoin(r, r.c.decision_id == d.c.id))
+                .where(r.c.id.is_(None), d.c.created_at < older_than)
+                .order_by(d.c.created_at)
+                .limit(limit)
+            )
+            return list(session.exec(query).all())
 
     # -- reading ---------------------------------------------------------------
 

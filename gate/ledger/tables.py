@@ -75,7 +75,7 @@ class ReceiptRow(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("decision_id", name="uq_gate_receipts_decision"),
         UniqueConstraint("idempotency_key", name="uq_gate_receipts_key"),
-        Index("ix_gate_receipts_undelivered", "delivered_at"),
+        Index("ix_gate_receipts_delivery", "delivery_state"),
     )
 
     id: str = Field(primary_key=True, max_length=64)
@@ -90,6 +90,7 @@ class ReceiptRow(SQLModel, table=True):
     chain_seq: int | None = Field(default=None, index=True)
     # Delivery to the decision service: mutable, so kept out of the chained payload.
     service_decision_id: str | None = Field(default=None, max_length=128)
+    delivery_state: str = Field(default="pending", max_length=16)  # pending|delivered|conflict|rejected|local
     delivered_at: float | None = None
     attempts: int = 0
     last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))

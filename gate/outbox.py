@@ -1,0 +1,300 @@
+"""The receipt outbox: committed locally first, delivered until acknowledged.
+
+Every receipt is written to the ledger before delivery is tried, so an
+outage, a slow network or a crash loses nothing: undelivered receipts are
+sent again (same idempotency key, same payload) until the decision service
+acknowledges them. Delivery retries with exponential backoff and jitter on
+connection errors, timeouts, 429 (honouring ``Retry-After``) and 5xx, never
+on 400/401/403/404. A conflicting 409 is flagged in the ledger, never dropped.
+
+Decisions a dead process left without a receipt are reconciled: never acted
+on (ask/abstain) -> ``skipped``; acted on -> the tool's reconcile hook looks
+the idempotency key up in its own system (found -> ``succeeded``, not found ->
+``failed``/``not_executed``); with no hook -> ``failed``/``outcome_unknown``.
+Nothing is ever guessed as succeeded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
+
+from gate.backends.base import DecisionBackend
+from gate.decorator import Executed, ReconcileHook
+from gate.errors import ReceiptConflict, ServiceError
+from gate.ledger import DecisionRow, Ledger, ReceiptRow
+from gate.log import event, warning
+
+_REF_CHARS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-")
+
+
+def retryable(exc: BaseException) -> bool:
+    """Whether a failed delivery is worth trying again."""
+    if isinstance(exc, ReceiptConflict):
+        return "in_progress" in getattr(exc, "code", "")
+    if isinstance(exc, ServiceError):
+        return exc.retryable
+    return isinstance(exc, TimeoutError | httpx.TransportError | ConnectionError | OSError)
+
+
+def _state_after(exc: BaseException) -> str:
+    if retryable(exc):
+        return "pending"
+    return "conflict" if isinstance(exc, ReceiptConflict) else "rejected"
+
+
+class _Backoff:
+    """Exponential backoff with jitter; a server's Retry-After wins when it asks for longer."""
+
+    def __init__(self, initial: float, maximum: float) -> None:
+        self._jitter = wait_exponential_jitter(initial=initial, max=maximum)
+        self._max = maximum
+
+    def __call__(self, state: RetryCallState) -> float:
+        base = float(self._jitter(state))
+        failure = state.outcome.exception() if state.outcome else None
+        hint = getattr(failure, "retry_after", None)
+        if isinstance(hint, int | float) and hint > 0:
+            return min(max(base, float(hint)), max(self._max, float(hint)))
+        return base
+
+
+@dataclass
+class DrainReport:
+    """What one drain did."""
+
+    delivered: int = 0
+    pending: int = 0
+    conflicts: int = 0
+    rejected: int = 0
+    reconciled: dict[str, int] = field(default_factory=dict)
+
+
+class Outbox:
+    """Delivers the ledger's receipts to the decision service.
+
+    Args:
+        attempts: tries per delivery before leaving it for the next drain.
+        attempt_timeout_s: our deadline on each try (the client's own is too long).
+        backoff_s / max_backoff_s: the first wait and the cap between tries.
+        hooks: reconcile hooks by tool name.
+    """
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        backend: DecisionBackend,
+        *,
+        attempts: int = 5,
+        attempt_timeout_s: float = 3.0,
+        backoff_s: float = 0.2,
+        max_backoff_s: float = 30.0,
+        hooks: Mapping[str, ReconcileHook] | None = None,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+    ) -> None:
+        self.ledger = ledger
+        self.backend = backend
+        self.attempts = attempts
+        self.attempt_timeout_s = attempt_timeout_s
+        self._wait = _Backoff(backoff_s, max_backoff_s)
+        self.hooks = dict(hooks or {})
+        # Injectable so tests can see (and skip) the waits between tries.
+        self._sleep = sleep or asyncio.sleep
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    # -- delivery ------------------------------------------------------------------
+
+    async def deliver(self, receipt: ReceiptRow, *, attempts: int | None = None) -> str:
+        """Deliver one receipt with retries; returns its delivery state afterwards.
+
+        ``delivered`` and ``conflict``/``rejected`` are final; ``pending`` means it will be
+        tried again by the next drain. Each attempt is recorded in the ledger.
+        """
+        if receipt.service_decision_id is None:
+            return "local"
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(attempts or self.attempts),
+            wait=self._wait,
+            retry=retry_if_exception(retryable),
+            reraise=True,
+            sleep=self._sleep,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    answer = await self._attempt(receipt)
+        except Exception as exc:
+            state = _state_after(exc)
+            name = "gate.receipt.conflict" if state == "conflict" else "gate.receipt.undelivered"
+            warning(
+                name,
+                receipt_id=receipt.id,
+                decision_id=receipt.decision_id,
+                state=state,
+                error=type(exc).__name__,
+            )
+            return state
+        await asyncio.to_thread(
+            self.ledger.mark_delivery,
+            receipt.id,
+            state="delivered",
+            policy_alignment=answer.policy_alignment,
+            service_receipt_id=answer.receipt_id,
+        )
+        return "delivered"
+
+    async def _attempt(self, receipt: ReceiptRow) -> Any:
+        assert receipt.service_decision_id is not None
+        try:
+            return await asyncio.wait_for(
+                self.backend.report_execution(
+                    receipt.caller_id,
+                    receipt.service_decision_id,
+                    receipt.action_name,
+                    receipt.status,
+                    idempotency_key=receipt.idempotency_key,
+                    external_ref=receipt.external_ref,
+                    error_code=receipt.error_code,
+                ),
+                timeout=self.attempt_timeout_s,
+            )
+        except Exception as exc:
+            # Every failed try is on record, with the state it leaves the receipt in.
+            error = f"{type(exc).__name__}: {exc}"[:500]
+            await asyncio.to_thread(
+                self.ledger.mark_delivery, receipt.id, state=_state_after(exc), error=error
+            )
+            raise
+
+    # -- reconciliation ------------------------------------------------------------
+
+    async def reconcile(self, *, grace_s: float = 120.0) -> dict[str, int]:
+        """Close decisions left without a receipt for longer than ``grace_s``."""
+        counts: dict[str, int] = {}
+        for decision in await asyncio.to_thread(self.ledger.unclosed, time.time() - grace_s):
+            outcome = await self._reconcile_one(decision)
+            if outcome is not None:
+                counts[outcome] = counts.get(outcome, 0) + 1
+        return counts
+
+    async def _reconcile_one(self, decision: DecisionRow) -> str | None:
+        status, ref, code = "skipped", None, None
+        if decision.enforced_outcome == "act":
+            hook = self.hooks.get(decision.tool)
+            if hook is None:
+                status, code = "failed", "outcome_unknown"
+            else:
+                try:
+                    found = await hook(f"gate-{decision.id}")
+                except Exception as exc:
+                    warning("gate.reconcile.hook_failed", decision_id=decision.id, error=type(exc).__name__)
+                    return None  # ask again on the next drain; never guess
+                if found is None or found is False:
+                    status, code = "failed", "not_executed"
+                else:
+                    status = "succeeded"
+                    ref = (
+                        found.external_ref
+                        if isinstance(found, Executed)
+                        else found
+                        if isinstance(found, str)
+                        else None
+                    )
+                    if ref is not None and (not ref or len(ref) > 128 or set(ref) - _REF_CHARS):
+                        ref = None
+        receipt = ReceiptRow(
+            id=f"gr_{uuid.uuid4().hex}",
+            decision_id=decision.id,
+            idempotency_key=f"receipt-{decision.service_decision_id or decision.id}",
+            created_at=time.time(),
+            caller_id=decision.caller_id,
+            action_name=decision.action_name,
+            status=status,
+            external_ref=ref,
+            error_code=code,
+            service_decision_id=decision.service_decision_id,
+            delivery_state="pending" if decision.service_decision_id else "local",
+        )
+        written = await asyncio.to_thread(self.ledger.record_receipt, receipt)
+        event(
+            "gate.receipt",
+            decision_id=decision.id,
+            caller=decision.caller_id,
+            tool=decision.tool,
+            outcome=decision.outcome,
+            status=written.receipt.status,
+            reconciled=True,
+        )
+        return f"{status}/{code}" if code else status
+
+    # -- draining ------------------------------------------------------------------
+
+    async def drain(
+        self, *, reconcile_grace_s: float | None = 120.0, attempts: int | None = None
+    ) -> DrainReport:
+        """Reconcile dead processes' decisions, then deliver every pending receipt once (with retries)."""
+        report = DrainReport()
+        if reconcile_grace_s is not None:
+            report.reconciled = await self.reconcile(grace_s=reconcile_grace_s)
+        for receipt in await asyncio.to_thread(self.ledger.undelivered):
+            state = await self.deliver(receipt, attempts=attempts)
+            if state == "delivered":
+                report.delivered += 1
+            elif state == "conflict":
+                report.conflicts += 1
+            elif state == "rejected":
+                report.rejected += 1
+            else:
+                report.pending += 1
+        return report
+
+    def start(self, *, interval_s: float = 5.0, reconcile_grace_s: float = 120.0) -> None:
+        """Drain in the background: now, on every :meth:`notify`, and every ``interval_s``."""
+        if self.running:
+            return
+
+        async def loop() -> None:
+            while True:
+                try:
+                    await self.drain(reconcile_grace_s=reconcile_grace_s)
+                except Exception as exc:  # keep the loop alive; the ledger still holds everything
+                    warning("gate.outbox.error", error=type(exc).__name__)
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout=interval_s)
+
+        self._wake = asyncio.Event()
+        self._task = asyncio.create_task(loop(), name="gate-outbox")
+
+    def notify(self) -> None:
+        """Wake the background drain (after a new receipt)."""
+        self._wake.set()
+
+    async def stop(self, *, flush_timeout_s: float = 5.0) -> None:
+        """Stop the background drain after one last bounded attempt to deliver everything."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.drain(reconcile_grace_s=None, attempts=1), timeout=flush_timeout_s)
