@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,9 +36,8 @@ from gate.backends.base import DecisionBackend
 from gate.decorator import Executed, ReconcileHook
 from gate.errors import ReceiptConflict, ServiceError
 from gate.ledger import DecisionRow, Ledger, ReceiptRow
+from gate.ledger.tables import closing_receipt
 from gate.log import event, warning
-
-_REF_CHARS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-")
 
 
 def retryable(exc: BaseException) -> bool:
@@ -219,21 +217,7 @@ class Outbox:
                         if isinstance(found, str)
                         else None
                     )
-                    if ref is not None and (not ref or len(ref) > 128 or set(ref) - _REF_CHARS):
-                        ref = None
-        receipt = ReceiptRow(
-            id=f"gr_{uuid.uuid4().hex}",
-            decision_id=decision.id,
-            idempotency_key=f"receipt-{decision.service_decision_id or decision.id}",
-            created_at=time.time(),
-            caller_id=decision.caller_id,
-            action_name=decision.action_name,
-            status=status,
-            external_ref=ref,
-            error_code=code,
-            service_decision_id=decision.service_decision_id,
-            delivery_state="pending" if decision.service_decision_id else "local",
-        )
+        receipt = closing_receipt(decision, status, external_ref=ref, error_code=code)
         written = await asyncio.to_thread(self.ledger.record_receipt, receipt)
         event(
             "gate.receipt",

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -21,13 +20,12 @@ from gate.canonical import canonical_json, digest, mask_arguments
 from gate.decorator import GatedTool, State
 from gate.evidence import EvidenceSlot, ServiceDecision
 from gate.ledger import ConfirmationRow, DecisionRow, Ledger, ReceiptRow
+from gate.ledger.tables import closing_receipt
 from gate.log import event, warning
 from gate.outbox import Outbox
 from gate.policy import Policy, placeholders, render
 from gate.policy_loader import LoadedPolicy
 from gate.rules import RuleResult, run_rules
-
-_REF = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 
 
 @dataclass
@@ -189,22 +187,9 @@ class Pipeline:
         nothing; the delivery attempt and its error are recorded with it.
         """
         row = decision.row
-        if external_ref is not None and not _REF.match(external_ref):
+        receipt = closing_receipt(row, status, external_ref=external_ref, error_code=error_code)
+        if external_ref is not None and receipt.external_ref is None:
             warning("gate.receipt.external_ref_dropped", decision_id=row.id)
-            external_ref = None
-        receipt = ReceiptRow(
-            id=f"gr_{uuid.uuid4().hex}",
-            decision_id=row.id,
-            idempotency_key=f"receipt-{row.service_decision_id or row.id}",
-            created_at=time.time(),
-            caller_id=row.caller_id,
-            action_name=row.action_name,
-            status=status,
-            external_ref=external_ref,
-            error_code=error_code if status == "failed" else None,
-            service_decision_id=row.service_decision_id,
-            delivery_state="pending" if row.service_decision_id else "local",
-        )
         written = (await asyncio.to_thread(self.ledger.record_receipt, receipt)).receipt
         event(
             "gate.receipt",

@@ -12,6 +12,10 @@ per sequence number and per previous hash.
 
 from __future__ import annotations
 
+import re
+import time
+import uuid
+
 from sqlalchemy import Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
@@ -96,6 +100,34 @@ class ReceiptRow(SQLModel, table=True):
     last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     policy_alignment: str | None = Field(default=None, max_length=16)
     service_receipt_id: str | None = Field(default=None, max_length=128)
+
+
+_REF = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
+
+
+def closing_receipt(
+    decision: DecisionRow, status: str, *, external_ref: str | None = None, error_code: str | None = None
+) -> ReceiptRow:
+    """The terminal receipt of ``decision``: key derived from the decision, never random.
+
+    An ``external_ref`` the contract would refuse (personal data, odd characters) is
+    dropped; an ``error_code`` is kept only with ``failed``.
+    """
+    if external_ref is not None and not _REF.match(external_ref):
+        external_ref = None
+    return ReceiptRow(
+        id=f"gr_{uuid.uuid4().hex}",
+        decision_id=decision.id,
+        idempotency_key=f"receipt-{decision.service_decision_id or decision.id}",
+        created_at=time.time(),
+        caller_id=decision.caller_id,
+        action_name=decision.action_name,
+        status=status,
+        external_ref=external_ref,
+        error_code=error_code if status == "failed" else None,
+        service_decision_id=decision.service_decision_id,
+        delivery_state="pending" if decision.service_decision_id else "local",
+    )
 
 
 class ChainRow(SQLModel, table=True):
