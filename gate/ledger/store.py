@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import event, func, text
+from sqlalchemy import Connection, event, func, insert, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session, SQLModel, create_engine, select
@@ -50,6 +50,9 @@ _KIND_OF: dict[type[Record], str] = {
     ReceiptRow: "receipt",
 }
 _DIGEST = {kind: RecordDigest(model.__table__) for model, kind in _KIND_OF.items()}  # type: ignore[union-attr]
+_CHAIN_TABLE = ChainRow.__table__  # type: ignore[attr-defined]
+_RECEIPTS = ReceiptRow.__table__  # type: ignore[attr-defined]
+_TAIL = select(_CHAIN_TABLE.c.seq, _CHAIN_TABLE.c.hash).order_by(_CHAIN_TABLE.c.seq.desc()).limit(1)
 _PG_CHAIN_LOCK = 0x6A7E_0001
 
 
@@ -136,35 +139,52 @@ class Ledger:
             yield session
             session.commit()
 
-    def _append(self, session: Session, row: Record) -> None:
-        """Chain ``row``: append an entry for its current content and point it there."""
+    @contextmanager
+    def _core_writing(self) -> Iterator[Connection]:
+        """A serialised write transaction without the ORM: the per-call hot path."""
+        with self._lock, self.write_engine.begin() as conn:
+            if not self.is_sqlite:
+                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_CHAIN_LOCK})
+            yield conn
+
+    def _chain(self, conn: Connection, row: Record) -> None:
+        """Append the chain entry for ``row``'s current content and point ``row`` at it."""
         kind = _KIND_OF[type(row)]
         digest = _DIGEST[kind].of_row(row)
         # Only the tail's number and hash are needed: skip loading the rest.
-        tail = session.exec(
-            select(ChainRow.seq, ChainRow.hash).order_by(ChainRow.seq.desc()).limit(1)  # type: ignore[attr-defined]
-        ).first()
+        tail = conn.execute(_TAIL).first()
         seq = tail[0] + 1 if tail else 1
         prev = tail[1] if tail else GENESIS
         at = time.time()
-        session.add(
-            ChainRow(
-                seq=seq,
-                at=at,
-                kind=kind,
-                ref_id=row.id,
-                digest=digest,
-                prev_hash=prev,
-                hash=entry_hash(prev, seq, at, kind, row.id, digest),
-            )
+        hashed = entry_hash(prev, seq, at, kind, row.id, digest)
+        conn.execute(
+            insert(_CHAIN_TABLE),
+            [
+                {
+                    "seq": seq,
+                    "at": at,
+                    "kind": kind,
+                    "ref_id": row.id,
+                    "digest": digest,
+                    "prev_hash": prev,
+                    "hash": hashed,
+                }
+            ],
         )
         row.chain_seq = seq
+
+    def _insert(self, conn: Connection, row: Record) -> None:
+        self._chain(conn, row)
+        conn.execute(insert(type(row).__table__), [row.model_dump()])  # type: ignore[union-attr]
+
+    def _update(self, session: Session, row: ConfirmationRow) -> None:
+        self._chain(session.connection(), row)
         session.add(row)
 
     def record_decision(self, row: DecisionRow) -> None:
         """Write a decision before anything is executed for it."""
-        with self.writing() as session:
-            self._append(session, row)
+        with self._core_writing() as conn:
+            self._insert(conn, row)
 
     def record_confirmation(self, row: ConfirmationRow, *, supersede_session: bool = True) -> None:
         """Write a pending confirmation; earlier pending ones of the session are superseded."""
@@ -178,8 +198,9 @@ class Ledger:
                 ).all()
                 for old in stale:
                     old.status = "superseded"
-                    self._append(session, old)
-            self._append(session, row)
+                    self._update(session, old)
+            self._chain(session.connection(), row)
+            session.add(row)
 
     def answer_confirmation(
         self,
@@ -203,7 +224,7 @@ class Ledger:
             row.words = words
             row.answered_at = now
             row.answer_message_id = message_id
-            self._append(session, row)
+            self._update(session, row)
             return row if row.status == status else None
 
     def record_receipt(self, row: ReceiptRow) -> ReceiptWrite:
@@ -219,16 +240,17 @@ class Ledger:
         """
         for _ in range(3):
             try:
-                with self.writing() as session:
-                    existing = session.exec(
-                        select(ReceiptRow).where(
-                            (ReceiptRow.decision_id == row.decision_id)
-                            | (ReceiptRow.idempotency_key == row.idempotency_key)
+                with self._core_writing() as conn:
+                    r = _RECEIPTS.c
+                    found = conn.execute(
+                        select(_RECEIPTS).where(
+                            (r.decision_id == row.decision_id) | (r.idempotency_key == row.idempotency_key)
                         )
                     ).first()
-                    if existing is not None:
+                    if found is not None:
+                        existing = ReceiptRow(**found._mapping)
                         return ReceiptWrite(_same_receipt(existing, row), created=False)
-                    self._append(session, row)
+                    self._insert(conn, row)
                     return ReceiptWrite(row, created=True)
             except IntegrityError:
                 continue  # another process won the race: read its row on the next pass
