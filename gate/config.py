@@ -8,6 +8,7 @@ the SQLite audit ledger.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -23,6 +24,12 @@ class GateSettings(BaseSettings):
         default=None, description="SQLAlchemy URL of the audit ledger (default: SQLite in home)"
     )
     policies: Path = Field(default=Path("policies"), description="directory of policy files")
+    memory: Literal["auto", "local", "cloud", "geniffy"] = Field(
+        default="auto", description="caller memory backend (auto: cloud with a ContextDB key, else local)"
+    )
+    embedder: Literal["minilm", "mock"] = Field(
+        default="minilm", description="the embedded engine's embedder (mock: no semantics, for tests)"
+    )
 
     def ledger_url(self) -> str:
         """The ledger's URL: ``GATE_DATABASE_URL``, else ``sqlite:///<home>/ledger.db``."""

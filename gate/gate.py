@@ -10,13 +10,16 @@ from typing import Any
 from livekit.agents import AgentSession
 from livekit.agents.llm import Tool, Toolset
 
-from gate.backends.base import DecisionBackend
+from gate.backends.base import DecisionBackend, ForgetResult
 from gate.backends.local import LocalEngine
 from gate.caller import Caller
 from gate.config import GateSettings
 from gate.decorator import GatedTool
-from gate.errors import MissingPolicy, PolicyError, PolicyIssue
+from gate.errors import ConfigError, MissingPolicy, PolicyError, PolicyIssue
 from gate.ledger import ChainReport, Ledger
+from gate.log import event
+from gate.memory.agent import CallerMemory
+from gate.memory.base import MemoryStore
 from gate.outbox import Outbox
 from gate.pipeline import Pipeline
 from gate.policy_loader import LoadedPolicy, check_references, load_policy_dir
@@ -30,7 +33,10 @@ class Gate:
         tools: the ``@gated_tool`` functions this gate governs.
         policies: directory of policy files (default ``GATE_POLICIES`` or ``./policies``).
         ledger: the audit ledger (default: ``GATE_DATABASE_URL`` or SQLite in ``GATE_HOME``).
-        backend: the decision service (default: the embedded local engine in ``GATE_HOME``).
+        backend: the decision service (default: ContextDB Cloud when ``CONTEXTDB_API_KEY`` is
+            set, else the embedded engine in ``GATE_HOME``).
+        memory: where callers' memories live (default: ``GATE_MEMORY``; auto is the decision
+            service's own store, so what callers say is the evidence the gate decides on).
 
     Raises:
         MissingPolicy: a tool has no policy file.
@@ -45,6 +51,7 @@ class Gate:
         policies: str | Path | None = None,
         ledger: Ledger | None = None,
         backend: DecisionBackend | None = None,
+        memory: MemoryStore | None = None,
         settings: GateSettings | None = None,
     ) -> None:
         self.settings = settings or GateSettings()
@@ -57,6 +64,7 @@ class Gate:
             self.settings.ensure_home()
         self.ledger = ledger or Ledger(self.settings.ledger_url())
         self.backend: DecisionBackend = backend or _default_backend(self.settings, self.ledger)
+        self.memory: MemoryStore = memory or _default_memory(self.settings, self.backend)
         hooks = {t.name: t.reconcile for t in self.tools if t.reconcile is not None}
         self.outbox = Outbox(self.ledger, self.backend, hooks=hooks)
         self.pipeline = Pipeline(self.ledger, self.backend, self.outbox)
@@ -101,6 +109,18 @@ class Gate:
         """Shorthand for ``bind(caller, session).tools``."""
         return self.bind(caller, session).tools
 
+    def memory_for(self, caller: Caller) -> CallerMemory:
+        """The memory of one authenticated caller, for :class:`gate.MemoryAgent`."""
+        return CallerMemory(self.memory, caller.id)
+
+    async def forget(self, caller_id: str) -> ForgetResult:
+        """Erase everything remembered about a caller, everywhere it is kept, and verify it.
+
+        The audit ledger keeps its decisions: their arguments are already masked or digested.
+        Raises whatever the memory service raises (the erasure can simply be run again).
+        """
+        return await forget_everywhere(self.memory, self.backend, caller_id)
+
     def verify(self) -> ChainReport:
         """Check the audit ledger's hash chain (see :meth:`gate.Ledger.verify`)."""
         return self.ledger.verify()
@@ -116,8 +136,19 @@ class Gate:
     async def aclose(self, *, flush_timeout_s: float = 5.0) -> None:
         """Deliver what can be delivered within the bound, then close the service and the ledger."""
         await self.outbox.stop(flush_timeout_s=flush_timeout_s)
+        await self.memory.aclose()
         await self.backend.aclose()
         self.ledger.close()
+
+
+async def forget_everywhere(memory: MemoryStore, backend: DecisionBackend, caller_id: str) -> ForgetResult:
+    """Erase the caller from the memory store and, when it is a separate store, the evidence store."""
+    result = await memory.forget(caller_id)
+    if getattr(memory, "engine", None) is not backend:
+        also = await backend.forget(caller_id)  # the evidence store holds the caller's words too
+        result = ForgetResult(result.deleted + also.deleted, result.verified and also.verified)
+    event("gate.forget", caller=caller_id, deleted=result.deleted, verified=result.verified)
+    return result
 
 
 def _default_backend(settings: GateSettings, ledger: Ledger) -> DecisionBackend:
@@ -126,4 +157,33 @@ def _default_backend(settings: GateSettings, ledger: Ledger) -> DecisionBackend:
         from gate.cloud.backend import CloudEngine
 
         return CloudEngine.from_env()
-    return LocalEngine(settings.memory_url(), ledger)
+    embedder = None
+    if settings.embedder == "minilm":
+        from gate.memory.embedder import MiniLMEmbedder
+
+        embedder = MiniLMEmbedder()
+    return LocalEngine(settings.memory_url(), ledger, embedding_provider=embedder)
+
+
+def _default_memory(settings: GateSettings, backend: DecisionBackend) -> MemoryStore:
+    """``GATE_MEMORY``: geniffy, cloud or local; auto uses the decision service's own store.
+
+    Raises:
+        ConfigError: the chosen memory needs a key or a backend that is not there.
+    """
+    choice = settings.memory
+    if choice == "geniffy":
+        from gate.memory.geniffy import GeniffyMemory
+
+        return GeniffyMemory.from_env()
+    from gate.cloud.backend import CloudEngine
+
+    if choice in ("cloud", "auto") and isinstance(backend, CloudEngine):
+        from gate.memory.cloud import CloudMemory
+
+        return CloudMemory(backend)
+    if choice in ("local", "auto") and isinstance(backend, LocalEngine):
+        from gate.memory.local import LocalMemory
+
+        return LocalMemory(backend)
+    raise ConfigError(f"GATE_MEMORY={choice} does not go with the {backend.name} decision service")

@@ -62,6 +62,7 @@ class GateSession:
         self._asked: dict[str, tuple[GatedTool, dict[str, Any]]] = {}
         self._reached: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._completed: list[str] = []
         self._by_name = {t.name: t for t in gate.tools}
         self.tools: list[Tool | Toolset] = [self._bind(t) for t in gate.tools]
         self.tools.append(self._confirm_tool())
@@ -194,7 +195,12 @@ class GateSession:
         await self._pipeline.close(decision, "succeeded", external_ref=external_ref)
         output = json.dumps(result, default=str) if isinstance(result, dict | list) else result
         self._done[key] = output
+        self._completed.append(_summary(decision, external_ref))
         return output
+
+    def completed(self) -> list[str]:
+        """One line per action that succeeded in this session (masked arguments stay masked)."""
+        return list(self._completed)
 
     # -- confirmation -------------------------------------------------------------
 
@@ -344,6 +350,17 @@ class GateSession:
         """Wait for background records (e.g. of refused arguments) to be written."""
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+
+def _summary(decision: Decision, external_ref: str | None) -> str:
+    row = decision.row
+    args = ", ".join(
+        f"{k}={v}" for k, v in json.loads(row.args_json).items() if not str(v).startswith("sha256:")
+    )
+    done = f"the agent did {row.action_name} ({args})" + (
+        f", reference {external_ref}" if external_ref else ""
+    )
+    return done + (" after the caller confirmed it" if row.confirmation_id else "")
 
 
 def _latest_caller_words(history: ChatContext | None, *, since: float) -> tuple[str | None, str | None]:

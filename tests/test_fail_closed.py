@@ -12,6 +12,7 @@ from livekit.agents import Agent, AgentSession
 
 import gate
 from gate.evidence import EvidenceSlot, ServiceDecision
+from gate.memory.local import LocalMemory
 from gate.testing import ScriptedLLM, call, say
 from tests.conftest import ALICE, POLICIES, Calendar, make_tools, receipts_by_decision
 
@@ -49,7 +50,13 @@ async def test_service_fault_abstains_with_receipt(
     ledger = gate.Ledger(gate.GateSettings().ledger_url())
     engine = gate.LocalEngine(gate.GateSettings().memory_url(), ledger)
     await engine.remember("alice", "I'd like my visit on Thursday", source="user_stated", confidence=0.9)
-    g = gate.Gate(make_tools(calendar), policies=POLICIES, ledger=ledger, backend=Faulty(engine, fault))
+    g = gate.Gate(
+        make_tools(calendar),
+        policies=POLICIES,
+        ledger=ledger,
+        backend=Faulty(engine, fault),
+        memory=LocalMemory(engine),
+    )
     llm = ScriptedLLM([call("book_visit", day="Thursday"), say("Sorry.")])
     session: AgentSession[Any] = AgentSession(llm=llm, vad=None, turn_handling={"turn_detection": None})
     await session.start(Agent(instructions="x", tools=g.tools_for(ALICE, session)))
