@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     )
     from gate.gate import Gate
     from gate.ledger import ChainReport, Ledger
+    from gate.memory.agent import CallerMemory, MemoryAgent
     from gate.policy import Policy
     from gate.policy_loader import load_policy_dir, parse_policy
     from gate.session import CONFIRM_TOOL, GateSession
@@ -49,6 +50,8 @@ _WHERE = {
     "GateSettings": "gate.config",
     "GatedTool": "gate.decorator",
     "Ledger": "gate.ledger",
+    "CallerMemory": "gate.memory.agent",
+    "MemoryAgent": "gate.memory.agent",
     "LocalEngine": "gate.backends",
     "MissingPolicy": "gate.errors",
     "Policy": "gate.policy",
@@ -69,6 +72,7 @@ __all__ = [
     "CONFIRM_TOOL",
     "Action",
     "Caller",
+    "CallerMemory",
     "ChainReport",
     "ConfigError",
     "DecisionBackend",
@@ -82,6 +86,7 @@ __all__ = [
     "GatedTool",
     "Ledger",
     "LocalEngine",
+    "MemoryAgent",
     "MissingPolicy",
     "Policy",
     "PolicyError",

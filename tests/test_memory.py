@@ -13,9 +13,9 @@ from livekit.agents import AgentSession
 from typer.testing import CliRunner
 
 import gate
+from gate import CallerMemory, MemoryAgent
 from gate.cli import app
 from gate.cloud.double import CloudDouble
-from gate.memory.agent import CallerMemory, MemoryAgent
 from gate.memory.base import NOTHING_KNOWN, UNAVAILABLE, MemoryStore, Recall
 from gate.memory.cloud import CloudMemory
 from gate.memory.geniffy import GeniffyMemory
