@@ -59,9 +59,11 @@ class ServiceReceipt:
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in re.split(r"[^\w.:\-]+", text.casefold()) if w} | {
-        w for w in re.split(r"\W+", text.casefold()) if w
-    }
+    # Whole tokens ("a-1001", "12:30") as well as their parts, without the
+    # punctuation that ends a sentence ("a-1001." is "a-1001").
+    whole = {w.strip(".:-") for w in re.split(r"[^\w.:\-]+", text.casefold())}
+    parts = set(re.split(r"\W+", text.casefold()))
+    return {w for w in whole | parts if w}
 
 
 def bears_on(memory: EvidenceMemory, values: Sequence[str]) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -124,6 +125,13 @@ class Gate:
     def verify(self) -> ChainReport:
         """Check the audit ledger's hash chain (see :meth:`gate.Ledger.verify`)."""
         return self.ledger.verify()
+
+    async def warm(self) -> None:
+        """Load the embedder now (about a second) instead of on the first caller's words."""
+        if isinstance(self.backend, LocalEngine) and self.settings.embedder == "minilm":
+            from gate.memory.embedder import warm
+
+            await asyncio.to_thread(warm)
 
     def start(self, *, reconcile_grace_s: float = 120.0) -> None:
         """Start background receipt delivery (and reconciliation of dead processes' decisions).

@@ -23,7 +23,7 @@ from gate.ledger import ConfirmationRow, DecisionRow, Ledger, ReceiptRow
 from gate.ledger.tables import closing_receipt
 from gate.log import event, warning
 from gate.outbox import Outbox
-from gate.policy import Policy, placeholders, render
+from gate.policy import Policy, placeholders, render, spoken
 from gate.policy_loader import LoadedPolicy
 from gate.rules import RuleResult, run_rules
 
@@ -238,7 +238,7 @@ def evidence_request(policy: Policy, args: dict[str, Any]) -> tuple[str, Evidenc
         return query, None, [], 5
     names = placeholders(ev.slot.value) if ev.slot and ev.slot.value else placeholders(ev.query)
     slot = EvidenceSlot(ev.slot.entity, ev.slot.attribute) if ev.slot else None
-    return render(ev.query, args), slot, [str(args[n]) for n in names if n in args], ev.top_k
+    return render(ev.query, args), slot, [str(spoken(args[n])) for n in names if n in args], ev.top_k
 
 
 def _evidence_record(evidence: ServiceDecision | None) -> dict[str, Any]:

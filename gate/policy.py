@@ -164,10 +164,11 @@ def render(template: str, args: dict[str, object]) -> str:
 
     Whole floats render without a fraction (``20.0`` says "20"), as a person would say them.
     """
-    return template.format_map({n: _spoken(args.get(n, "")) for n in placeholders(template)})
+    return template.format_map({n: spoken(args.get(n, "")) for n in placeholders(template)})
 
 
-def _spoken(value: object) -> object:
+def spoken(value: object) -> object:
+    """A value as a person says it: a whole float without its fraction (``20.0`` is "20")."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value

@@ -12,9 +12,10 @@ from typer.testing import CliRunner
 
 import gate
 from gate.cli import app
-from gate.demo import POLICIES as DEMO_POLICIES
 from gate.demo import run_demo
 from tests.conftest import POLICIES
+
+DEMO_POLICIES = Path(__file__).parent.parent / "policies"
 
 runner = CliRunner()
 
@@ -80,10 +81,10 @@ def test_show_tells_the_whole_story(db: str) -> None:
     assert d["caller"]["id"] == "alice" and d["arguments"] == {"amount": 40.0, "order_id": "A-1001"}
     assert d["policy"]["hash"].startswith("sha256:") and d["rule"] == "evidence"
     assert d["tool_call_id"].startswith("call_")
-    assert story["evidence"]["memories"][0]["content"] == "Please refund 40 on order A-1001"
+    assert "refund 40 on order A-1001" in story["evidence"]["memories"][0]["content"]
     assert story["confirmed_by"]["caller_words"] == "Yes, go ahead."
     receipt = story["receipt"]
-    assert receipt["status"] == "succeeded" and receipt["external_ref"] == "refund-A-1001"
+    assert receipt["status"] == "succeeded" and receipt["external_ref"].startswith("refund-A-1001-")
     assert receipt["delivery"]["attempts"] == 1 and receipt["delivery"]["policy_alignment"] == "aligned"
     code, output = cli("audit", "show", str(refund["id"]), "--database-url", db)
     assert code == 0 and "caller said 'Yes, go ahead.'" in output and "alignment=aligned" in output

@@ -25,6 +25,8 @@ def test_demo_runs_and_its_audit_checks_out(tmp_path: Path) -> None:
         ("issue_refund", "ask", "evidence"),
         ("issue_refund", "act", "evidence"),
     ]
+    assert "memory at the start of call 2 mentions Thursday: True" in result.output
+    assert "Friday was just taken by someone else, so I did not book it." in result.output
     receipts = {r.decision_id: r.status for r in ledger.receipts()}
     assert [receipts[d.id] for d in decisions].count("succeeded") == 2
     alignments = {r.policy_alignment for r in ledger.receipts() if r.service_decision_id}

@@ -7,8 +7,10 @@
   for that reply only. One look-up per caller message, even when the reply
   takes several tool steps. Past ``turn_budget_s`` the reply goes on with the
   previous block, or a one-line "memory unavailable" note; it never waits.
-- After each reply: the exchange is saved in the background, who said what
-  kept. Pending saves are flushed (bounded) when the agent leaves the session.
+- Saving, in the background, who said what kept: the caller's words as they
+  arrive (a gated tool in the same reply may need them as evidence; the reply
+  waits for that save only within the same budget), the agent's once it has
+  replied. Pending saves are flushed (bounded) when the agent leaves the session.
 - Session end: what was confirmed and done on the call is remembered.
 
 ``last_path`` tells which way the latest reply went (``fresh``, ``cached``,
@@ -91,7 +93,7 @@ class MemoryAgent(Agent):
         self._started_at: float | None = None
         self._block: str | None = None
         self._block_for: str | None = None
-        self._caller_said: list[str] = []
+        self._said: dict[str, asyncio.Task[Any]] = {}
         self._saves: set[asyncio.Task[Any]] = set()
         self._closed = False
 
@@ -137,8 +139,15 @@ class MemoryAgent(Agent):
             return self._block
         self.lookups += 1
         words = question.text_content or ""
+        started = time.monotonic()
         lookup = asyncio.ensure_future(self.memory.recall(words, top_k=self.top_k))
-        done, _ = await asyncio.wait({lookup}, timeout=self.turn_budget_s)
+        waiting: set[asyncio.Future[Any]] = {lookup}
+        saving = self._said.pop(question.id, None)
+        if saving is not None:
+            waiting.add(saving)  # within the same budget: the words on file before any tool acts
+        done, _ = await asyncio.wait(waiting, timeout=self.turn_budget_s)
+        if lookup in done and saving is not None and saving not in done:
+            await asyncio.wait({saving}, timeout=max(self.turn_budget_s - (time.monotonic() - started), 0))
         if lookup in done and lookup.exception() is None:
             block, self.last_path = render_block(lookup.result()), "fresh"
             self._block, self._block_for = block, question.id
@@ -167,15 +176,17 @@ class MemoryAgent(Agent):
             return
         text = (item.text_content or "").strip()
         if item.role == "user" and text:
-            self._caller_said.append(text)
+            # The caller's words are kept as they arrive: they are what a gated action
+            # in this very reply may need as evidence.
+            self._said[item.id] = self._spawn(self.memory.save_exchange(text, ""))
         elif item.role == "assistant" and text:
-            said, self._caller_said = " ".join(self._caller_said), []
-            self._spawn(self.memory.save_exchange(said, text))
+            self._spawn(self.memory.save_exchange("", text))
 
-    def _spawn(self, work: Any) -> None:
+    def _spawn(self, work: Any) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(self._guarded(work))
         self._saves.add(task)
         task.add_done_callback(self._saves.discard)
+        return task
 
     async def _guarded(self, work: Any) -> None:
         try:
@@ -203,9 +214,6 @@ class MemoryAgent(Agent):
         if self._closed:
             return
         self._closed = True
-        if self._caller_said:
-            self._spawn(self.memory.save_exchange(" ".join(self._caller_said), ""))
-            self._caller_said = []
         for fact in self._call_facts():
             self._spawn(self.memory.remember(fact, source="agent_inferred", confidence=0.9))
         if not await self.flush():

@@ -18,6 +18,11 @@ _model: Any = None
 _lock = threading.Lock()
 
 
+def warm() -> None:
+    """Load the model now (idempotent)."""
+    _load()
+
+
 def _load() -> Any:
     """The ONNX session, loaded once per process (about a second) and shared."""
     global _model

@@ -45,8 +45,14 @@ class LocalMemory:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             if caller_said.strip():
+                # Action-relevant, so a yes to the action it asked for can confirm it;
+                # below the trust bar, so it never acts by itself.
                 await self.db.factual.add(
-                    caller_said, source="user_stated", confidence=SAID_CONFIDENCE, user_id=caller_id
+                    caller_said,
+                    source="user_stated",
+                    confidence=SAID_CONFIDENCE,
+                    action_relevant=True,
+                    user_id=caller_id,
                 )
             if agent_said.strip():
                 await self.db.add(
