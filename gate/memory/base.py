@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -89,6 +88,3 @@ def render_block(recall: Recall, *, heading: str = BEGIN) -> str:
         return NOTHING_KNOWN
     return "\n".join([heading, *lines, END])
 
-
-def flatten(items: Sequence[Recalled]) -> list[str]:
-    return [i.text for i in items]

@@ -9,7 +9,6 @@ call. Close only the root client: space clients share its connection pool.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from geniffy import AsyncGeniffy, GeniffyError
@@ -89,6 +88,3 @@ def _error(exc: Exception) -> ServiceError:
     status = int(getattr(exc, "status", 0) or 502)
     return ServiceError(status, str(getattr(exc, "code", None) or type(exc).__name__), str(exc))
 
-
-def configured() -> bool:
-    return bool(os.environ.get("GENIFFY_API_KEY"))
