@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 import gate  # noqa: E402
 from gate.evidence import EvidenceSlot, ServiceDecision  # noqa: E402
+from gate.memory.local import LocalMemory  # noqa: E402
 
 DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
 TOPICS = ["dog", "garden", "boiler", "invoice", "parking", "gate code", "holiday", "neighbour"]
@@ -99,7 +100,14 @@ async def run_size(n: int, samples: int, stock_samples: int, others: int) -> dic
         return day
 
     timed = Timed(engine)
-    g = gate.Gate([book_visit], settings=settings, policies=settings.policies, ledger=ledger, backend=timed)
+    g = gate.Gate(
+        [book_visit],
+        settings=settings,
+        policies=settings.policies,
+        ledger=ledger,
+        backend=timed,
+        memory=LocalMemory(engine),
+    )
     caller = gate.Caller("alice", verified=True)
     loaded = g.policy_for(book_visit)
     total: list[float] = []
