@@ -114,7 +114,7 @@ class GateSession:
         """
         if ctx is not None:
             self._reached.add(ctx.function_call.call_id)
-        key = digest({"tool": tool.name, "args": json.loads(canonical_json(args))})
+        key = _dedupe_key(tool, args)
         if key in self._done:
             event("gate.dedupe", caller=self.caller.id, tool=tool.name, session_id=self.id)
             return self._done[key]
@@ -240,7 +240,7 @@ class GateSession:
             raise ToolError("That confirmation expired or was already used. Nothing was done.")
         event("gate.confirmation", confirmation_id=pending.id, caller=self.caller.id, status="confirmed")
         loaded = self.gate.policy_for(tool)
-        key = digest({"tool": tool.name, "args": json.loads(canonical_json(args))})
+        key = _dedupe_key(tool, args)
         if tool.state is not None:
             try:
                 now = await tool.read_state(self.caller, args)
@@ -350,6 +350,11 @@ class GateSession:
         """Wait for background records (e.g. of refused arguments) to be written."""
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+
+def _dedupe_key(tool: GatedTool, args: dict[str, Any]) -> str:
+    """The same tool with the same arguments: the first success answers again."""
+    return digest({"tool": tool.name, "args": json.loads(canonical_json(args))})
 
 
 def _summary(decision: Decision, external_ref: str | None) -> str:

@@ -87,4 +87,3 @@ def render_block(recall: Recall, *, heading: str = BEGIN) -> str:
     if not lines:
         return NOTHING_KNOWN
     return "\n".join([heading, *lines, END])
-

@@ -87,4 +87,3 @@ class GeniffyMemory:
 def _error(exc: Exception) -> ServiceError:
     status = int(getattr(exc, "status", 0) or 502)
     return ServiceError(status, str(getattr(exc, "code", None) or type(exc).__name__), str(exc))
-
