@@ -4,12 +4,11 @@ Names are imported on first use, so ``import gate`` and the ``gate`` command
 stay quick; LiveKit and the memory engine load only when something needs them.
 """
 
-from __future__ import annotations
+# Module-level names stay private: the namespace holds the public API only.
+import importlib as _importlib
+import typing as _typing
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from gate.affirm import classify_answer
     from gate.backends import DecisionBackend, ForgetResult, LocalEngine
     from gate.caller import Caller
@@ -103,11 +102,11 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'gate' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(_importlib.import_module(module), name)
     globals()[name] = value
     return value
 

@@ -124,34 +124,20 @@ class Pipeline:
         )
         outcome, deciding, trace = verdict.outcome, verdict.rule, verdict.trace
         state, evidence = verdict.state, verdict.evidence
-        state_version = None if state is None else str(state.version)
-        canonical_args = json.loads(canonical_json(args))
-        row = DecisionRow(
-            id=f"gd_{uuid.uuid4().hex}",
-            created_at=time.time(),
-            session_id=session_id,
-            caller_id=caller.id,
-            caller_json=canonical_json(caller.describe()),
-            tool=tool.name,
-            action_name=policy.action,
-            args_json=canonical_json(mask_arguments(canonical_args, policy.audit.mask)),
-            args_digest=digest(canonical_args),
-            action_digest=action_digest(
-                tool.name, caller, canonical_args, state_version, loaded.content_hash
-            ),
-            policy_name=loaded.name,
-            policy_hash=loaded.content_hash,
-            mode=policy.mode,
+        row = _decision_row(
+            tool.name,
+            loaded,
+            caller,
+            session_id,
+            args,
             outcome=outcome,
-            enforced_outcome="act" if policy.mode == "shadow" else outcome,
+            enforced="act" if policy.mode == "shadow" else outcome,
             rule=deciding,
-            trace_json=canonical_json([r.as_dict() for r in trace]),
-            evidence_json=canonical_json(_evidence_record(evidence)),
-            service_decision_id=evidence.decision_id if evidence and evidence.decision_id else None,
-            state_version=state_version,
+            trace=[r.as_dict() for r in trace],
+            evidence=evidence,
+            state_version=None if state is None else str(state.version),
             confirmation_id=attested.id if attested else None,
             call_id=call_id,
-            latency_ms=0.0,
         )
         row.latency_ms = round((time.perf_counter() - started) * 1000, 3)
         await asyncio.to_thread(self.ledger.record_decision, row)
@@ -166,6 +152,47 @@ class Pipeline:
             latency_ms=row.latency_ms,
         )
         return Decision(row, policy, args, state, evidence, trace)
+
+    async def record_rejected(
+        self,
+        *,
+        tool: GatedTool,
+        loaded: LoadedPolicy,
+        caller: Caller,
+        session_id: str,
+        args: dict[str, Any],
+        error: str,
+        call_id: str | None,
+    ) -> Decision:
+        """Record a call whose arguments LiveKit refused before the gate saw it (an abstain)."""
+        rule = "arguments.invalid"
+        row = _decision_row(
+            tool.name,
+            loaded,
+            caller,
+            session_id,
+            args,
+            outcome="abstain",
+            enforced="abstain",  # the tool cannot run on arguments that failed validation
+            rule=rule,
+            trace=[{"rule": rule, "outcome": "abstain", "detail": error[:1000]}],
+            evidence=None,
+            state_version=None,
+            confirmation_id=None,
+            call_id=call_id,
+        )
+        await asyncio.to_thread(self.ledger.record_decision, row)
+        detail = error.splitlines()[0][:300] if error else "invalid arguments"
+        event(
+            "gate.decision",
+            decision_id=row.id,
+            caller=caller.id,
+            tool=tool.name,
+            outcome="abstain",
+            rule=rule,
+            detail=detail,
+        )
+        return Decision(row, loaded.policy, args, None, None, [])
 
     async def _ask_service(self, policy: Policy, caller: Caller, args: dict[str, Any]) -> ServiceDecision:
         query, slot, match, top_k = evidence_request(policy, args)
@@ -223,6 +250,52 @@ class Pipeline:
             memory_ids_json=canonical_json(decision.pending_memory_ids),
             status="pending",
         )
+
+
+def _decision_row(
+    tool: str,
+    loaded: LoadedPolicy,
+    caller: Caller,
+    session_id: str,
+    args: dict[str, Any],
+    *,
+    outcome: str,
+    enforced: str,
+    rule: str,
+    trace: list[dict[str, str]],
+    evidence: ServiceDecision | None,
+    state_version: str | None,
+    confirmation_id: str | None,
+    call_id: str | None,
+) -> DecisionRow:
+    """The ledger row of one decision; masked arguments are stored only as digests."""
+    policy = loaded.policy
+    canonical_args = json.loads(canonical_json(args))
+    return DecisionRow(
+        id=f"gd_{uuid.uuid4().hex}",
+        created_at=time.time(),
+        session_id=session_id,
+        caller_id=caller.id,
+        caller_json=canonical_json(caller.describe()),
+        tool=tool,
+        action_name=policy.action,
+        args_json=canonical_json(mask_arguments(canonical_args, policy.audit.mask)),
+        args_digest=digest(canonical_args),
+        action_digest=action_digest(tool, caller, canonical_args, state_version, loaded.content_hash),
+        policy_name=loaded.name,
+        policy_hash=loaded.content_hash,
+        mode=policy.mode,
+        outcome=outcome,
+        enforced_outcome=enforced,
+        rule=rule,
+        trace_json=canonical_json(trace),
+        evidence_json=canonical_json(_evidence_record(evidence)),
+        service_decision_id=evidence.decision_id if evidence and evidence.decision_id else None,
+        state_version=state_version,
+        confirmation_id=confirmation_id,
+        call_id=call_id,
+        latency_ms=0.0,
+    )
 
 
 def evidence_request(policy: Policy, args: dict[str, Any]) -> tuple[str, EvidenceSlot | None, list[str], int]:

@@ -30,15 +30,6 @@ class LoadedPolicy:
     def name(self) -> str:
         return Path(self.path).stem
 
-    def line_of(self, field_path: str) -> int | None:
-        """The line a dotted field path starts on, or of its nearest parent."""
-        parts = tuple(p for p in field_path.split(".") if p)
-        while parts:
-            if parts in self._lines:
-                return self._lines[parts]
-            parts = parts[:-1]
-        return None
-
 
 def _line_map(node: yaml.Node, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], int]:
     lines: dict[tuple[str, ...], int] = {}

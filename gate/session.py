@@ -13,7 +13,6 @@ import contextlib
 import functools
 import inspect
 import json
-import time
 import uuid
 from typing import TYPE_CHECKING, Any, get_type_hints
 
@@ -23,10 +22,9 @@ from livekit.agents.voice.events import FunctionToolsExecutedEvent
 
 from gate.affirm import classify_answer
 from gate.caller import Caller
-from gate.canonical import canonical_json, digest, mask_arguments
+from gate.canonical import canonical_json, digest
 from gate.decorator import Action, Executed, GatedTool
 from gate.errors import StaleState
-from gate.ledger import DecisionRow
 from gate.log import event, warning
 from gate.pipeline import Decision, Pipeline, action_digest
 from gate.policy import render
@@ -307,43 +305,15 @@ class GateSession:
             args = parsed if isinstance(parsed, dict) else {"_raw": parsed}
         except ValueError:
             args = {"_raw": raw_arguments}
-        masked = mask_arguments(args, loaded.policy.audit.mask)
-        detail = error.splitlines()[0][:300] if error else "invalid arguments"
-        row = DecisionRow(
-            id=f"gd_{uuid.uuid4().hex}",
-            created_at=time.time(),
+        decision = await self._pipeline.record_rejected(
+            tool=tool,
+            loaded=loaded,
+            caller=self.caller,
             session_id=self.id,
-            caller_id=self.caller.id,
-            caller_json=canonical_json(self.caller.describe()),
-            tool=name,
-            action_name=loaded.policy.action,
-            args_json=canonical_json(masked),
-            args_digest=digest(args),
-            action_digest=digest({"tool": name, "caller": self.caller.id, "args": args}),
-            policy_name=loaded.name,
-            policy_hash=loaded.content_hash,
-            mode=loaded.policy.mode,
-            outcome="abstain",
-            enforced_outcome="abstain",
-            rule="arguments.invalid",
-            trace_json=canonical_json(
-                [{"rule": "arguments.invalid", "outcome": "abstain", "detail": error[:1000]}]
-            ),
-            evidence_json="{}",
+            args=args,
+            error=error,
             call_id=call_id,
-            latency_ms=0.0,
         )
-        await asyncio.to_thread(self.gate.ledger.record_decision, row)
-        event(
-            "gate.decision",
-            decision_id=row.id,
-            caller=self.caller.id,
-            tool=name,
-            outcome="abstain",
-            rule="arguments.invalid",
-            detail=detail,
-        )
-        decision = Decision(row, loaded.policy, args, None, None, [])
         await self._pipeline.close(decision, "skipped")
 
     async def flush(self) -> None:
