@@ -9,10 +9,10 @@ import importlib as _importlib
 import typing as _typing
 
 if _typing.TYPE_CHECKING:
-    from gate.affirm import classify_answer
     from gate.backends import DecisionBackend, ForgetResult, LocalEngine
     from gate.caller import Caller
     from gate.config import GateSettings
+    from gate.confirm.answer import classify_answer
     from gate.decorator import Action, Executed, GatedTool, State, gated_tool
     from gate.errors import (
         ConfigError,
@@ -29,8 +29,8 @@ if _typing.TYPE_CHECKING:
     from gate.gate import Gate
     from gate.ledger import ChainReport, Ledger
     from gate.memory.agent import CallerMemory, MemoryAgent
-    from gate.policy import Policy
-    from gate.policy_loader import load_policy_dir, parse_policy
+    from gate.policy.loader import load_policy_dir, parse_policy
+    from gate.policy.schema import Policy
     from gate.session import CONFIRM_TOOL, GateSession
 
 _WHERE = {
@@ -61,10 +61,10 @@ _WHERE = {
     "StaleState": "gate.errors",
     "State": "gate.decorator",
     "ToolDefinitionError": "gate.errors",
-    "classify_answer": "gate.affirm",
+    "classify_answer": "gate.confirm",
     "gated_tool": "gate.decorator",
-    "load_policy_dir": "gate.policy_loader",
-    "parse_policy": "gate.policy_loader",
+    "load_policy_dir": "gate.policy",
+    "parse_policy": "gate.policy",
 }
 
 __all__ = [

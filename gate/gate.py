@@ -23,7 +23,7 @@ from gate.memory.agent import CallerMemory
 from gate.memory.base import MemoryStore
 from gate.outbox import Outbox
 from gate.pipeline import Pipeline
-from gate.policy_loader import LoadedPolicy, check_references, load_policy_dir
+from gate.policy.loader import LoadedPolicy, check_references, load_policy_dir
 from gate.session import GateSession
 
 

@@ -23,9 +23,9 @@ from gate.ledger import ConfirmationRow, DecisionRow, Ledger, ReceiptRow
 from gate.ledger.tables import closing_receipt
 from gate.log import event, warning
 from gate.outbox import Outbox
-from gate.policy import Policy, placeholders, render, spoken
-from gate.policy_loader import LoadedPolicy
-from gate.rules import RuleResult, run_rules
+from gate.policy.loader import LoadedPolicy
+from gate.policy.rules import RuleResult, run_rules
+from gate.policy.schema import Policy, placeholders, render, spoken
 
 
 @dataclass

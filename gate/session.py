@@ -20,14 +20,14 @@ from livekit.agents import AgentSession, RunContext, function_tool
 from livekit.agents.llm import ChatContext, FunctionTool, Tool, ToolError, Toolset
 from livekit.agents.voice.events import FunctionToolsExecutedEvent
 
-from gate.affirm import classify_answer
 from gate.caller import Caller
 from gate.canonical import canonical_json, digest
+from gate.confirm.answer import classify_answer
 from gate.decorator import Action, Executed, GatedTool
 from gate.errors import StaleState
 from gate.log import event, warning
 from gate.pipeline import Decision, Pipeline, action_digest
-from gate.policy import render
+from gate.policy.schema import render
 
 if TYPE_CHECKING:
     from gate.gate import Gate

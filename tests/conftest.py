@@ -15,7 +15,7 @@ from pydantic import Field
 import gate
 from gate import Action, Caller, Executed, StaleState, State, gated_tool
 from gate.cloud.backend import CloudEngine
-from gate.cloud.double import CloudDouble
+from gate.testing.contextdb import CloudDouble
 
 POLICIES = Path(__file__).parent / "policies"
 

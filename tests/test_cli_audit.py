@@ -7,12 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from gate.cli.demo_run import run_demo
 from sqlalchemy import text
 from typer.testing import CliRunner
 
 import gate
 from gate.cli import app
-from gate.demo import run_demo
 from tests.conftest import POLICIES
 
 DEMO_POLICIES = Path(__file__).parent.parent / "policies"

@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 
 import gate
 from gate.cli import app
-from gate.cloud.double import CloudDouble
 from gate.outbox import Outbox
-from gate.testing import ScriptedLLM, call, say
+from gate.testing.contextdb import CloudDouble
+from gate.testing.llm import ScriptedLLM, call, say
 from tests.conftest import ALICE, POLICIES, Calendar, cloud_engine, make_tools
 
 

@@ -13,7 +13,7 @@ from livekit.agents import Agent, AgentSession
 import gate
 from gate.evidence import EvidenceSlot, ServiceDecision
 from gate.memory.local import LocalMemory
-from gate.testing import ScriptedLLM, call, say
+from gate.testing.llm import ScriptedLLM, call, say
 from tests.conftest import ALICE, POLICIES, Calendar, make_tools, receipts_by_decision
 
 

@@ -13,7 +13,7 @@ from structlog.testing import capture_logs
 
 import gate
 from gate import Caller
-from gate.testing import ScriptedLLM, call, say
+from gate.testing.llm import ScriptedLLM, call, say
 from tests.conftest import ALICE, Calendar, receipts_by_decision
 
 

@@ -21,7 +21,7 @@ import pytest
 import uvicorn
 
 import gate
-from gate.cloud.double import CloudDouble
+from gate.testing.contextdb import CloudDouble
 
 KILLS = 30
 WORKER = Path(__file__).parent / "kill" / "worker.py"

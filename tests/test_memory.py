@@ -15,12 +15,12 @@ from typer.testing import CliRunner
 import gate
 from gate import CallerMemory, MemoryAgent
 from gate.cli import app
-from gate.cloud.double import CloudDouble
 from gate.memory.base import NOTHING_KNOWN, UNAVAILABLE, MemoryStore, Recall
 from gate.memory.cloud import CloudMemory
 from gate.memory.geniffy import GeniffyMemory
-from gate.memory.geniffy_double import GeniffyDouble
-from gate.testing import ScriptedLLM, call, say
+from gate.testing.contextdb import CloudDouble
+from gate.testing.geniffy import GeniffyDouble
+from gate.testing.llm import ScriptedLLM, call, say
 from tests.conftest import ALICE, POLICIES, Calendar, cloud_engine, make_tools
 
 DATA = Path(__file__).parent / "data" / "recall.yaml"

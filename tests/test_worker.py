@@ -12,7 +12,7 @@ import pytest
 
 import gate
 import worker
-from gate.testing import ScriptedLLM, call, say
+from gate.testing.llm import ScriptedLLM, call, say
 from tools import Business, use_business
 
 ROOT = Path(__file__).parent.parent

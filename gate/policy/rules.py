@@ -18,7 +18,7 @@ from typing import Any
 from gate.caller import Caller
 from gate.decorator import State
 from gate.evidence import ServiceDecision
-from gate.policy import RESTRICTIVENESS, Policy
+from gate.policy.schema import RESTRICTIVENESS, Policy
 
 
 @dataclass(frozen=True)

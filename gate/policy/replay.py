@@ -22,8 +22,8 @@ from gate.caller import Caller
 from gate.decorator import State
 from gate.evidence import EvidenceMemory, ServiceDecision
 from gate.ledger import DecisionRow, Ledger
-from gate.policy_loader import LoadedPolicy
-from gate.rules import EvidenceNotRecorded, run_rules
+from gate.policy.loader import LoadedPolicy
+from gate.policy.rules import EvidenceNotRecorded, run_rules
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from gate.caller import Caller
 from gate.evidence import ServiceDecision
 from gate.ledger import Ledger
 from gate.pipeline import evidence_request
-from gate.policy import Policy
-from gate.rules import Verdict, run_rules
+from gate.policy.rules import Verdict, run_rules
+from gate.policy.schema import Policy
 
 
 async def dry_run(

@@ -33,9 +33,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from gate.backends.local import LocalEngine
 from gate.caller import Caller
 from gate.errors import PolicyError, PolicyIssue
-from gate.explain import dry_run
 from gate.ledger import Ledger
-from gate.policy_loader import LoadedPolicy, load_yaml_model
+from gate.policy.explain import dry_run
+from gate.policy.loader import LoadedPolicy, load_yaml_model
 
 
 class _Strict(BaseModel):

@@ -31,7 +31,7 @@ from gate.config import GateSettings
 from gate.errors import ConfigError
 from gate.gate import Gate
 from gate.session import CONFIRM_TOOL
-from gate.testing import ScriptedLLM, call, say
+from gate.testing.llm import ScriptedLLM, call, say
 
 ALICE = Caller("alice", verified=True, roles=frozenset({"customer"}))
 

@@ -12,7 +12,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from gate.errors import PolicyError, PolicyIssue
-from gate.policy import Policy, placeholders
+from gate.policy.schema import Policy, placeholders
 
 M = TypeVar("M", bound=BaseModel)
 
