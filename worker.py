@@ -1,7 +1,13 @@
 """The LiveKit worker: a home-services voice agent whose consequential tools go through gate.
 
-    python worker.py console --text   # a typed console (needs a model key; see README)
+    python worker.py console --text   # a typed console (a model key and Debian's libportaudio2)
     python worker.py start            # production (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET)
+
+A start-up problem (a missing key or library, a bad setting) is one line on
+stderr and exit 2. Logs: LiveKit and the other dependencies at WARNING
+(``LIVEKIT_LOG_LEVEL`` changes that), gate's own events at INFO (WARNING in
+the console, where they would interleave with the conversation;
+``GATE_LOG_LEVEL`` changes that).
 
 The caller comes from the participant's identity and the token attributes the
 host application set after its own sign-in (``gate.verified``, ``gate.roles``),
@@ -19,9 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from livekit.agents import AgentServer, AgentSession, JobContext, cli
+from livekit.agents.worker import ServerEnvOption
 
 import gate
 from gate import Caller, MemoryAgent
+from gate.errors import describe
+from gate.log import level_from_env
 from tools import TOOLS
 
 ROOT = Path(__file__).resolve().parent
@@ -92,17 +101,18 @@ def process_gate() -> gate.Gate:
 
 
 def build_call(
-    g: gate.Gate, caller: Caller, session: AgentSession[Any]
+    g: gate.Gate, caller: Caller, session: AgentSession[Any], *, session_id: str | None = None
 ) -> tuple[MemoryAgent, gate.GateSession]:
     """The agent for one call: caller memory, the gated tools and confirm_action, bound to the caller."""
-    bound = g.bind(caller, session)
+    bound = g.bind(caller, session, session_id=session_id)
     agent = MemoryAgent(
         instructions=INSTRUCTIONS, memory=g.memory_for(caller), gate_session=bound, tools=bound.tools
     )
     return agent, bound
 
 
-server = AgentServer()
+# Dependencies log at WARNING unless LIVEKIT_LOG_LEVEL says otherwise: no DEBUG flood in the console.
+server = AgentServer(log_level=ServerEnvOption(dev_default="WARN", prod_default="WARN"))
 
 
 @server.rtc_session()
@@ -134,26 +144,56 @@ async def run_call(ctx: Any, **models: Any) -> tuple[AgentSession[Any], MemoryAg
     return session, agent
 
 
+def _mode(argv: list[str]) -> str:
+    return argv[1] if len(argv) > 1 else ""
+
+
 def _preflight(argv: list[str]) -> str | None:
-    """One clear line for a setting that is missing, instead of a traceback later."""
-    mode = argv[1] if len(argv) > 1 else ""
+    """One clear line for a setting or library that is missing, instead of a traceback later."""
+    mode = _mode(argv)
     if mode in ("start", "dev", "connect"):
         missing = [
             v for v in ("LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET") if not os.environ.get(v)
         ]
         if missing:
             return f"worker.py {mode}: set {', '.join(missing)} (your LiveKit Cloud project or server)"
-    if mode in ("start", "dev", "connect", "console"):
-        try:
+    try:
+        gate_level(mode)
+        if mode in ("start", "dev", "connect", "console"):
             model_options()
-        except gate.ConfigError as exc:
-            return f"worker.py {mode}: {exc}"
+            gate.GateSettings()
+        if mode == "console":
+            # The console opens the sound devices even with --text: it needs PortAudio.
+            import sounddevice  # noqa: F401
+    except (gate.ConfigError, OSError, ImportError) as exc:
+        return f"worker.py {mode}: {describe(exc)}"
     return None
 
 
-if __name__ == "__main__":
-    problem = _preflight(sys.argv)
+def gate_level(mode: str) -> int:
+    """gate's log level: ``GATE_LOG_LEVEL``, else INFO (WARNING in the console).
+
+    Raises:
+        gate.ConfigError: ``GATE_LOG_LEVEL`` is not a level name.
+    """
+    return level_from_env("WARNING" if mode == "console" else "INFO")
+
+
+def main(argv: list[str]) -> int:
+    """Run the LiveKit worker; every start-up failure is one line on stderr and exit 2."""
+    problem = _preflight(argv)
     if problem:
         print(problem, file=sys.stderr)
-        sys.exit(2)
-    cli.run_app(server)
+        return 2
+    mode = _mode(argv)
+    logging.getLogger("gate").setLevel(gate_level(mode))
+    try:
+        cli.run_app(server)
+    except Exception as exc:
+        print(f"worker.py {mode}: {describe(exc)}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,8 +1,27 @@
 """Reading the audit ledger: filtered lists, one decision's story, export, statistics.
 
-Everything here reads; nothing writes. Queries go to the database with the
-filters applied there, newest first, so the first page of a large ledger
-comes back without scanning it.
+Everything here reads; nothing writes, so it all works on a ledger opened
+read-only. Lists page by key (newest first, a cursor naming the last
+decision seen), never by offset, so any page of a large ledger costs the
+same; export walks the chain a page at a time in constant memory.
+
+Status words, as the ledger and every command use them:
+
+- decision outcome: ``act`` (the action may run), ``ask`` (the caller must
+  confirm first), ``abstain`` (refused). ``shadow`` mode records the
+  outcome but runs the tool as before.
+- receipt status: ``succeeded``, ``failed`` (with an error code, e.g.
+  ``outcome_unknown`` when a crashed call could not be reconciled),
+  ``skipped`` (not executed).
+- delivery to the decision service: ``local`` (the service holds no
+  decision for it, so there is nothing to deliver), ``pending`` (not
+  acknowledged yet; the next drain tries again), ``delivered``
+  (acknowledged), ``conflict`` (the service holds a different receipt for
+  the decision), ``rejected`` (the service refused the receipt for good).
+- policy alignment, the service's verdict on a delivered receipt:
+  ``aligned``, or ``violated`` (executed after ask or abstain).
+- confirmation: ``pending``, ``confirmed``, ``declined``, ``expired``,
+  ``superseded`` (a newer question replaced it).
 """
 
 from __future__ import annotations
@@ -15,20 +34,40 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, func, select
-from sqlmodel import Session
+from sqlalchemy import Table, and_, exists, func, or_, select
 
-from gate.ledger import ConfirmationRow, DecisionRow, Ledger, ReceiptRow
+from gate.ledger import ConfirmationRow, DecisionRow, DeliveryRow, Ledger, ReceiptRow
+from gate.ledger.chain import FORMATS, RecordDigest
 from gate.ledger.tables import ChainRow
 
 _D: Table = DecisionRow.__table__  # type: ignore[attr-defined]
 _R: Table = ReceiptRow.__table__  # type: ignore[attr-defined]
 _CF: Table = ConfirmationRow.__table__  # type: ignore[attr-defined]
 _CH: Table = ChainRow.__table__  # type: ignore[attr-defined]
+_V: Table = DeliveryRow.__table__  # type: ignore[attr-defined]
 _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)(s|m|h|d)$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 OUTCOMES = ("act", "ask", "abstain")
 STATUSES = ("succeeded", "failed", "skipped")
+DELIVERY_STATES = ("local", "pending", "delivered", "conflict", "rejected")
+ALIGNMENTS = ("aligned", "violated")
+STATUS_WORDS: dict[str, str] = {
+    "act": "decision: the action may run",
+    "ask": "decision: the caller must confirm first",
+    "abstain": "decision: refused",
+    "shadow": "policy mode: the decision is recorded, the tool runs as before",
+    "succeeded": "receipt: the action ran",
+    "failed": "receipt: the action was tried and failed (error code says why)",
+    "skipped": "receipt: not executed",
+    "local": "delivery: the decision service holds no decision for it; nothing to deliver",
+    "pending": "delivery: not acknowledged yet; the next `gate receipts drain` tries again",
+    "delivered": "delivery: acknowledged by the decision service",
+    "conflict": "delivery: the service holds a different receipt for this decision",
+    "rejected": "delivery: the service refused the receipt for good (e.g. 400, 404)",
+    "aligned": "alignment: what ran matches the service's decision",
+    "violated": "alignment: executed after the service said ask or abstain",
+}
+MAX_PAGE = 1000
 
 
 def parse_time(text: str, *, now: float) -> float:
@@ -56,9 +95,30 @@ def iso(ts: float | None) -> str | None:
     return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def _latest_delivery(column: Any) -> Any:
+    v = _V.c
+    return (
+        select(column).where(v.receipt_id == _R.c.id).order_by(v.chain_seq.desc()).limit(1).scalar_subquery()
+    )
+
+
+def _acknowledged(column: Any) -> Any:
+    v = _V.c
+    return (
+        select(column)
+        .where(v.receipt_id == _R.c.id, v.state == "delivered")
+        .order_by(v.chain_seq)
+        .limit(1)
+        .scalar_subquery()
+    )
+
+
 @dataclass(frozen=True)
 class AuditFilter:
-    """Which decisions to read. Every field narrows; None means any."""
+    """Which decisions to read. Every field narrows; None means any.
+
+    Raises ValueError (naming the allowed values) for an unknown outcome or status.
+    """
 
     caller: str | None = None
     tool: str | None = None
@@ -76,7 +136,7 @@ class AuditFilter:
             raise ValueError(f"status must be one of {', '.join(STATUSES)}, got {self.status!r}")
 
     def apply(self, query: Any) -> Any:
-        d, r = _D.c, _R.c
+        d, r, v = _D.c, _R.c, _V.c
         if self.caller is not None:
             query = query.where(d.caller_id == self.caller)
         if self.tool is not None:
@@ -90,17 +150,42 @@ class AuditFilter:
         if self.status is not None:
             query = query.where(r.status == self.status)
         if self.violations:
-            query = query.where(r.policy_alignment == "violated")
+            query = query.where(exists().where(v.receipt_id == r.id, v.policy_alignment == "violated"))
         if self.undelivered:
-            query = query.where(r.service_decision_id.is_not(None), r.delivered_at.is_(None))
+            acked = exists().where(v.receipt_id == r.id, v.state == "delivered")
+            query = query.where(r.service_decision_id.is_not(None), ~acked)
         return query
 
+    def as_query(self) -> dict[str, str]:
+        """The filter as URL query parameters (what the web viewer links with)."""
+        found: dict[str, str] = {}
+        for name in ("caller", "tool", "outcome", "status"):
+            value = getattr(self, name)
+            if value is not None:
+                found[name] = str(value)
+        if self.violations:
+            found["violations"] = "1"
+        if self.undelivered:
+            found["undelivered"] = "1"
+        return found
 
-def list_decisions(
-    ledger: Ledger, where: AuditFilter, *, limit: int = 20, page: int = 1
-) -> list[dict[str, Any]]:
-    """One page of decisions with their receipts, newest first."""
+
+@dataclass(frozen=True)
+class Page:
+    """One page of decisions; ``next_after`` is the cursor of the next page (None on the last)."""
+
+    rows: list[dict[str, Any]]
+    next_after: str | None
+
+
+def list_decisions(ledger: Ledger, where: AuditFilter, *, limit: int = 20, after: str | None = None) -> Page:
+    """One page of decisions with their receipts, newest first, after the decision ``after``.
+
+    Raises:
+        LookupError: ``after`` names no decision in the ledger.
+    """
     d, r = _D.c, _R.c
+    limit = max(1, min(limit, MAX_PAGE))
     query = (
         select(
             d.id,
@@ -115,18 +200,24 @@ def list_decisions(
             d.latency_ms,
             r.status,
             r.error_code,
-            r.policy_alignment,
-            r.delivered_at,
             r.service_decision_id,
+            _latest_delivery(_V.c.state).label("delivery"),
+            _acknowledged(_V.c.policy_alignment).label("alignment"),
         )
         .select_from(_D.outerjoin(_R, r.decision_id == d.id))
         .order_by(d.created_at.desc(), d.id.desc())
-        .limit(limit)
-        .offset((page - 1) * limit)
+        .limit(limit + 1)
     )
-    with Session(ledger.engine) as session:
-        rows = session.execute(where.apply(query)).all()
-    return [
+    with ledger.engine.connect() as conn:
+        if after is not None:
+            at = conn.execute(select(d.created_at).where(d.id == after)).scalar()
+            if at is None:
+                raise LookupError(f"no decision {after!r} to page after")
+            query = query.where(or_(d.created_at < at, and_(d.created_at == at, d.id < after)))
+        rows = conn.execute(where.apply(query)).all()
+    more = len(rows) > limit
+    rows = rows[:limit]
+    listed = [
         {
             "id": row.id,
             "time": iso(row.created_at),
@@ -140,178 +231,320 @@ def list_decisions(
             "latency_ms": row.latency_ms,
             "receipt": row.status,
             "error_code": row.error_code,
-            "alignment": row.policy_alignment,
-            "delivered": None if row.service_decision_id is None else row.delivered_at is not None,
+            "delivery": _delivery_word(row.status, row.service_decision_id, row.delivery),
+            "alignment": row.alignment,
         }
         for row in rows
     ]
+    return Page(listed, listed[-1]["id"] if more and listed else None)
+
+
+def _delivery_word(status: str | None, service_decision_id: str | None, latest: str | None) -> str | None:
+    if status is None:
+        return None
+    if latest is not None:
+        return latest
+    return "pending" if service_decision_id else "local"
 
 
 def story(ledger: Ledger, decision_id: str) -> dict[str, Any] | None:
-    """Everything about one decision, from the request to the receipt's delivery."""
-    with Session(ledger.engine) as session:
-        decision = session.get(DecisionRow, decision_id)
+    """Everything about one decision, from the request to the receipt's delivery, with its chain entries."""
+    with ledger.engine.connect() as conn:
+        decision = conn.execute(select(_D).where(_D.c.id == decision_id)).first()
         if decision is None:
             return None
-        receipt = session.execute(select(ReceiptRow).where(_R.c.decision_id == decision_id)).scalar()
-        asked = (
-            session.execute(select(ConfirmationRow).where(_CF.c.decision_id == decision_id)).scalars().all()
-        )
+        d = decision._mapping
+        receipt = conn.execute(select(_R).where(_R.c.decision_id == decision_id)).first()
+        asked = conn.execute(
+            select(_CF).where(_CF.c.decision_id == decision_id).order_by(_CF.c.created_at)
+        ).all()
         attested = (
-            session.get(ConfirmationRow, decision.confirmation_id) if decision.confirmation_id else None
+            conn.execute(select(_CF).where(_CF.c.id == d["confirmation_id"])).first()
+            if d["confirmation_id"]
+            else None
         )
+        deliveries = (
+            conn.execute(
+                select(_V).where(_V.c.receipt_id == receipt._mapping["id"]).order_by(_V.c.chain_seq)
+            ).all()
+            if receipt is not None
+            else []
+        )
+        ref_ids = [decision_id] + ([receipt._mapping["id"]] if receipt is not None else [])
+        ref_ids += [c._mapping["id"] for c in asked] + [v._mapping["id"] for v in deliveries]
+        entries = conn.execute(
+            select(_CH.c.seq, _CH.c.at, _CH.c.kind, _CH.c.ref_id, _CH.c.hash, _CH.c.prev_hash)
+            .where(_CH.c.ref_id.in_(ref_ids))
+            .order_by(_CH.c.seq)
+        ).all()
+    chain = [
+        {
+            "seq": e.seq,
+            "time": iso(e.at),
+            "kind": e.kind,
+            "ref_id": e.ref_id,
+            "hash": e.hash,
+            "prev_hash": e.prev_hash,
+        }
+        for e in entries
+    ]
+    evidence = json.loads(d["evidence_json"]) or None
+    trace = json.loads(d["trace_json"])
+    said = {t.get("rule"): str(t.get("detail") or "") for t in trace if isinstance(t, dict)}
+    heard = said.get("confirmation.heard")
+    answer = said.get("confirmation.answer")
+    receipt_story = None
+    if receipt is not None:
+        rm = receipt._mapping
+        history = [_delivery(v._mapping) for v in deliveries]
+        acked = next((h for h in history if h["state"] == "delivered"), None)
+        receipt_story = {
+            "id": rm["id"],
+            "status": rm["status"],
+            "idempotency_key": rm["idempotency_key"],
+            "external_ref": rm["external_ref"],
+            "error_code": rm["error_code"],
+            "time": iso(rm["created_at"]),
+            "service_decision_id": rm["service_decision_id"],
+            "chain_seq": rm["chain_seq"],
+            "delivery_state": history[-1]["state"]
+            if history
+            else ("pending" if rm["service_decision_id"] else "local"),
+            "policy_alignment": acked["policy_alignment"] if acked else None,
+            "delivery": history,
+        }
     return {
         "decision": {
-            "id": decision.id,
-            "time": iso(decision.created_at),
-            "session": decision.session_id,
-            "tool_call_id": decision.call_id,
-            "caller": json.loads(decision.caller_json),
-            "tool": decision.tool,
-            "action": decision.action_name,
-            "arguments": json.loads(decision.args_json),
-            "arguments_digest": decision.args_digest,
-            "action_digest": decision.action_digest,
-            "policy": {"name": decision.policy_name, "hash": decision.policy_hash, "mode": decision.mode},
-            "outcome": decision.outcome,
-            "enforced": decision.enforced_outcome,
-            "rule": decision.rule,
-            "trace": json.loads(decision.trace_json),
-            "state_version": decision.state_version,
-            "latency_ms": decision.latency_ms,
+            "id": d["id"],
+            "time": iso(d["created_at"]),
+            "session": d["session_id"],
+            "tool_call_id": d["call_id"],
+            "caller": json.loads(d["caller_json"]),
+            "tool": d["tool"],
+            "action": d["action_name"],
+            "arguments": json.loads(d["args_json"]),
+            "arguments_digest": d["args_digest"],
+            "action_digest": d["action_digest"],
+            "policy": {"name": d["policy_name"], "hash": d["policy_hash"], "mode": d["mode"]},
+            "outcome": d["outcome"],
+            "enforced": d["enforced_outcome"],
+            "rule": d["rule"],
+            "trace": trace,
+            "state_version": d["state_version"],
+            "latency_ms": d["latency_ms"],
+            "chain_seq": d["chain_seq"],
         },
-        "evidence": json.loads(decision.evidence_json) or None,
-        "confirmation_asked": [_confirmation(c) for c in asked],
-        "confirmed_by": _confirmation(attested) if attested else None,
-        "receipt": _receipt(receipt) if receipt else None,
-    }
-
-
-def _confirmation(row: ConfirmationRow) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "status": row.status,
-        "asked_at": iso(row.created_at),
-        "expires_at": iso(row.expires_at),
-        "state_version": row.state_version,
-        "action_digest": row.action_digest,
-        "memories": json.loads(row.memory_ids_json),
-        "caller_words": row.words,
-        "answered_at": iso(row.answered_at),
-        "answer_message_id": row.answer_message_id,
-        "session": row.session_id,
-    }
-
-
-def _receipt(row: ReceiptRow) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "status": row.status,
-        "idempotency_key": row.idempotency_key,
-        "external_ref": row.external_ref,
-        "error_code": row.error_code,
-        "time": iso(row.created_at),
-        "delivery": {
-            "service_decision_id": row.service_decision_id,
-            "attempts": row.attempts,
-            "delivered_at": iso(row.delivered_at),
-            "last_error": row.last_error,
-            "policy_alignment": row.policy_alignment,
-            "service_receipt_id": row.service_receipt_id,
+        "evidence": evidence,
+        "confirmation_asked": [_confirmation(c._mapping) for c in asked],
+        "confirmed_by": _confirmation(attested._mapping) if attested is not None else None,
+        "conversation": {
+            "question": heard.removeprefix("agent: ") if heard else None,
+            "answer": answer.removeprefix("caller: ") if answer else None,
         },
+        "receipt": receipt_story,
+        "chain": chain,
     }
 
 
-def export_events(ledger: Ledger, *, since: float | None = None) -> Iterator[dict[str, Any]]:
-    """One object per recorded event in chain order, with OpenTelemetry GenAI names where they fit."""
-    with Session(ledger.engine) as session:
-        decisions: dict[str, DecisionRow] = {}
-        c = _CH.c
-        query = select(c.seq, c.kind, c.ref_id, c.at, c.hash).order_by(c.seq)
-        if since is not None:
-            query = query.where(c.at >= since)
-        for seq, kind, ref_id, at, hashed in session.execute(query.execution_options(yield_per=2000)):
-            base = {"time": iso(at), "gate.chain.seq": seq, "gate.chain.hash": hashed}
-            if kind == "decision":
-                d = session.get(DecisionRow, ref_id)
-                if d is None:
-                    continue
-                decisions[d.id] = d
-                yield {**base, **_decision_event(d)}
-            elif kind == "receipt":
-                r = session.get(ReceiptRow, ref_id)
-                if r is None:
-                    continue
-                d = decisions.get(r.decision_id) or session.get(DecisionRow, r.decision_id)
-                yield {**base, **_receipt_event(r, d)}
-            elif kind == "confirmation":
-                conf = session.get(ConfirmationRow, ref_id)
-                if conf is None:
-                    continue
-                yield {
-                    **base,
-                    "event.name": "gate.confirmation",
-                    "gate.confirmation.id": conf.id,
-                    "gate.confirmation.status": conf.status,
-                    "gate.decision.id": conf.decision_id,
-                    "gen_ai.tool.name": conf.tool,
-                    "enduser.id": conf.caller_id,
-                    "session.id": conf.session_id,
-                    "gate.confirmation.words": conf.words,
-                }
-            session.expunge_all()
+def _confirmation(row: Any) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "status": row["status"],
+        "asked_at": iso(row["created_at"]),
+        "expires_at": iso(row["expires_at"]),
+        "state_version": row["state_version"],
+        "action_digest": row["action_digest"],
+        "memories": json.loads(row["memory_ids_json"]),
+        "caller_words": row["words"],
+        "answered_at": iso(row["answered_at"]),
+        "answer_message_id": row["answer_message_id"],
+        "session": row["session_id"],
+    }
 
 
-def _decision_event(d: DecisionRow) -> dict[str, Any]:
+def _delivery(row: Any) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "attempt": row["attempt"],
+        "time": iso(row["at"]),
+        "state": row["state"],
+        "service_decision_id": row["service_decision_id"],
+        "error": row["error"],
+        "policy_alignment": row["policy_alignment"],
+        "service_receipt_id": row["service_receipt_id"],
+        "chain_seq": row["chain_seq"],
+    }
+
+
+# -- export ---------------------------------------------------------------------------
+
+_EXPORT_PAGE = 2000
+_PENDING_DIGEST = RecordDigest(_CF, FORMATS["confirmation"][1])
+
+
+@dataclass(frozen=True)
+class MissingRecord:
+    """A chain entry whose record is not in the ledger (deleted, or never written)."""
+
+    seq: int
+    kind: str
+    ref_id: str
+
+    def __str__(self) -> str:
+        return f"entry {self.seq} ({self.ref_id}): the {self.kind.split('.')[0]} it records is missing"
+
+
+def _export_query() -> Any:
+    c = _CH.c
+    d, cf, r, v = _D.alias("d"), _CF.alias("cf"), _R.alias("r"), _V.alias("v")
+    rd = _D.alias("rd")  # the decision a receipt closes
+    cols: list[Any] = [c.seq, c.at, c.kind, c.ref_id, c.digest, c.hash]
+    cols += [col.label(f"d_{col.name}") for col in d.c]
+    cols += [col.label(f"cf_{col.name}") for col in cf.c]
+    cols += [col.label(f"r_{col.name}") for col in r.c]
+    cols += [rd.c.tool.label("rd_tool"), rd.c.call_id.label("rd_call_id")]
+    cols += [col.label(f"v_{col.name}") for col in v.c]
+    joined = (
+        _CH.outerjoin(d, and_(c.kind == "decision", d.c.id == c.ref_id))
+        .outerjoin(cf, and_(c.kind == "confirmation", cf.c.id == c.ref_id))
+        .outerjoin(r, and_(c.kind.in_(("receipt", "receipt.2")), r.c.id == c.ref_id))
+        .outerjoin(rd, rd.c.id == r.c.decision_id)
+        .outerjoin(v, and_(c.kind == "delivery", v.c.id == c.ref_id))
+    )
+    return select(*cols).select_from(joined).order_by(c.seq)
+
+
+def export_events(ledger: Ledger, *, since: float | None = None) -> Iterator[dict[str, Any] | MissingRecord]:
+    """One object per chain entry in chain order, each with the state as of that entry.
+
+    Reads the chain a page at a time by key (one query per page, every record
+    joined in), so memory stays flat however large the ledger. A
+    confirmation's first entry is shown as it was asked (pending), not as it
+    was later answered. An entry whose record is missing yields a
+    :class:`MissingRecord` instead of an event. OpenTelemetry GenAI names are
+    used where they fit.
+    """
+    base_query = _export_query()
+    if since is not None:
+        base_query = base_query.where(_CH.c.at >= since)
+    last = 0
+    with ledger.engine.connect() as conn:
+        while True:
+            rows = conn.execute(base_query.where(_CH.c.seq > last).limit(_EXPORT_PAGE)).all()
+            for row in rows:
+                yield _event(row._mapping)
+            if len(rows) < _EXPORT_PAGE:
+                return
+            last = rows[-1].seq
+
+
+def _event(m: Any) -> dict[str, Any] | MissingRecord:
+    kind = m["kind"]
+    base = {"time": iso(m["at"]), "gate.chain.seq": m["seq"], "gate.chain.hash": m["hash"]}
+    if kind == "decision":
+        if m["d_id"] is None:
+            return MissingRecord(m["seq"], kind, m["ref_id"])
+        return {**base, **_decision_event(m)}
+    if kind == "confirmation":
+        if m["cf_id"] is None:
+            return MissingRecord(m["seq"], kind, m["ref_id"])
+        return {**base, **_confirmation_event(m)}
+    if kind in ("receipt", "receipt.2"):
+        if m["r_id"] is None:
+            return MissingRecord(m["seq"], kind, m["ref_id"])
+        return {**base, **_receipt_event(m)}
+    if kind == "delivery":
+        if m["v_id"] is None:
+            return MissingRecord(m["seq"], kind, m["ref_id"])
+        return {**base, **_delivery_event(m)}
+    return MissingRecord(m["seq"], kind, m["ref_id"])
+
+
+def _decision_event(m: Any) -> dict[str, Any]:
     return {
         "event.name": "gate.decision",
         "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.name": d.tool,
+        "gen_ai.tool.name": m["d_tool"],
         "gen_ai.tool.type": "function",
-        "gen_ai.tool.call.id": d.call_id,
-        "gen_ai.conversation.id": d.session_id,
-        "session.id": d.session_id,
-        "enduser.id": d.caller_id,
-        "gate.decision.id": d.id,
-        "gate.action.name": d.action_name,
-        "gate.arguments": json.loads(d.args_json),
-        "gate.arguments.digest": d.args_digest,
-        "gate.policy.name": d.policy_name,
-        "gate.policy.hash": d.policy_hash,
-        "gate.policy.mode": d.mode,
-        "gate.outcome": d.outcome,
-        "gate.rule": d.rule,
-        "gate.state.version": d.state_version,
-        "gate.latency_ms": d.latency_ms,
+        "gen_ai.tool.call.id": m["d_call_id"],
+        "gen_ai.conversation.id": m["d_session_id"],
+        "session.id": m["d_session_id"],
+        "enduser.id": m["d_caller_id"],
+        "gate.decision.id": m["d_id"],
+        "gate.action.name": m["d_action_name"],
+        "gate.arguments": json.loads(m["d_args_json"]),
+        "gate.arguments.digest": m["d_args_digest"],
+        "gate.policy.name": m["d_policy_name"],
+        "gate.policy.hash": m["d_policy_hash"],
+        "gate.policy.mode": m["d_mode"],
+        "gate.outcome": m["d_outcome"],
+        "gate.outcome.enforced": m["d_enforced_outcome"],
+        "gate.rule": m["d_rule"],
+        "gate.state.version": m["d_state_version"],
+        "gate.latency_ms": m["d_latency_ms"],
     }
 
 
-def _receipt_event(r: ReceiptRow, d: DecisionRow | None) -> dict[str, Any]:
+def _confirmation_event(m: Any) -> dict[str, Any]:
+    values = {name: m[f"cf_{name}"] for name in FORMATS["confirmation"][1]}
+    if m["seq"] != m["cf_chain_seq"]:
+        # An earlier entry of a confirmation that was answered (or superseded) later:
+        # it recorded the question as asked. Rebuilt, and checked against its digest.
+        asked = {**values, "status": "pending", "words": None, "answered_at": None, "answer_message_id": None}
+        values = asked if _PENDING_DIGEST.of_mapping(asked) == m["digest"] else {**values, "status": None}
+    return {
+        "event.name": "gate.confirmation",
+        "gate.confirmation.id": values["id"],
+        "gate.confirmation.status": values["status"],
+        "gate.decision.id": values["decision_id"],
+        "gen_ai.tool.name": values["tool"],
+        "enduser.id": values["caller_id"],
+        "session.id": values["session_id"],
+        "gate.confirmation.words": values["words"],
+        "gate.confirmation.answered_at": iso(values["answered_at"]),
+    }
+
+
+def _receipt_event(m: Any) -> dict[str, Any]:
     return {
         "event.name": "gate.receipt",
         "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.name": d.tool if d else None,
-        "gen_ai.tool.call.id": d.call_id if d else None,
-        "enduser.id": r.caller_id,
-        "gate.decision.id": r.decision_id,
-        "gate.receipt.id": r.id,
-        "gate.receipt.status": r.status,
-        "gate.receipt.external_ref": r.external_ref,
-        "error.type": r.error_code,
-        "gate.receipt.delivered": r.delivered_at is not None,
-        "gate.receipt.policy_alignment": r.policy_alignment,
+        "gen_ai.tool.name": m["rd_tool"],
+        "gen_ai.tool.call.id": m["rd_call_id"],
+        "enduser.id": m["r_caller_id"],
+        "gate.decision.id": m["r_decision_id"],
+        "gate.receipt.id": m["r_id"],
+        "gate.receipt.status": m["r_status"],
+        "gate.receipt.external_ref": m["r_external_ref"],
+        "error.type": m["r_error_code"],
     }
 
 
-def stats(ledger: Ledger, where: AuditFilter) -> dict[str, Any]:
-    """Counts by tool and outcome, by receipt status, and decision latency p50/p95."""
+def _delivery_event(m: Any) -> dict[str, Any]:
+    return {
+        "event.name": "gate.delivery",
+        "gate.receipt.id": m["v_receipt_id"],
+        "gate.delivery.attempt": m["v_attempt"],
+        "gate.delivery.state": m["v_state"],
+        "gate.delivery.error": m["v_error"],
+        "gate.service.decision.id": m["v_service_decision_id"],
+        "gate.service.receipt.id": m["v_service_receipt_id"],
+        "gate.receipt.policy_alignment": m["v_policy_alignment"],
+    }
+
+
+# -- statistics -----------------------------------------------------------------------
+
+
+def stats(ledger: Ledger, where: AuditFilter, *, bins: int = 20) -> dict[str, Any]:
+    """Counts by tool and outcome, by receipt status, and decision latency p50/p95 with a histogram."""
     d, r = _D.c, _R.c
     both = _D.outerjoin(_R, r.decision_id == d.id)
     grouped_q = select(d.tool, d.outcome, r.status, func.count()).select_from(both)
     latency_q = select(d.latency_ms).select_from(both)
-    with Session(ledger.engine) as session:
-        grouped = session.execute(where.apply(grouped_q).group_by(d.tool, d.outcome, r.status)).all()
-        latencies = [v for (v,) in session.execute(where.apply(latency_q))]
+    with ledger.engine.connect() as conn:
+        grouped = conn.execute(where.apply(grouped_q).group_by(d.tool, d.outcome, r.status)).all()
+        latencies = [v for (v,) in conn.execute(where.apply(latency_q))]
     by_tool: dict[str, dict[str, int]] = {}
     by_status: dict[str, int] = {}
     total = 0
@@ -319,12 +552,28 @@ def stats(ledger: Ledger, where: AuditFilter) -> dict[str, Any]:
         by_tool.setdefault(tool, {o: 0 for o in OUTCOMES})[outcome] += count
         by_status[status or "none"] = by_status.get(status or "none", 0) + count
         total += count
-    latency: dict[str, float | None] = {"p50": None, "p95": None}
+    latency: dict[str, float | None] = {"p50": None, "p95": None, "max": None}
+    histogram: list[dict[str, float | int]] = []
     if latencies:
         qs = (
             statistics.quantiles(latencies, n=100, method="inclusive")
             if len(latencies) > 1
             else latencies * 99
         )
-        latency = {"p50": round(qs[49], 3), "p95": round(qs[94], 3)}
-    return {"decisions": total, "by_tool": by_tool, "by_receipt_status": by_status, "latency_ms": latency}
+        top = max(latencies)
+        latency = {"p50": round(qs[49], 3), "p95": round(qs[94], 3), "max": round(top, 3)}
+        width = top / bins if top > 0 else 1.0
+        counts = [0] * bins
+        for v in latencies:
+            counts[min(int(v / width), bins - 1)] += 1
+        histogram = [
+            {"from_ms": round(i * width, 3), "to_ms": round((i + 1) * width, 3), "count": n}
+            for i, n in enumerate(counts)
+        ]
+    return {
+        "decisions": total,
+        "by_tool": by_tool,
+        "by_receipt_status": by_status,
+        "latency_ms": latency,
+        "latency_histogram": histogram,
+    }

@@ -2,22 +2,33 @@
 
 ``GATE_HOME`` (default ``./.gate``) holds every local file: the embedded
 engine's memory store and, unless ``GATE_DATABASE_URL`` points elsewhere,
-the SQLite audit ledger.
+the SQLite audit ledger. A malformed variable is a :class:`gate.ConfigError`
+naming the variable, the value and what is allowed, raised when the settings
+are read.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, get_args, get_origin
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from gate.errors import ConfigError
+
+ENV_PREFIX = "GATE_"
 
 
 class GateSettings(BaseSettings):
-    """Settings from ``GATE_*`` environment variables."""
+    """Settings from ``GATE_*`` environment variables.
 
-    model_config = SettingsConfigDict(env_prefix="GATE_", extra="ignore")
+    Raises:
+        gate.ConfigError: a variable holds a value that is not allowed (one line:
+            ``GATE_MEMORY='nope': expected one of auto, local, cloud, geniffy``).
+    """
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
 
     home: Path = Field(default=Path(".gate"), description="directory for all local state")
     database_url: str | None = Field(
@@ -30,6 +41,12 @@ class GateSettings(BaseSettings):
     embedder: Literal["minilm", "mock"] = Field(
         default="minilm", description="the embedded engine's embedder (mock: no semantics, for tests)"
     )
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise ConfigError(settings_problem(exc)) from None
 
     def ledger_url(self) -> str:
         """The ledger's URL: ``GATE_DATABASE_URL``, else ``sqlite:///<home>/ledger.db``."""
@@ -45,3 +62,19 @@ class GateSettings(BaseSettings):
         """Create the home directory if needed; raises OSError if it cannot be made."""
         self.home.mkdir(parents=True, exist_ok=True)
         return self.home
+
+
+def settings_problem(exc: ValidationError) -> str:
+    """The first problem of a settings validation error as one line naming the variable."""
+    first = exc.errors()[0]
+    name = str(first["loc"][0]) if first["loc"] else "?"
+    variable = ENV_PREFIX + name.upper()
+    got = first.get("input")
+    field = GateSettings.model_fields.get(name)
+    annotation = field.annotation if field is not None else None
+    if get_origin(annotation) is Literal:
+        expected = "expected one of " + ", ".join(str(a) for a in get_args(annotation))
+    else:
+        expected = str(first["msg"]).lower()
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"{variable}={got!r}: {expected}{more}"

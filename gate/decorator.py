@@ -21,10 +21,16 @@ from gate.errors import ToolDefinitionError
 
 @dataclass(frozen=True)
 class State:
-    """A versioned read of the state a tool acts on (returned by a ``state=`` reader)."""
+    """A versioned read of the state a tool acts on (returned by a ``state=`` reader).
+
+    ``unavailable`` says why the action cannot happen on this state (e.g.
+    "Thursday is already booked"): the gate then abstains and says so instead
+    of asking the caller to confirm something that cannot be done.
+    """
 
     version: str | int
     value: Any = None
+    unavailable: str | None = None
 
 
 @dataclass(frozen=True)

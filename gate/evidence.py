@@ -1,17 +1,104 @@
-"""Evidence that bears on the arguments of one action.
+"""What counts as support: about the action, values as values, stated by the caller, not denied, current.
 
 The stock verify-before-act rule counts any trusted memory the query
-happens to retrieve. gate counts a memory only when it speaks to the values
-being acted on: every value the policy's evidence template names must
-appear in the memory (as its slot value or as a whole word of its text).
-A trusted phone number therefore never supports booking Thursday.
+happens to retrieve. gate reads each memory and gives it a *stance* towards
+the requested action:
+
+``support``
+    (a) it is about the action: its cosine similarity with the rendered
+    evidence query (all-MiniLM-L6-v2, the embedder gate ships) is at least
+    :data:`ABOUT_THRESHOLD`; (b) every bound value is mentioned *as a value*
+    (:func:`gate.values.mentions`: "1,500" is 1500 and never 500, "thu" is
+    Thursday, identifiers exact) or is the memory's slot value; (c) no clause
+    that mentions a value or the action denies it (:func:`gate.utterance.negation_of`,
+    plus the engine's ``negated`` flag) and it does not ask for the opposite
+    ("keep" against "cancel"); (d) it is the caller's own stated wish: not a
+    question, not about someone else, not the agent's words, not text that
+    tries to instruct the agent. The gate's own confirmation record
+    ("I confirm: <query>. (Asked: ...; answered: ...)") supports exactly the
+    query it names.
+``against``
+    About the action, every value mentioned, and denied or opposed: "i can
+    never do thursday", "do not cancel my premium plan, ever". A trusted one
+    makes the decision ``abstain`` and is cited (``role="against"``).
+``retract`` / ``change``
+    A later statement on the same matter that withdraws ("forget the sunday
+    delivery") or names another value of the same kind ("actually make it
+    monday"). Neither supports anything; both end what came before.
+
+(e) Only what is current counts: a support is void when a later memory on
+the same matter is against, retracts or changes it; an ``against`` is void
+when a later memory supports, retracts or changes. Memories without a time
+(hosted answers) are treated as possibly later than any other, so a mixed
+answer never acts.
+
+The threshold was calibrated on ``tests/data/evidence_set.yaml`` (see
+``tests/test_evidence_set.py``): the largest value that still finds every
+true support the other checks pass, with margin; shared values alone
+("my sister arrives on friday at 7pm" against "book a table for 4 on friday
+at 7pm") stay well below it.
+
+Nothing here does I/O or raises on odd text; :func:`judge` is a pure
+function of the memories it is given.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from gate import utterance
+from gate.values import Value, find_values, mentions, normalise
+
+# Cosine similarity (MiniLM, unit vectors) from which a memory may be about the query;
+# below CLEAR_THRESHOLD it must also name the action or its object (a word of the
+# query or of the same family, see _FAMILIES). Shared values alone lift unrelated
+# memories well above the floor: "i'd like a paris themed cake for sunday" scores
+# 0.60 against "book a flight to paris on sunday", "2 tickets for the concert on
+# saturday at 8 pm" 0.44 against "book a table for 2 on saturday at 20:00".
+ABOUT_THRESHOLD = 0.40
+CLEAR_THRESHOLD = 0.75
+# Retractions and denials are short ("forget the sunday delivery"); they count
+# against an action from a lower similarity, which can only make the gate ask or abstain.
+AGAINST_THRESHOLD = 0.30
+
+Stance = Literal["support", "against", "retract", "change", "none"]
+Role = Literal["support", "against", "pending"]
+
+_CONFIRM_RECORD = re.compile(r"^\s*I confirm:\s*(?P<query>.+?)\.\s*\(Asked:", re.DOTALL)
+_STOP = frozenset(
+    "a an the on at in of to for my me i my your our by with from and or this that it is be as "
+    "please some any".split()
+)
+_CALLER_SOURCES = frozenset({"user_stated", "", "none"})
+
+# Words callers use for the same action or the same thing in customer-service speech.
+# A memory below CLEAR_THRESHOLD must use a word of the query or of one of its families.
+_FAMILIES: tuple[frozenset[str], ...] = tuple(
+    frozenset(group.split("|"))
+    for group in (
+        "cancel|end|stop|terminate|drop|quit|discontinue|get rid of|unsubscribe|close|want out|opt out",
+        "plan|subscription|membership|package|contract|tariff|bundle|service|account",
+        "refund|money back|reimburse|repay|refunded|credit back|my money",
+        "pay|settle|payment|transfer|send|wire|move money|deposit",
+        "deliver|delivery|deliveries|drop off|drop it|bring|ship|shipping|parcel|package|receive|courier",
+        "visit|come out|come round|come over|come by|call out|callout|technician|engineer|appointment",
+        "home|house|flat|apartment|my place",
+        "book|reserve|schedule|booking|reservation|appointment|slot",
+        "table|restaurant|dinner|lunch|breakfast|brunch|seat",
+        "flight|fly|flying|plane|airline|trip",
+        "hotel|room|stay|check in|check-in|accommodation|reservation",
+        "move|change|switch|reschedule|push|shift|update|swap|put",
+        "address|live|living|moved|moving|residence",
+        "remove|take off|take out|drop|get rid of|delete",
+        "add-on|addon|extra|bolt-on|option|channel",
+        "invoice|bill|statement",
+        "order|purchase|item",
+        "phone|mobile|line|sim",
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -24,7 +111,14 @@ class EvidenceSlot:
 
 @dataclass(frozen=True)
 class EvidenceMemory:
-    """One memory as evidence: what it says and whether it may gate an action."""
+    """One memory as evidence: what it says, whether it may gate an action, and what it did.
+
+    ``similarity`` is the cosine with the rendered query (None: unknown, never
+    "about"). ``created_at`` is seconds since the epoch (None: unknown, read
+    as possibly later than anything). ``role`` is set by :func:`judge` on the
+    memories it returns: ``support``, ``against`` or ``pending`` (support that
+    needs the caller's confirmation). ``note`` says why, in a few words.
+    """
 
     id: str
     content: str
@@ -34,11 +128,23 @@ class EvidenceMemory:
     slot_value: str | None = None
     source: str | None = None
     confidence: float | None = None
+    negated: bool = False
+    similarity: float | None = None
+    created_at: float | None = None
+    said_by: str | None = None
+    in_slot: bool = False
+    role: Role = "support"
+    note: str = ""
 
 
 @dataclass(frozen=True)
 class ServiceDecision:
-    """The decision service's answer to one evaluation."""
+    """The decision service's answer to one evaluation.
+
+    ``memories`` are the memories that decided, each with its ``role``:
+    the supporting ones for ``act``/``ask``, the ones against for an
+    ``abstain`` caused by the caller's own denial.
+    """
 
     decision_id: str
     outcome: str  # act | ask | abstain
@@ -58,51 +164,284 @@ class ServiceReceipt:
     replayed: bool = False
 
 
-def _words(text: str) -> set[str]:
-    # Whole tokens ("a-1001", "12:30") as well as their parts, without the
-    # punctuation that ends a sentence ("a-1001." is "a-1001").
-    whole = {w.strip(".:-") for w in re.split(r"[^\w.:\-]+", text.casefold())}
-    parts = set(re.split(r"\W+", text.casefold()))
-    return {w for w in whole | parts if w}
+@dataclass(frozen=True)
+class EvidenceRequest:
+    """What the memories are judged against: the rendered query and the values it binds.
 
-
-def bears_on(memory: EvidenceMemory, values: Sequence[str]) -> bool:
-    """Whether the memory speaks to every one of ``values``.
-
-    With no values (a template without placeholders) every memory bears on
-    the action; policies that act on arguments should name them.
+    Build it with :meth:`of`; ``match`` is either a mapping from argument name
+    to its raw value (kinds are kept: 1500.0 is a number, "A-1001" an
+    identifier) or a list of values as spoken.
     """
-    if not values:
+
+    query: str
+    values: tuple[object, ...]
+    normalised: tuple[Value | None, ...]
+    action_words: tuple[str, ...]
+    slot_only: bool = False
+
+    @classmethod
+    def of(
+        cls, query: str, match: Sequence[Any] | Mapping[str, Any] = (), *, slot_only: bool = False
+    ) -> EvidenceRequest:
+        raw = list(match.values()) if isinstance(match, Mapping) else list(match)
+        values = tuple(v for v in raw if str(v).strip())
+        normalised = tuple(_normalised(v) for v in values)
+        return cls(query, values, normalised, _action_words(query, [str(v) for v in values]), slot_only)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The values as text, for clause matching."""
+        return tuple(str(v) for v in self.values)
+
+
+def _normalised(value: object) -> Value | None:
+    try:
+        return normalise(value)
+    except (ValueError, TypeError):
+        return None
+
+
+def _action_words(query: str, values: Sequence[str]) -> tuple[str, ...]:
+    """The query's words that are not values, the verb first (queries open with it).
+
+    A word that only labels a value ("order" in "on order A-1001") is left
+    out: a memory that names the same order is not thereby about refunding it.
+    """
+    text = query.casefold()
+    for v in sorted(values, key=len, reverse=True):
+        text = re.sub(rf"(?<![\w-]){re.escape(v.casefold())}(?![\w-])", " \x00 ", text)
+    tokens = re.findall(r"\x00|[a-zà-ÿ][a-zà-ÿ'\-]+", text)
+    words: list[str] = []
+    for i, token in enumerate(tokens):
+        if token == "\x00" or token in _STOP:
+            continue
+        if words and i + 1 < len(tokens) and tokens[i + 1] == "\x00":
+            continue
+        words.append(token)
+    return tuple(words)
+
+
+def _mentions(text: str, value: object) -> bool:
+    try:
+        return mentions(text, value)
+    except (ValueError, TypeError):
+        return False
+
+
+# -- one memory -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One memory's stance towards a request, and why."""
+
+    stance: Stance
+    why: str
+
+
+def statement_of(memory: EvidenceMemory) -> tuple[str, bool]:
+    """The words to judge and whether they are the gate's own confirmation record.
+
+    A confirmation record is judged on the query it confirms only: the
+    question and the caller's answer quoted after it are not the request.
+    """
+    record = _CONFIRM_RECORD.match(memory.content)
+    if record is not None and memory.trusted:
+        return record.group("query"), True
+    return memory.content, False
+
+
+def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
+    """How ``memory`` bears on ``request`` (see the module docstring for the rules)."""
+    text, record = statement_of(memory)
+    if memory.injection_suspect or utterance.looks_like_instruction(memory.content):
+        return Reading("none", "tries to instruct the agent")
+    if not record:
+        if (memory.source or "").casefold() not in _CALLER_SOURCES or (
+            memory.said_by not in (None, "", "caller", "user")
+        ):
+            return Reading("none", "not the caller's own words")
+        if utterance.spoken_by_agent(text):
+            return Reading("none", "the agent's words")
+        if utterance.is_question(text):
+            return Reading("none", "a question, not a request")
+        if utterance.about_someone_else(text):
+            return Reading("none", "about someone else")
+    similarity = memory.similarity if memory.similarity is not None else -1.0
+    about = (record and _same_query(text, request.query)) or (
+        similarity >= CLEAR_THRESHOLD
+        or (similarity >= ABOUT_THRESHOLD and _shares_word(text, request.action_words))
+    )
+    near = about or similarity >= AGAINST_THRESHOLD
+    if not near:
+        return Reading("none", f"about another matter (similarity {similarity:.2f})")
+    matched = [_matches(memory, text, v, n) for v, n in zip(request.values, request.normalised, strict=True)]
+    if all(matched):
+        denied = _denied(memory, text, request)
+        if denied:
+            return Reading("against", denied)
+        if not record and utterance.retracts(text) and not utterance.states_wish(text):
+            return Reading("retract", "withdrawn or changed later")
+        if about and (record or utterance.states_wish(text)):
+            return Reading("support", "the caller asked for this")
+        if not about:
+            return Reading("none", f"about another matter (similarity {similarity:.2f})")
+        return Reading("none", "not a request or a preference")
+    if utterance.retracts(text) and (about or any(matched)):
+        return Reading("retract", "withdrawn or changed later")
+    if about and _other_value(text, request, matched) and (record or utterance.states_wish(text)):
+        return Reading("change", "names another value")
+    return Reading("none", "does not mention these values")
+
+
+def _shares_word(text: str, words: Sequence[str]) -> bool:
+    """Whether ``text`` names the action or its object: a word of the query, of the same stem or family."""
+    folded = " ".join(re.findall(r"[a-zà-ÿ][a-zà-ÿ'\-]*", text.casefold()))
+    mine = set(folded.split()) - _STOP
+    for w in words:
+        for m in mine:
+            if m.startswith(w) or (w.startswith(m) and len(m) >= 4) or (len(w) >= 5 and m[:5] == w[:5]):
+                return True
+        for family in _FAMILIES:
+            if w in family and any(re.search(rf"\b{re.escape(f)}", folded) for f in family):
+                return True
+    return False
+
+
+def _same_query(text: str, query: str) -> bool:
+    return " ".join(text.casefold().split()) == " ".join(query.casefold().split())
+
+
+def _matches(memory: EvidenceMemory, text: str, value: object, norm: Value | None) -> bool:
+    if memory.slot_value and norm is not None:
+        slot = _normalised(memory.slot_value)
+        if slot is not None and slot == norm:
+            return True
+    return _mentions(text, value)
+
+
+def _denied(memory: EvidenceMemory, text: str, request: EvidenceRequest) -> str:
+    """Why ``text`` is against the request, or "" when it is not.
+
+    A value or the action's verb in a denied part of a clause denies the
+    request ("never deliver on a friday"), with one exception: a reason in
+    its own clause followed by a request that refers back to it ("we don't
+    use the family plan anymore, so please cancel it").
+    """
+    verb = request.action_words[:1]
+    parts = utterance.scopes(text)
+    denied_value = [d for _, d in parts if d and any(_mentions(d, v) for v in request.values)]
+    denied_verb = [d for _, d in parts if d and verb and _has_verb(d, verb[0])]
+    if denied_verb:
+        return "the caller said no to this"
+    if denied_value and not _reason_then_request(parts, request, verb):
+        return "the caller said no to these values"
+    if not denied_value and memory.negated and not any(
+        a and any(_mentions(a, v) for v in request.values) for a, _ in parts
+    ):
+        # The engine read a denial the clause reading could not place: not support, and against.
+        return "the caller said no (engine)"
+    if verb and utterance.opposes(text, verb):
+        return "the caller asked for the opposite"
+    return ""
+
+
+def _has_verb(part: str, verb: str) -> bool:
+    # "deliver" covers "delivery" and "deliveries", "cancel" covers "cancelling".
+    return re.search(rf"(?<![\w-]){re.escape(verb)}\w*", part) is not None
+
+
+_BACK_REFERENCE = re.compile(r"\b(?:it|that|them|this|those|one)\b")
+
+
+def _reason_then_request(parts: Sequence[tuple[str, str]], request: EvidenceRequest, verb: tuple[str, ...]) -> bool:
+    if not verb:
+        return False
+    for asserted, denied in parts:
+        if denied or not _has_verb(asserted, verb[0]):
+            continue
+        if any(_mentions(asserted, v) for v in request.values):
+            continue
+        if _BACK_REFERENCE.search(asserted) and utterance.states_wish(asserted):
+            return True
+    return False
+
+
+def _other_value(text: str, request: EvidenceRequest, matched: Sequence[bool]) -> bool:
+    """Whether ``text`` names a different value of the same kind for an unmatched argument."""
+    found = find_values(text)
+    for norm, ok in zip(request.normalised, matched, strict=True):
+        if ok or norm is None:
+            continue
+        if any(f.kind == norm.kind and f != norm for f in found):
+            return True
+    return False
+
+
+# -- the decision ---------------------------------------------------------------
+
+_VOIDS: dict[str, frozenset[str]] = {
+    "support": frozenset({"against", "retract", "change"}),
+    "against": frozenset({"support", "retract", "change"}),
+}
+
+
+def _later(a: EvidenceMemory, b: EvidenceMemory) -> bool:
+    """Whether ``b`` may have been said after ``a`` (unknown times: assume so)."""
+    if a.created_at is None or b.created_at is None:
         return True
-    words = _words(memory.content)
-    slot = (memory.slot_value or "").casefold().strip()
-    for value in values:
-        wanted = str(value).casefold().strip()
-        if not wanted:
-            continue
-        if wanted == slot:
-            continue
-        if " " in wanted:
-            if wanted not in memory.content.casefold():
-                return False
-        elif wanted not in words:
-            return False
-    return True
+    return b.created_at > a.created_at
 
 
-def classify(memories: Sequence[EvidenceMemory], values: Sequence[str]) -> ServiceDecision:
-    """Act on relevant trusted memories, ask on relevant untrusted ones, else abstain.
+def judge(memories: Iterable[EvidenceMemory], request: EvidenceRequest) -> ServiceDecision:
+    """Act on current trusted support, ask on current untrusted support, abstain otherwise.
 
-    Injection suspects are never evidence. The returned ``decision_id`` is
-    empty; the service that records the decision fills it in.
+    A current trusted ``against`` wins over any support (abstain, cited). On
+    a slot-scoped request (``request.slot_only``) only the slot's own fact
+    may support; every memory may still count against. The returned
+    ``decision_id`` is empty; the service that records the decision fills it.
     """
-    relevant = [m for m in memories if not m.injection_suspect and bears_on(m, values)]
-    trusted = [m for m in relevant if m.trusted]
-    if trusted:
-        return ServiceDecision("", "act", trusted, [], "trusted memory supports these arguments")
-    if relevant:
-        pending = [m.id for m in relevant if m.requires_confirmation or not m.trusted]
+    readings = [(m, read(m, request)) for m in memories]
+    current: list[tuple[EvidenceMemory, Reading]] = []
+    for m, r in readings:
+        if r.stance == "support" and request.slot_only and not m.in_slot:
+            continue
+        if r.stance not in _VOIDS:
+            continue
+        void = next(
+            (
+                o
+                for o, s in readings
+                if o.id != m.id and s.stance in _VOIDS[r.stance] and _later(m, o)
+                and not (s.stance == "support" and request.slot_only and not o.in_slot)
+            ),
+            None,
+        )
+        if void is None:
+            current.append((m, r))
+    against = [replace(m, role="against", note=r.why) for m, r in current if r.stance == "against"]
+    trusted_against = [m for m in against if m.trusted]
+    if trusted_against:
+        cited = ", ".join(m.id for m in trusted_against)
         return ServiceDecision(
-            "", "ask", relevant, pending, "memory supports these arguments but is not trusted yet"
+            "", "abstain", trusted_against, [], f"the caller's own words are against this ({cited})"
+        )
+    support = [m for m, r in current if r.stance == "support"]
+    trusted = [replace(m, role="support", note="supports these arguments") for m in support if m.trusted]
+    if trusted and not against:
+        return ServiceDecision("", "act", trusted, [], "trusted memory supports these arguments")
+    if against:
+        cited = ", ".join(m.id for m in against)
+        return ServiceDecision(
+            "", "abstain", against, [], f"the caller's latest words are against this, not yet confirmed ({cited})"
+        )
+    if support:
+        pending = [replace(m, role="pending", note="supports these arguments, not yet trusted") for m in support]
+        return ServiceDecision(
+            "",
+            "ask",
+            pending,
+            [m.id for m in pending],
+            "memory supports these arguments but is not trusted yet",
         )
     return ServiceDecision("", "abstain", [], [], "nothing on file supports these arguments")

@@ -16,14 +16,16 @@ from gate.backends.local import LocalEngine
 from gate.caller import Caller
 from gate.config import GateSettings
 from gate.decorator import GatedTool
-from gate.errors import ConfigError, MissingPolicy, PolicyError, PolicyIssue
+from gate.errors import ConfigError
 from gate.ledger import ChainReport, Ledger
 from gate.log import event
 from gate.memory.agent import CallerMemory
+from gate.inflight import InFlight
 from gate.memory.base import MemoryStore
+from gate.memory.saves import SaveTracker
 from gate.outbox import Outbox
 from gate.pipeline import Pipeline
-from gate.policy.loader import LoadedPolicy, check_references, load_policy_dir
+from gate.policy.loader import LoadedPolicy, load_for_tools
 from gate.session import GateSession
 
 
@@ -69,42 +71,41 @@ class Gate:
         hooks = {t.name: t.reconcile for t in self.tools if t.reconcile is not None}
         self.outbox = Outbox(self.ledger, self.backend, hooks=hooks)
         self.pipeline = Pipeline(self.ledger, self.backend, self.outbox)
+        self.inflight = InFlight()
+        self.saves = SaveTracker()
 
     def _load(self, directory: Path) -> dict[str, LoadedPolicy]:
-        found, issues = load_policy_dir(directory)
-        missing: list[PolicyIssue] = []
-        for tool in self.tools:
-            loaded = found.get(tool.policy)
-            if loaded is None:
-                if any(Path(i.file).stem == tool.policy for i in issues):
-                    continue  # its file is broken, and already reported
-                missing.append(
-                    PolicyIssue(
-                        str(directory / f"{tool.policy}.yaml"),
-                        "(file)",
-                        f"gated tool {tool.name!r} has no policy with tool: {tool.policy}",
-                    )
-                )
-                continue
-            issues += check_references(loaded, tool.policy, tool.params)
-        if issues:
-            raise PolicyError(issues + missing)
-        if missing:
-            raise MissingPolicy(missing)
-        return {t.name: found[t.policy] for t in self.tools}
+        # The same check as `gate policy check`, so a directory that passes it starts.
+        return load_for_tools(directory, self.tools)
 
     def policy_for(self, tool: GatedTool) -> LoadedPolicy:
         return self.policies[tool.name]
 
     def bind(
-        self, caller: Caller, session: AgentSession[Any] | None = None, *, session_id: str | None = None
+        self,
+        caller: Caller,
+        session: AgentSession[Any] | None = None,
+        *,
+        session_id: str | None = None,
+        language: str = "en",
     ) -> GateSession:
         """The gated tools (and ``confirm_action``) bound to one authenticated caller.
 
         Pass the ``AgentSession`` so calls that LiveKit rejects for malformed
-        arguments are recorded too.
+        arguments are recorded too. ``language`` is the caller's (en, es, fr,
+        de): their answers to confirmation questions are read in it.
         """
-        return GateSession(self, caller, session, session_id=session_id)
+        return GateSession(
+            self.pipeline,
+            self.tools,
+            self.policies,
+            caller,
+            session,
+            session_id=session_id,
+            language=language,
+            inflight=self.inflight,
+            saves=self.saves,
+        )
 
     def tools_for(self, caller: Caller, session: AgentSession[Any] | None = None) -> list[Tool | Toolset]:
         """Shorthand for ``bind(caller, session).tools``."""
@@ -112,7 +113,7 @@ class Gate:
 
     def memory_for(self, caller: Caller) -> CallerMemory:
         """The memory of one authenticated caller, for :class:`gate.MemoryAgent`."""
-        return CallerMemory(self.memory, caller.id)
+        return CallerMemory(self.memory, caller.id, saves=self.saves)
 
     async def forget(self, caller_id: str) -> ForgetResult:
         """Erase everything remembered about a caller, everywhere it is kept, and verify it.

@@ -6,6 +6,12 @@ sent again (same idempotency key, same payload) until the decision service
 acknowledges them. Delivery retries with exponential backoff and jitter on
 connection errors, timeouts, 429 (honouring ``Retry-After``) and 5xx, never
 on 400/401/403/404. A conflicting 409 is flagged in the ledger, never dropped.
+Every attempt is a chained delivery record in the ledger, with its cause.
+
+A 401 or 403 says our credentials are wrong, not that the receipt is: the
+receipt stays ``pending``, the drain stops trying (every other receipt
+would fail the same way) and reports :attr:`DrainReport.credentials`; the
+next drain with the right key delivers it.
 
 Decisions a dead process left without a receipt are reconciled: never acted
 on (ask/abstain) -> ``skipped``; acted on -> the tool's reconcile hook looks
@@ -40,8 +46,13 @@ from gate.ledger.tables import closing_receipt
 from gate.log import event, warning
 
 
+def credentials_refused(exc: BaseException) -> bool:
+    """The service refused our API key (401) or its rights (403): nothing about the receipt."""
+    return isinstance(exc, ServiceError) and exc.status in (401, 403)
+
+
 def retryable(exc: BaseException) -> bool:
-    """Whether a failed delivery is worth trying again."""
+    """Whether a failed delivery is worth trying again within this drain."""
     if isinstance(exc, ReceiptConflict):
         return "in_progress" in getattr(exc, "code", "")
     if isinstance(exc, ServiceError):
@@ -50,9 +61,29 @@ def retryable(exc: BaseException) -> bool:
 
 
 def _state_after(exc: BaseException) -> str:
-    if retryable(exc):
+    if retryable(exc) or credentials_refused(exc):
         return "pending"
     return "conflict" if isinstance(exc, ReceiptConflict) else "rejected"
+
+
+def cause(exc: BaseException, *, timeout_s: float | None = None) -> str:
+    """One line saying why a delivery failed, for the ledger and the drain's report."""
+    if credentials_refused(exc):
+        assert isinstance(exc, ServiceError)
+        what = "rejected the API key" if exc.status == 401 else "refused the API key's rights"
+        return f"ContextDB {what} ({exc.status}): set CONTEXTDB_API_KEY to a valid project key"
+    if isinstance(exc, TimeoutError):
+        after = f" after {timeout_s:g} s" if timeout_s else ""
+        return f"TimeoutError: no answer from the decision service{after}"
+    if isinstance(exc, httpx.TransportError | ConnectionError):
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return f"{type(exc).__name__}: cannot reach the decision service ({detail})"
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else 'no detail'}"[:500]
+
+
+class CredentialsRefused(Exception):
+    """Raised inside a drain to stop it: the service refused our credentials."""
 
 
 class _Backoff:
@@ -71,15 +102,27 @@ class _Backoff:
         return base
 
 
+@dataclass(frozen=True)
+class DrainFailure:
+    """A receipt the drain could not deliver, the state it is left in, and why."""
+
+    receipt_id: str
+    decision_id: str
+    state: str
+    cause: str
+
+
 @dataclass
 class DrainReport:
-    """What one drain did."""
+    """What one drain did. ``credentials`` is set when the service refused our key (the drain stopped)."""
 
     delivered: int = 0
     pending: int = 0
     conflicts: int = 0
     rejected: int = 0
     reconciled: dict[str, int] = field(default_factory=dict)
+    failures: list[DrainFailure] = field(default_factory=list)
+    credentials: str | None = None
 
 
 class Outbox:
@@ -125,10 +168,18 @@ class Outbox:
         """Deliver one receipt with retries; returns its delivery state afterwards.
 
         ``delivered`` and ``conflict``/``rejected`` are final; ``pending`` means it will be
-        tried again by the next drain. Each attempt is recorded in the ledger.
+        tried again by the next drain (also when the service refused our credentials).
+        Each attempt is recorded in the ledger with its cause when it failed.
         """
+        try:
+            state, _ = await self._deliver(receipt, attempts=attempts)
+        except CredentialsRefused:
+            return "pending"
+        return state
+
+    async def _deliver(self, receipt: ReceiptRow, *, attempts: int | None = None) -> tuple[str, str | None]:
         if receipt.service_decision_id is None:
-            return "local"
+            return "local", None
         retrying = AsyncRetrying(
             stop=stop_after_attempt(attempts or self.attempts),
             wait=self._wait,
@@ -143,22 +194,19 @@ class Outbox:
         except Exception as exc:
             state = _state_after(exc)
             name = "gate.receipt.conflict" if state == "conflict" else "gate.receipt.undelivered"
-            warning(
-                name,
-                receipt_id=receipt.id,
-                decision_id=receipt.decision_id,
-                state=state,
-                error=type(exc).__name__,
-            )
-            return state
+            why = cause(exc, timeout_s=self.attempt_timeout_s)
+            warning(name, receipt_id=receipt.id, decision_id=receipt.decision_id, state=state, cause=why)
+            if credentials_refused(exc):
+                raise CredentialsRefused(why) from exc
+            return state, why
         await asyncio.to_thread(
-            self.ledger.mark_delivery,
+            self.ledger.record_delivery,
             receipt.id,
             state="delivered",
             policy_alignment=answer.policy_alignment,
             service_receipt_id=answer.receipt_id,
         )
-        return "delivered"
+        return "delivered", None
 
     async def _attempt(self, receipt: ReceiptRow) -> Any:
         assert receipt.service_decision_id is not None
@@ -176,10 +224,12 @@ class Outbox:
                 timeout=self.attempt_timeout_s,
             )
         except Exception as exc:
-            # Every failed try is on record, with the state it leaves the receipt in.
-            error = f"{type(exc).__name__}: {exc}"[:500]
+            # Every failed try is on record, with the state it leaves the receipt in and why.
             await asyncio.to_thread(
-                self.ledger.mark_delivery, receipt.id, state=_state_after(exc), error=error
+                self.ledger.record_delivery,
+                receipt.id,
+                state=_state_after(exc),
+                error=cause(exc, timeout_s=self.attempt_timeout_s),
             )
             raise
 
@@ -239,16 +289,26 @@ class Outbox:
         report = DrainReport()
         if reconcile_grace_s is not None:
             report.reconciled = await self.reconcile(grace_s=reconcile_grace_s)
-        for receipt in await asyncio.to_thread(self.ledger.undelivered):
-            state = await self.deliver(receipt, attempts=attempts)
+        waiting = await asyncio.to_thread(self.ledger.undelivered)
+        for done, receipt in enumerate(waiting):
+            try:
+                state, why = await self._deliver(receipt, attempts=attempts)
+            except CredentialsRefused as exc:
+                # Every other receipt would be refused the same way: keep them all for
+                # the next drain, with the right key.
+                report.credentials = str(exc)
+                report.pending += len(waiting) - done
+                break
             if state == "delivered":
                 report.delivered += 1
-            elif state == "conflict":
+                continue
+            if state == "conflict":
                 report.conflicts += 1
             elif state == "rejected":
                 report.rejected += 1
             else:
                 report.pending += 1
+            report.failures.append(DrainFailure(receipt.id, receipt.decision_id, state, why or state))
         return report
 
     def start(self, *, interval_s: float = 5.0, reconcile_grace_s: float = 120.0) -> None:

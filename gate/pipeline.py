@@ -24,8 +24,8 @@ from gate.ledger.tables import closing_receipt
 from gate.log import event, warning
 from gate.outbox import Outbox
 from gate.policy.loader import LoadedPolicy
-from gate.policy.rules import RuleResult, run_rules
-from gate.policy.schema import Policy, placeholders, render, spoken
+from gate.policy.rules import RuleResult, Verdict, combine, run_rules
+from gate.policy.schema import MAX_QUERY_CHARS, Policy, spoken
 
 
 @dataclass
@@ -94,9 +94,19 @@ class Pipeline:
         args: dict[str, Any],
         attested: ConfirmationRow | None = None,
         force_ask: str | None = None,
+        forced: RuleResult | None = None,
         call_id: str | None = None,
+        request_words: str | None = None,
+        notes: list[RuleResult] | None = None,
     ) -> Decision:
         """Run the policy, the state read and the evidence look-up; record the decision.
+
+        ``attested``: the confirmation the caller said yes to; the state must
+        still be at the version they confirmed, or the gate asks again.
+        ``request_words``: the caller's latest words, recorded with the decision
+        service as their request when the policy acts without requiring
+        evidence (so the service itself answers ``act`` and the receipt is
+        aligned). ``notes``: trace entries to keep (e.g. what the caller heard).
 
         Never raises for a failing rule, state reader or decision service:
         each of those becomes an ``abstain`` with the rule that failed. Raises
@@ -112,46 +122,144 @@ class Pipeline:
         async def read_state() -> State | None:
             return await tool.read_state(caller, args)
 
+        enforce = policy.mode == "enforce"
+        record_request = (
+            request_words is not None
+            and enforce
+            and attested is None
+            and force_ask is None
+            and policy.confirm != "always"
+            and (policy.evidence is None or not policy.evidence.required)
+        )
+
+        async def evidence() -> ServiceDecision:
+            if record_request:
+                await self.attest(caller, loaded, args, kind="request", words=request_words or "")
+            return await self._ask_service(policy, caller, args)
+
         verdict = await run_rules(
             policy,
             caller,
             args,
             executed=executed,
-            evidence=lambda: self._ask_service(policy, caller, args),
+            evidence=evidence,
             state=read_state if tool.state is not None else None,
             attested=attested is not None,
             force_ask=force_ask,
+            confirmed_version=(attested.state_version or "") if attested and tool.state else None,
+            service_must_act=enforce,
+            forced=forced,
         )
-        outcome, deciding, trace = verdict.outcome, verdict.rule, verdict.trace
-        state, evidence = verdict.state, verdict.evidence
-        row = _decision_row(
-            tool.name,
-            loaded,
-            caller,
-            session_id,
-            args,
-            outcome=outcome,
-            enforced="act" if policy.mode == "shadow" else outcome,
-            rule=deciding,
-            trace=[r.as_dict() for r in trace],
-            evidence=evidence,
-            state_version=None if state is None else str(state.version),
-            confirmation_id=attested.id if attested else None,
-            call_id=call_id,
-        )
+        trace = verdict.trace + list(notes or [])
+        row = self._row(tool, loaded, caller, session_id, args, verdict, trace, attested, call_id)
         row.latency_ms = round((time.perf_counter() - started) * 1000, 3)
-        await asyncio.to_thread(self.ledger.record_decision, row)
+        reserve = None
+        if policy.rate is not None and verdict.outcome == "act":
+            reserve = (policy.rate.max, time.time() - policy.rate.seconds)
+        if not await asyncio.to_thread(self.ledger.record_decision, row, reserve=reserve):
+            # Another call of this caller took the last slot while this one was deciding.
+            assert policy.rate is not None
+            verdict.trace.append(
+                RuleResult(
+                    "rate", "abstain", f"{policy.rate.max} of {policy.rate.max} per {policy.rate.per} in use"
+                )
+            )
+            verdict.outcome, verdict.rule = combine(verdict.trace)
+            trace = verdict.trace + list(notes or [])
+            row = self._row(tool, loaded, caller, session_id, args, verdict, trace, attested, call_id)
+            row.latency_ms = round((time.perf_counter() - started) * 1000, 3)
+            await asyncio.to_thread(self.ledger.record_decision, row)
         event(
             "gate.decision",
             decision_id=row.id,
             caller=caller.id,
             tool=tool.name,
-            outcome=outcome,
+            outcome=row.outcome,
             enforced=row.enforced_outcome,
-            rule=deciding,
+            rule=row.rule,
             latency_ms=row.latency_ms,
         )
-        return Decision(row, policy, args, state, evidence, trace)
+        return Decision(row, policy, args, verdict.state, verdict.evidence, [*verdict.trace, *(notes or [])])
+
+    def _row(
+        self,
+        tool: GatedTool,
+        loaded: LoadedPolicy,
+        caller: Caller,
+        session_id: str,
+        args: dict[str, Any],
+        verdict: Verdict,
+        trace: list[RuleResult],
+        attested: ConfirmationRow | None,
+        call_id: str | None,
+    ) -> DecisionRow:
+        state = verdict.state
+        return _decision_row(
+            tool.name,
+            loaded,
+            caller,
+            session_id,
+            args,
+            outcome=verdict.outcome,
+            enforced="act" if loaded.policy.mode == "shadow" else verdict.outcome,
+            rule=verdict.rule,
+            trace=[r.as_dict() for r in trace],
+            evidence=verdict.evidence,
+            state_version=None if state is None else str(state.version),
+            confirmation_id=attested.id if attested else None,
+            call_id=call_id,
+        )
+
+    async def attest(
+        self,
+        caller: Caller,
+        loaded: LoadedPolicy,
+        args: dict[str, Any],
+        *,
+        kind: str,
+        words: str,
+        question: str | None = None,
+        pending: list[str] | None = None,
+    ) -> list[str]:
+        """Record the caller's confirmed (or policy-allowed) request with the decision service.
+
+        Stores the request in the caller's own words as a memory of what they
+        asked for, then confirms it and the memories that caused the question,
+        so the service's next evaluation of this action answers ``act`` on the
+        caller's record rather than the gate acting over the service's head.
+        Returns the ids confirmed.
+
+        Raises:
+            Exception: whatever the service raised, or TimeoutError past the
+                policy's budget. The caller then must not act (fail closed).
+        """
+        policy = loaded.policy
+        query, slot, _, _ = evidence_request(policy, args)
+        content = attestation_text(kind, query, words, question)
+        budget = policy.timeout_s
+        memory_id = await asyncio.wait_for(
+            self.backend.remember(
+                caller.id,
+                content,
+                source="user_stated",
+                confidence=1.0,
+                action_relevant=True,
+                entity=slot.entity if slot else None,
+                attribute=slot.attribute if slot else None,
+            ),
+            timeout=budget,
+        )
+        confirmed = [*(pending or []), memory_id]
+        key_base = digest([caller.id, memory_id])[7:39]
+        for memory_id in confirmed:
+            await asyncio.wait_for(
+                self.backend.confirm(
+                    caller.id, memory_id, idempotency_key=f"confirm-{key_base}-{digest(memory_id)[7:23]}"
+                ),
+                timeout=budget,
+            )
+        event("gate.attested", caller=caller.id, kind=kind, memories=len(confirmed))
+        return confirmed
 
     async def record_rejected(
         self,
@@ -298,20 +406,37 @@ def _decision_row(
     )
 
 
+def attestation_text(kind: str, query: str, words: str, question: str | None) -> str:
+    """The memory that records a caller's confirmed (``confirm``) or plain (``request``) request.
+
+    Fits the hosted 4,000-character limit: the quoted words are shortened, never the request.
+    """
+    lead = "I confirm" if kind == "confirm" else "I request"
+    said = " ".join(words.split())[:600]
+    if question:
+        asked = " ".join(question.split())[:600]
+        return f'{lead}: {query}. (Asked: "{asked}"; answered: "{said}")'
+    return f'{lead}: {query}. (Said: "{said}")' if said else f"{lead}: {query}."
+
+
 def evidence_request(policy: Policy, args: dict[str, Any]) -> tuple[str, EvidenceSlot | None, list[str], int]:
     """The query, slot, values to match and top_k the decision service is asked with.
 
     Without an ``evidence`` section the query names the action and its unmasked
     arguments, and nothing is matched: the answer is recorded, not required.
+
+    Raises:
+        QueryTooLong: the rendered query exceeds the hosted limit and the policy
+            does not say to shorten it (``evidence.long_query: truncate``).
     """
     ev = policy.evidence
     if ev is None:
         visible = {k: v for k, v in args.items() if k not in policy.audit.mask}
-        query = " ".join([policy.action, *(f"{k} {v}" for k, v in visible.items())])[:2000]
+        query = " ".join([policy.action, *(f"{k} {v}" for k, v in visible.items())])[:MAX_QUERY_CHARS]
         return query, None, [], 5
-    names = placeholders(ev.slot.value) if ev.slot and ev.slot.value else placeholders(ev.query)
     slot = EvidenceSlot(ev.slot.entity, ev.slot.attribute) if ev.slot else None
-    return render(ev.query, args), slot, [str(spoken(args[n])) for n in names if n in args], ev.top_k
+    query = ev.rendered_query(args)
+    return query, slot, [str(spoken(args[n])) for n in ev.match_names() if n in args], ev.top_k
 
 
 def _evidence_record(evidence: ServiceDecision | None) -> dict[str, Any]:

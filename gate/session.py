@@ -14,23 +14,30 @@ import functools
 import inspect
 import json
 import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, get_type_hints
 
 from livekit.agents import AgentSession, RunContext, function_tool
-from livekit.agents.llm import ChatContext, FunctionTool, Tool, ToolError, Toolset
+from livekit.agents.llm import FunctionTool, Tool, ToolError, Toolset
 from livekit.agents.voice.events import FunctionToolsExecutedEvent
 
 from gate.caller import Caller
 from gate.canonical import canonical_json, digest
-from gate.confirm.answer import classify_answer
+from gate.confirm.answer import read_answer
+from gate.confirm.heard import question_heard
+from gate.confirm.transcript import latest_caller_words, latest_exchange
 from gate.decorator import Action, Executed, GatedTool
 from gate.errors import StaleState
+from gate.inflight import InFlight
 from gate.log import event, warning
-from gate.pipeline import Decision, Pipeline, action_digest
-from gate.policy.schema import render
+from gate.pipeline import Decision, Pipeline
+from gate.policy.loader import LoadedPolicy
+from gate.policy.rules import RuleResult
+from gate.policy.schema import placeholders, render
 
 if TYPE_CHECKING:
-    from gate.gate import Gate
+    from gate.memory.saves import SaveTracker
 
 CONFIRM_TOOL = "confirm_action"
 _CONFIRM_DESCRIPTION = (
@@ -41,31 +48,63 @@ _CONFIRM_DESCRIPTION = (
 _CTX = "gate_run_context"
 
 
+@dataclass(frozen=True)
+class _Asked:
+    """What a pending confirmation is about: the call, and the question the gate put."""
+
+    tool: GatedTool
+    args: dict[str, Any]
+    question: str
+    state_version: str | None
+
+
 class GateSession:
-    """The gated tools of one caller in one session. Build it with :meth:`gate.Gate.bind`."""
+    """The gated tools of one caller in one session. Build it with :meth:`gate.Gate.bind`.
+
+    Args:
+        pipeline: decides and records (shared by the gate's sessions).
+        tools: the gated tools to bind.
+        policies: each tool's loaded policy, by tool name.
+        caller: the authenticated caller every call is made for.
+        session: the LiveKit session, to record calls it refused for bad arguments.
+        language: the caller's language for reading answers (en, es, fr, de).
+        inflight: overlapping identical calls run once (shared by the gate's sessions).
+        saves: pending memory saves; a decision waits for the caller's words to be saved.
+    """
 
     def __init__(
         self,
-        gate: Gate,
+        pipeline: Pipeline,
+        tools: Sequence[GatedTool],
+        policies: Mapping[str, LoadedPolicy],
         caller: Caller,
         session: AgentSession[Any] | None = None,
         *,
         session_id: str | None = None,
+        language: str = "en",
+        inflight: InFlight | None = None,
+        saves: SaveTracker | None = None,
     ) -> None:
-        self.gate = gate
         self.caller = caller
         self.id = session_id or f"gs_{uuid.uuid4().hex}"
-        self._pipeline: Pipeline = gate.pipeline
+        self.language = language
+        self._pipeline = pipeline
+        self._policies = policies
+        self._inflight = inflight or InFlight()
+        self._saves = saves
         self._done: dict[str, Any] = {}
-        self._asked: dict[str, tuple[GatedTool, dict[str, Any]]] = {}
+        self._asked: dict[str, _Asked] = {}
         self._reached: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._completed: list[str] = []
-        self._by_name = {t.name: t for t in gate.tools}
-        self.tools: list[Tool | Toolset] = [self._bind(t) for t in gate.tools]
+        self._by_name = {t.name: t for t in tools}
+        self.tools: list[Tool | Toolset] = [self._bind(t) for t in tools]
         self.tools.append(self._confirm_tool())
         if session is not None:
             session.on("function_tools_executed", self._on_tools_executed)
+
+    def policy_for(self, tool: GatedTool) -> LoadedPolicy:
+        return self._policies[tool.name]
 
     # -- binding -------------------------------------------------------------------
 
@@ -106,17 +145,31 @@ class GateSession:
     async def call(self, tool: GatedTool, args: dict[str, Any], ctx: RunContext[Any] | None) -> Any:
         """Decide on one call of ``tool`` and carry out the branch.
 
+        Identical calls (same caller, tool and arguments) that overlap run once:
+        the others wait for the first and get its result or its error.
+
         Raises:
             ToolError: with a message for the model when the call was refused for its
                 arguments, hit a state conflict or failed. Nothing else escapes.
         """
         if ctx is not None:
             self._reached.add(ctx.function_call.call_id)
-        key = _dedupe_key(tool, args)
+        key = _dedupe_key(self.caller, tool, args)
         if key in self._done:
             event("gate.dedupe", caller=self.caller.id, tool=tool.name, session_id=self.id)
             return self._done[key]
-        loaded = self.gate.policy_for(tool)
+        return await self._inflight.run(
+            key, lambda: self._decide(tool, args, ctx, key), caller=self.caller.id, tool=tool.name
+        )
+
+    async def _decide(
+        self, tool: GatedTool, args: dict[str, Any], ctx: RunContext[Any] | None, key: str
+    ) -> Any:
+        loaded = self.policy_for(tool)
+        if self._saves is not None:
+            # The caller's words of this turn may be the evidence: let their save land
+            # first, within the decision's own budget.
+            await self._saves.settled(self.caller.id, loaded.policy.timeout_s / 2)
         decision = await self._pipeline.decide(
             tool=tool,
             loaded=loaded,
@@ -124,33 +177,51 @@ class GateSession:
             session_id=self.id,
             args=args,
             call_id=ctx.function_call.call_id if ctx is not None else None,
+            request_words=latest_caller_words(ctx.session.history if ctx is not None else None),
         )
         return await self._carry_out(tool, decision, ctx, key)
 
     async def _carry_out(
-        self, tool: GatedTool, decision: Decision, ctx: RunContext[Any] | None, key: str
+        self,
+        tool: GatedTool,
+        decision: Decision,
+        ctx: RunContext[Any] | None,
+        key: str,
+        *,
+        expected_version: str | None = None,
     ) -> Any:
         policy = decision.policy
         if decision.enforced == "abstain":
             await self._pipeline.close(decision, "skipped")
             message = render(policy.messages.abstain, decision.args)
-            if decision.row.rule.startswith("limits."):
-                raise ToolError(f"{message} ({decision.deciding.detail})")
-            return f"{message} (Not done: {decision.deciding.detail}.)"
+            deciding = decision.deciding
+            if deciding.rule.startswith(("limits.", "arguments.")):
+                raise ToolError(f"{message} ({deciding.detail})")
+            if deciding.rule == "state.conflict":
+                return f"{message} ({deciding.detail}.) Tell the caller; do not offer it again."
+            return f"{message} (Not done: {deciding.detail}.)"
         if decision.enforced == "ask":
             confirmation = self._pipeline.confirmation_for(decision, self.id)
-            await asyncio.to_thread(self.gate.ledger.record_confirmation, confirmation)
-            self._asked = {confirmation.id: (tool, decision.args)}
-            await self._pipeline.close(decision, "skipped")
+            await asyncio.to_thread(self._pipeline.ledger.record_confirmation, confirmation)
             question = render(policy.messages.ask, decision.args)
+            self._asked = {
+                confirmation.id: _Asked(tool, dict(decision.args), question, decision.row.state_version)
+            }
+            await self._pipeline.close(decision, "skipped")
             return (
-                f"{question}\n(Nothing has been done yet. Ask the caller exactly this and wait for "
-                f"their answer. Only if they say yes, call {CONFIRM_TOOL}.)"
+                f"{question}\n(Nothing has been done yet. Ask the caller exactly this question, with "
+                f"these details, and wait for their answer. Only if they say yes, call {CONFIRM_TOOL}.)"
             )
-        return await self._execute(tool, decision, ctx, key)
+        return await self._execute(tool, decision, ctx, key, expected_version=expected_version)
 
     async def _execute(
-        self, tool: GatedTool, decision: Decision, ctx: RunContext[Any] | None, key: str
+        self,
+        tool: GatedTool,
+        decision: Decision,
+        ctx: RunContext[Any] | None,
+        key: str,
+        *,
+        expected_version: str | None = None,
     ) -> Any:
         policy = decision.policy
         if ctx is not None:
@@ -163,7 +234,9 @@ class GateSession:
                 caller=self.caller,
                 decision_id=decision.id,
                 idempotency_key=decision.idempotency_key,
-                expected_version=decision.row.state_version,
+                expected_version=expected_version
+                if expected_version is not None
+                else decision.row.state_version,
                 state=decision.state.value if decision.state else None,
                 session_id=self.id,
                 arguments=dict(decision.args),
@@ -203,78 +276,119 @@ class GateSession:
     # -- confirmation -------------------------------------------------------------
 
     async def confirm(self, ctx: RunContext[Any] | None) -> Any:
-        """Carry out the pending action if the caller's own latest words say yes.
+        """Carry out the pending action if the caller said yes to the question they heard.
+
+        The gate reads the session's transcript itself: the agent's last message
+        before the caller's answer must carry every pending value, and the answer
+        is read against that question. A yes to anything else confirms nothing
+        (the confirmation stays pending); a no or a change closes it.
 
         Raises:
-            ToolError: nothing is pending, the caller has not answered, the answer
-                was not a plain yes, or the confirmation expired or was used.
+            ToolError: nothing is pending, the caller has not answered, the
+                question they answered was not the pending one, the answer was
+                not a yes, the confirmation expired or was used, or it could not
+                be recorded with the decision service.
         """
-        ledger = self.gate.ledger
+        ledger = self._pipeline.ledger
         pending = await asyncio.to_thread(ledger.live_confirmation, self.id)
         if pending is None or pending.id not in self._asked:
             raise ToolError("There is no action waiting for confirmation, so nothing was done.")
-        history = ctx.session.history if ctx is not None else None
-        words, message_id = _latest_caller_words(history, since=pending.created_at)
-        if words is None:
-            raise ToolError(
-                "The caller has not answered the confirmation question yet. Ask it, wait for "
-                f"their answer, and call {CONFIRM_TOOL} only after they say yes. Nothing was done."
-            )
-        if classify_answer(words) != "yes":
-            await asyncio.to_thread(
-                ledger.answer_confirmation, pending.id, status="declined", words=words, message_id=message_id
-            )
-            self._asked.pop(pending.id, None)
-            event("gate.confirmation", confirmation_id=pending.id, caller=self.caller.id, status="declined")
-            raise ToolError(
-                f"The caller did not clearly say yes (they said: {words!r}), so nothing was done. "
-                "If they want something different, make that request; otherwise ask again."
-            )
-        answered = await asyncio.to_thread(
-            ledger.answer_confirmation, pending.id, status="confirmed", words=words, message_id=message_id
+        return await self._inflight.run(
+            f"confirm:{pending.id}", lambda: self._confirm(pending.id, pending.created_at, ctx)
         )
-        tool, args = self._asked.pop(pending.id)
+
+    async def _confirm(self, confirmation_id: str, asked_at: float, ctx: RunContext[Any] | None) -> Any:
+        ledger = self._pipeline.ledger
+        asked = self._asked.get(confirmation_id)
+        if asked is None:
+            raise ToolError("There is no action waiting for confirmation, so nothing was done.")
+        history = ctx.session.history if ctx is not None else None
+        exchange = latest_exchange(history, since=asked_at)
+        if exchange is None:
+            raise ToolError(
+                f"The caller has not answered yet. Ask them exactly: {asked.question!r} Wait for their "
+                f"answer, and call {CONFIRM_TOOL} only after they say yes. Nothing was done."
+            )
+        values = self._spoken_values(asked)
+        heard = question_heard(exchange.heard or "", values, lang=None)
+        if exchange.heard is None or not heard.ok:
+            event(
+                "gate.confirmation",
+                confirmation_id=confirmation_id,
+                caller=self.caller.id,
+                status="not_heard",
+                missing=heard.missing,
+            )
+            raise ToolError(
+                "The caller's last answer was not to the pending question (what they heard did not "
+                f"name {', '.join(heard.missing) or 'the action'}), so nothing was done and it is still "
+                f"waiting. Put this question to them: {asked.question!r} and call {CONFIRM_TOOL} only "
+                "after they answer it with yes."
+            )
+        reading = read_answer(exchange.answer, question=exchange.heard, pending=values, lang=self.language)
+        if reading.answer == "unclear":
+            event(
+                "gate.confirmation", confirmation_id=confirmation_id, caller=self.caller.id, status="unclear"
+            )
+            raise ToolError(
+                f"The caller did not clearly say yes ({reading.reason}; they said: {exchange.answer!r}), so "
+                f"nothing was done and it is still waiting. Ask again: {asked.question!r}"
+            )
+        if reading.answer != "yes":
+            await asyncio.to_thread(
+                ledger.answer_confirmation,
+                confirmation_id,
+                status="declined",
+                words=exchange.answer,
+                message_id=exchange.answer_id,
+            )
+            self._asked.pop(confirmation_id, None)
+            event(
+                "gate.confirmation", confirmation_id=confirmation_id, caller=self.caller.id, status="declined"
+            )
+            if reading.answer == "change":
+                raise ToolError(
+                    f"The caller wants something different ({reading.reason}; they said: "
+                    f"{exchange.answer!r}), so nothing was done. If they want a change, make that "
+                    "request with the new details."
+                )
+            raise ToolError(f"The caller said no (they said: {exchange.answer!r}), so nothing was done.")
+        answered = await asyncio.to_thread(
+            ledger.answer_confirmation,
+            confirmation_id,
+            status="confirmed",
+            words=exchange.answer,
+            message_id=exchange.answer_id,
+        )
+        self._asked.pop(confirmation_id, None)
         if answered is None:
             raise ToolError("That confirmation expired or was already used. Nothing was done.")
-        event("gate.confirmation", confirmation_id=pending.id, caller=self.caller.id, status="confirmed")
-        loaded = self.gate.policy_for(tool)
-        key = _dedupe_key(tool, args)
-        if tool.state is not None:
-            try:
-                now = await tool.read_state(self.caller, args)
-                moved = now is None or str(now.version) != answered.state_version
-            except Exception:
-                moved = True
-            if moved:
-                decision = await self._pipeline.decide(
-                    tool=tool,
-                    loaded=loaded,
-                    caller=self.caller,
-                    session_id=self.id,
-                    args=args,
-                    force_ask="state.changed",
-                )
-                again = await self._carry_out(tool, decision, ctx, key)
-                return f"{render(loaded.policy.messages.conflict, args)} {again}"
-        expected = action_digest(
-            tool.name,
-            self.caller,
-            json.loads(canonical_json(args)),
-            answered.state_version,
-            loaded.content_hash,
-        )
-        if expected != answered.action_digest:
-            raise ToolError("The confirmation does not match the pending action. Nothing was done.")
-        for memory_id in json.loads(answered.memory_ids_json):
-            try:
-                await asyncio.wait_for(
-                    self.gate.backend.confirm(
-                        self.caller.id, memory_id, idempotency_key=f"confirm-{answered.id}-{memory_id}"[:128]
-                    ),
-                    timeout=loaded.policy.timeout_s,
-                )
-            except Exception as exc:
-                warning("gate.memory.confirm_failed", memory_id=memory_id, error=type(exc).__name__)
+        event("gate.confirmation", confirmation_id=confirmation_id, caller=self.caller.id, status="confirmed")
+        tool, args = asked.tool, asked.args
+        loaded = self.policy_for(tool)
+        notes = [
+            RuleResult("confirmation.heard", "act", f"agent: {exchange.heard[:300]}"),
+            RuleResult("confirmation.answer", "act", f"caller: {exchange.answer[:300]} ({reading.reason})"),
+        ]
+        forced = None
+        try:
+            await self._pipeline.attest(
+                self.caller,
+                loaded,
+                args,
+                kind="confirm",
+                words=exchange.answer,
+                question=exchange.heard,
+                pending=json.loads(answered.memory_ids_json),
+            )
+        except Exception as exc:
+            warning("gate.attest.failed", confirmation_id=confirmation_id, error=type(exc).__name__)
+            forced = RuleResult(
+                "confirmation.unrecorded",
+                "abstain",
+                f"the decision service did not record it: {type(exc).__name__}",
+            )
+        key = _dedupe_key(self.caller, tool, args)
         decision = await self._pipeline.decide(
             tool=tool,
             loaded=loaded,
@@ -282,9 +396,37 @@ class GateSession:
             session_id=self.id,
             args=args,
             attested=answered,
+            forced=forced,
+            notes=notes,
             call_id=ctx.function_call.call_id if ctx is not None else None,
         )
-        return await self._carry_out(tool, decision, ctx, key)
+        if forced is not None:
+            await self._pipeline.close(decision, "skipped")
+            raise ToolError(
+                "The caller's confirmation could not be recorded, so nothing was done. Tell them and "
+                "offer to try again."
+            )
+        if decision.deciding.rule == "state.changed" and decision.enforced == "ask":
+            again = await self._carry_out(tool, decision, ctx, key)
+            return f"{render(loaded.policy.messages.conflict, args)} {again}"
+        if decision.enforced == "act" and decision.row.action_digest != answered.action_digest:
+            # The action about to run is not the one the caller confirmed (its
+            # arguments, state or policy differ): never run it on that yes.
+            await self._pipeline.close(decision, "skipped")
+            raise ToolError(
+                "What would run is not what the caller confirmed, so nothing was done. Ask again."
+            )
+        return await self._carry_out(tool, decision, ctx, key, expected_version=answered.state_version)
+
+    def _spoken_values(self, asked: _Asked) -> dict[str, Any]:
+        """The values the caller must have heard: the question's own, and every unmasked argument."""
+        policy = self.policy_for(asked.tool).policy
+        in_question = set(placeholders(policy.messages.ask))
+        return {
+            name: value
+            for name, value in asked.args.items()
+            if (name in in_question or name not in policy.audit.mask) and value is not None and value != ""
+        }
 
     # -- calls LiveKit refused before they reached the gate ---------------------------
 
@@ -299,7 +441,7 @@ class GateSession:
 
     async def _record_rejected(self, name: str, raw_arguments: str, error: str, call_id: str) -> None:
         tool = self._by_name[name]
-        loaded = self.gate.policy_for(tool)
+        loaded = self.policy_for(tool)
         try:
             parsed = json.loads(raw_arguments)
             args = parsed if isinstance(parsed, dict) else {"_raw": parsed}
@@ -322,9 +464,9 @@ class GateSession:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
 
-def _dedupe_key(tool: GatedTool, args: dict[str, Any]) -> str:
-    """The same tool with the same arguments: the first success answers again."""
-    return digest({"tool": tool.name, "args": json.loads(canonical_json(args))})
+def _dedupe_key(caller: Caller, tool: GatedTool, args: dict[str, Any]) -> str:
+    """The same caller, tool and canonical arguments: one execution answers them all."""
+    return digest({"caller": caller.id, "tool": tool.name, "args": json.loads(canonical_json(args))})
 
 
 def _summary(decision: Decision, external_ref: str | None) -> str:
@@ -336,15 +478,3 @@ def _summary(decision: Decision, external_ref: str | None) -> str:
         f", reference {external_ref}" if external_ref else ""
     )
     return done + (" after the caller confirmed it" if row.confirmation_id else "")
-
-
-def _latest_caller_words(history: ChatContext | None, *, since: float) -> tuple[str | None, str | None]:
-    """The caller's most recent message, if it came after ``since`` (the question)."""
-    if history is None:
-        return None, None
-    for item in reversed(history.items):
-        if item.type == "message" and item.role == "user":
-            if item.created_at < since:
-                return None, None
-            return (item.text_content or "").strip() or None, item.id
-    return None, None

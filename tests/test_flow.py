@@ -115,10 +115,10 @@ async def test_confirm_in_the_asking_turn_is_refused(alice: Harness, calendar: C
 
 async def test_yes_but_friday_is_not_a_yes(alice: Harness, calendar: Calendar) -> None:
     await remember_wish(alice.gate, "alice", "I'd like my visit on Thursday")
-    await alice.turn("Book Thursday.", call("book_visit", day="Thursday"), say("Confirm?"))
+    await alice.turn("Book Thursday.", call("book_visit", day="Thursday"), say("Confirm Thursday?"))
     r = await alice.turn("Yes, but make it Friday.", call(gate.CONFIRM_TOOL), say("ok"))
     ((out, err),) = outputs(r)
-    assert err and "did not clearly say yes" in out
+    assert err and "wants something different" in out and "nothing was done" in out
     assert calendar.booked == {}
     # The confirmation is used up: a later yes does not revive it.
     r = await alice.turn("Yes.", call(gate.CONFIRM_TOOL), say("ok"))
@@ -127,9 +127,9 @@ async def test_yes_but_friday_is_not_a_yes(alice: Harness, calendar: Calendar) -
 
 async def test_state_moved_between_question_and_yes_asks_again(alice: Harness, calendar: Calendar) -> None:
     await remember_wish(alice.gate, "alice", "I'd like my visit on Thursday")
-    await alice.turn("Book Thursday.", call("book_visit", day="Thursday"), say("Confirm?"))
+    await alice.turn("Book Thursday.", call("book_visit", day="Thursday"), say("Confirm Thursday?"))
     calendar.take("Monday", "bob")  # someone else changes the calendar meanwhile
-    r = await alice.turn("Yes.", call(gate.CONFIRM_TOOL), say("It changed; confirm again?"))
+    r = await alice.turn("Yes.", call(gate.CONFIRM_TOOL), say("It changed; shall I still book Thursday?"))
     ((out, err),) = outputs(r)
     assert not err and out.startswith("Thursday changed while we were talking")
     assert "Just to confirm" in out
@@ -219,7 +219,7 @@ async def test_wrong_argument_types_reach_the_model_and_are_recorded(
 
 async def test_refund_always_asks_and_masks(alice: Harness, calendar: Calendar) -> None:
     r = await alice.turn(
-        "Refund 20 on A-1.", call("issue_refund", order_id="A-1", amount=20), say("Confirm?")
+        "Refund 20 on A-1.", call("issue_refund", order_id="A-1", amount=20), say("Refund 20 on order A-1?")
     )
     assert outputs(r)[0][0].startswith("Please confirm: refund 20 on order A-1?")
     r = await alice.turn("Yes, go ahead.", call(gate.CONFIRM_TOOL), say("Done."))
@@ -255,7 +255,11 @@ async def test_rate_limit_counts_executed_actions(the_gate: gate.Gate, calendar:
     h = Harness(the_gate, ALICE)
     await h.start()
     for i in range(3):
-        await h.turn(f"Refund 10 on A-{i}.", call("issue_refund", order_id=f"A-{i}", amount=10), say("?"))
+        await h.turn(
+            f"Refund 10 on A-{i}.",
+            call("issue_refund", order_id=f"A-{i}", amount=10),
+            say(f"Refund 10 on order A-{i}?"),
+        )
         await h.turn("Yes.", call(gate.CONFIRM_TOOL), say("ok"))
     r = await h.turn("Refund 10 on A-9.", call("issue_refund", order_id="A-9", amount=10), say("No."))
     ((out, _err),) = outputs(r)

@@ -244,3 +244,197 @@ def test_parallel_and_serial_verification_agree(ledger: gate.Ledger, parallel: b
     report = ledger.verify(parallel=parallel)
     assert report.first_broken is not None
     assert (report.first_broken.seq, report.first_broken.ref_id) == (3, rows[1].id)
+
+
+# -- everything an auditor reads is chained -------------------------------------------
+
+
+def _delivered(ledger: gate.Ledger, n: int = 3) -> list[tuple[DecisionRow, ReceiptRow]]:
+    """Decisions with receipts that were tried once (503) and then acknowledged."""
+    made = []
+    for _ in range(n):
+        d = decision_row(service_decision_id=f"sd_{uuid.uuid4().hex[:8]}")
+        ledger.record_decision(d)
+        r = receipt_row(d.id)
+        r.service_decision_id = d.service_decision_id
+        ledger.record_receipt(r)
+        ledger.record_delivery(r.id, state="pending", error="ServiceError: 503 unavailable: later")
+        ledger.record_delivery(
+            r.id, state="delivered", policy_alignment="violated", service_receipt_id="rc_1"
+        )
+        made.append((d, r))
+    return made
+
+
+def test_delivery_history_is_read_back_from_its_records(ledger: gate.Ledger) -> None:
+    ((d, r),) = _delivered(ledger, 1)
+    stored = ledger.receipt_for(d.id)
+    assert stored is not None
+    assert (stored.delivery_state, stored.attempts, stored.policy_alignment) == ("delivered", 2, "violated")
+    assert [v.state for v in ledger.deliveries(r.id)] == ["pending", "delivered"]
+    assert ledger.undelivered() == []
+    assert ledger.verify().ok
+
+
+# (table, column, forged value): every column `gate audit show` displays.
+EDITS = [
+    ("gate_deliveries", "policy_alignment", "'aligned'"),
+    ("gate_deliveries", "state", "'rejected'"),
+    ("gate_deliveries", "service_receipt_id", "'rc_forged'"),
+    ("gate_deliveries", "error", "'forged'"),
+    ("gate_deliveries", "at", "0.5"),
+    ("gate_deliveries", "attempt", "7"),
+    ("gate_deliveries", "service_decision_id", "'sd_forged'"),
+    ("gate_receipts", "status", "'skipped'"),
+    ("gate_receipts", "external_ref", "'ref-forged'"),
+    ("gate_receipts", "error_code", "'forged'"),
+    ("gate_receipts", "service_decision_id", "NULL"),
+    ("gate_receipts", "idempotency_key", "'receipt-forged'"),
+    ("gate_decisions", "outcome", "'abstain'"),
+    ("gate_decisions", "rule", "'forged'"),
+    ("gate_decisions", "args_json", "'{}'"),
+    ("gate_decisions", "evidence_json", "'{}'"),
+    ("gate_decisions", "trace_json", "'[]'"),
+    ("gate_decisions", "policy_hash", "'sha256:forged'"),
+    ("gate_decisions", "caller_json", "'{}'"),
+    ("gate_decisions", "latency_ms", "0.1"),
+]
+
+
+@pytest.mark.parametrize(("table", "column", "value"), EDITS, ids=[f"{t}.{c}" for t, c, _ in EDITS])
+def test_editing_any_column_an_auditor_reads_fails_verify(
+    ledger: gate.Ledger, table: str, column: str, value: str
+) -> None:
+    made = _delivered(ledger)
+    assert ledger.verify().ok
+    # The second decision's records; for deliveries, its acknowledgement.
+    d, r = made[1]
+    where = {
+        "gate_deliveries": ("receipt_id = :ref AND state = 'delivered'", r.id),
+        "gate_receipts": ("id = :ref", r.id),
+        "gate_decisions": ("id = :ref", d.id),
+    }[table]
+    with ledger.engine.begin() as conn:
+        seq = conn.execute(
+            text(f"SELECT chain_seq, id FROM {table} WHERE {where[0]}"), {"ref": where[1]}
+        ).one()
+        conn.execute(text(f"UPDATE {table} SET {column} = {value} WHERE {where[0]}"), {"ref": where[1]})
+    report = ledger.verify()
+    assert report.first_broken is not None
+    assert (report.first_broken.seq, report.first_broken.ref_id) == (seq[0], seq[1])
+    assert "changed after it was recorded" in report.first_broken.reason
+
+
+def test_deleting_a_delivery_record_fails_verify(ledger: gate.Ledger) -> None:
+    made = _delivered(ledger)
+    (ack,) = [v for v in ledger.deliveries(made[0][1].id) if v.state == "delivered"]
+    with ledger.engine.begin() as conn:
+        conn.execute(text("DELETE FROM gate_deliveries WHERE id = :i"), {"i": ack.id})
+    report = ledger.verify()
+    assert report.first_broken is not None
+    assert (report.first_broken.seq, report.first_broken.ref_id) == (ack.chain_seq, ack.id)
+    assert report.first_broken.reason == "delivery was deleted"
+
+
+def test_reordering_delivery_records_fails_verify(ledger: gate.Ledger) -> None:
+    made = _delivered(ledger)
+    first, second = ledger.deliveries(made[0][1].id)
+    # Swap which entry each record claims: the acknowledgement now looks like the first try.
+    with ledger.engine.begin() as conn:
+        conn.execute(text("UPDATE gate_deliveries SET chain_seq = -1 WHERE id = :i"), {"i": first.id})
+        conn.execute(
+            text("UPDATE gate_deliveries SET chain_seq = :s WHERE id = :i"),
+            {"s": first.chain_seq, "i": second.id},
+        )
+        conn.execute(
+            text("UPDATE gate_deliveries SET chain_seq = :s WHERE id = :i"),
+            {"s": second.chain_seq, "i": first.id},
+        )
+    report = ledger.verify()
+    assert report.first_broken is not None
+    assert (report.first_broken.seq, report.first_broken.ref_id) == (first.chain_seq, second.id)
+    assert report.first_broken.reason == "delivery is not in the chain"
+
+
+def test_a_delivery_added_behind_the_chains_back_fails_verify(ledger: gate.Ledger) -> None:
+    made = _delivered(ledger)
+    with ledger.engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO gate_deliveries (id, receipt_id, at, attempt, state, policy_alignment) "
+                "VALUES ('gv_forged', :r, 1.0, 3, 'delivered', 'aligned')"
+            ),
+            {"r": made[2][1].id},
+        )
+    report = ledger.verify()
+    assert report.first_broken is not None
+    assert report.first_broken.ref_id == "gv_forged" and "not in the chain" in report.first_broken.reason
+
+
+# -- reservations for rate limits -------------------------------------------------------
+
+
+def test_count_executed_holds_running_succeeded_and_unknown_releases_the_rest(ledger: gate.Ledger) -> None:
+    since = time.time() - 60
+
+    def decided(outcome: str = "act") -> DecisionRow:
+        d = decision_row(outcome=outcome, enforced_outcome=outcome)
+        assert ledger.record_decision(d)
+        return d
+
+    running = decided()
+    done = decided()
+    ledger.record_receipt(receipt_row(done.id))
+    unknown = decided()
+    ledger.record_receipt(_failed(unknown, "outcome_unknown"))
+    assert ledger.count_executed("alice", "book_visit", since) == 3
+    not_run = decided()
+    ledger.record_receipt(_failed(not_run, "not_executed"))
+    skipped = decided()
+    ledger.record_receipt(receipt_row(skipped.id, status="skipped"))
+    decided("ask")
+    assert ledger.count_executed("alice", "book_visit", since) == 3
+    assert ledger.count_executed("alice", "book_visit", since, until=running.created_at) == 0
+    assert not ledger.record_decision(decision_row(), reserve=(3, since))
+    assert ledger.record_decision(decision_row(), reserve=(4, since))
+    assert ledger.count_executed("bob", "book_visit", since) == 0
+
+
+def _failed(d: DecisionRow, code: str) -> ReceiptRow:
+    r = receipt_row(d.id, status="failed")
+    r.error_code = code
+    return r
+
+
+def _reserve(url: str, barrier: Any, out: Any) -> None:
+    led = gate.Ledger(url, create=False)
+    barrier.wait()
+    try:
+        out.put(led.record_decision(decision_row(), reserve=(1, time.time() - 3600)))
+    finally:
+        led.close()
+
+
+def _race_reservations(url: str, n: int = 6) -> None:
+    ledger = gate.Ledger(url)
+    ctx = mp.get_context("spawn")
+    barrier, out = ctx.Barrier(n), ctx.Queue()
+    procs = [ctx.Process(target=_reserve, args=(url, barrier, out)) for _ in range(n)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    results = [out.get(timeout=5) for _ in procs]
+    assert results.count(True) == 1 and results.count(False) == n - 1
+    assert len(ledger.decisions()) == 1 and ledger.verify().ok
+    ledger.close()
+
+
+def test_processes_racing_for_the_last_slot_on_sqlite_get_exactly_one(tmp_path: Path) -> None:
+    _race_reservations(f"sqlite:///{tmp_path / 'reserve.db'}")
+
+
+@pytest.mark.postgres
+def test_processes_racing_for_the_last_slot_on_postgres_get_exactly_one(pg_database: str) -> None:
+    _race_reservations(pg_database)

@@ -56,6 +56,21 @@ def test_an_unusable_identity_is_refused() -> None:
             {},
             "worker.py console: no model configured: set OPENAI_API_KEY",
         ),
+        (
+            ["worker.py", "console", "--text"],
+            {"OPENAI_API_KEY": "sk-test", "GATE_LOG_LEVEL": "chatty"},
+            "worker.py console: GATE_LOG_LEVEL='CHATTY': expected one of DEBUG, INFO, WARNING",
+        ),
+        (
+            ["worker.py", "start"],
+            {
+                "LIVEKIT_URL": "ws://127.0.0.1:1",
+                "LIVEKIT_API_KEY": "k",
+                "LIVEKIT_API_SECRET": "s",
+                "GATE_MEMORY": "nope",
+            },
+            "worker.py start: GATE_MEMORY='nope': expected one of auto, local, cloud, geniffy",
+        ),
     ],
 )
 def test_a_missing_setting_is_one_clear_line(argv: list[str], env: dict[str, str], expected: str) -> None:
@@ -69,6 +84,30 @@ def test_a_missing_setting_is_one_clear_line(argv: list[str], env: dict[str, str
     )
     assert done.returncode == 2
     assert done.stderr.strip().startswith(expected) and "Traceback" not in done.stderr
+
+
+def _portaudio_missing() -> bool:
+    try:
+        import sounddevice  # noqa: F401
+    except OSError:
+        return True
+    return False
+
+
+@pytest.mark.skipif(not _portaudio_missing(), reason="PortAudio is installed on this machine")
+def test_the_console_without_portaudio_says_what_to_install() -> None:
+    clean = {k: v for k, v in __import__("os").environ.items() if not k.startswith(("LIVEKIT_", "GATE_"))}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "worker.py"), "console", "--text"],
+        env={**clean, "OPENAI_API_KEY": "sk-test"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        "worker.py console: the audio library PortAudio is missing: apt-get install libportaudio2\n"
+    )
 
 
 class FakeJob:

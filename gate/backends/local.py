@@ -4,8 +4,9 @@ It keeps the hosted contract's semantics offline: a durable decision id per
 evaluation, one terminal receipt per decision, idempotency-key replay and
 conflict, and ``policy_alignment``. Evidence is read from an exact slot when
 the policy names one (current value only: superseded revisions never count)
-and otherwise by a recall as of now, and only memories that bear on the
-arguments count (see :mod:`gate.evidence`).
+and otherwise from the caller's current memories closest in meaning to the
+query; only memories that support these arguments count, and a trusted
+denial counts against them (see :mod:`gate.evidence`).
 """
 
 from __future__ import annotations
@@ -16,32 +17,44 @@ import re
 import time
 import uuid
 import warnings
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 import contextdb
 from contextdb.core.models import MemoryItem
 from contextdb.core.slots import canonicalize_slot
 from contextdb.store.sqlite_store import SQLiteStore
+from numpy.typing import NDArray
 from sqlmodel import Session, select
 
 from gate.backends.base import ForgetResult
 from gate.canonical import digest
 from gate.errors import DecisionNotFound, ReceiptConflict, ServiceError
 from gate.evidence import (
+    AGAINST_THRESHOLD,
     EvidenceMemory,
+    EvidenceRequest,
     EvidenceSlot,
     ServiceDecision,
     ServiceReceipt,
-    classify,
+    judge,
 )
 from gate.ledger import Ledger
 from gate.ledger.tables import ServiceDecisionRow, ServiceReceiptRow
+from gate.memory.embedder import MiniLMEmbedder
+from gate.memory.index import MemoryIndex
 
 _KEY = re.compile(r"^[A-Za-z0-9._:\-]{8,128}$")
 _ACTION = re.compile(r"^[A-Za-z][A-Za-z0-9._:\-]{0,127}$")
 _REF = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 _STATUSES = {"succeeded", "failed", "skipped"}
+# The hosted contract's query limit, kept offline so both backends refuse the same requests.
+MAX_QUERY_CHARS = 2000
+# Memories embedded here when the engine's own vectors are not MiniLM's.
+_CONTENT_CACHE = 4096
 
 
 class LocalEngine:
@@ -50,8 +63,12 @@ class LocalEngine:
     Args:
         memory_url: the engine's SQLite (or PostgreSQL with pgvector) URL.
         ledger: where decisions and receipts are kept.
-        embedding_provider: an embedder for recall; None uses the engine's
-            deterministic mock (no semantics; exact slots and words still work).
+        embedding_provider: the engine's embedder for recall; None uses the engine's
+            deterministic mock. Whether a memory is about an action is always
+            judged with MiniLM (the threshold is calibrated for it): from the
+            stored vectors when the engine embeds with
+            :class:`~gate.memory.embedder.MiniLMEmbedder`, else by embedding
+            the few candidate memories here (cached by id).
     """
 
     name = "local"
@@ -77,6 +94,12 @@ class LocalEngine:
             "enable_read_audit": False,
         }
         self.db = contextdb.init(embedding_provider=embedding_provider, **options)
+        self.index = MemoryIndex(self.db)
+        self._stored_vectors_judge = isinstance(embedding_provider, MiniLMEmbedder)
+        self._judge_embedder: MiniLMEmbedder = (
+            embedding_provider if isinstance(embedding_provider, MiniLMEmbedder) else MiniLMEmbedder()
+        )
+        self._content_vectors: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
 
     # -- decisions -------------------------------------------------------------
 
@@ -87,9 +110,9 @@ class LocalEngine:
         *,
         top_k: int = 5,
         slot: EvidenceSlot | None = None,
-        match: Sequence[str] = (),
+        match: Sequence[Any] | Mapping[str, Any] = (),
     ) -> ServiceDecision:
-        """Decide from memory that bears on ``match``; records the decision durably.
+        """Decide from memory that supports ``match`` (see :mod:`gate.evidence`); records the decision.
 
         Raises:
             ServiceError: 400 when the query is empty or longer than 2000 characters.
@@ -121,19 +144,85 @@ class LocalEngine:
         *,
         top_k: int = 5,
         slot: EvidenceSlot | None = None,
-        match: Sequence[str] = (),
+        match: Sequence[Any] | Mapping[str, Any] = (),
     ) -> ServiceDecision:
-        """What :meth:`evaluate_action` would answer, recording nothing (for dry runs)."""
-        if not 1 <= len(query) <= 2000:
-            raise ServiceError(400, "invalid_request", "query must be 1-2000 characters")
+        """What :meth:`evaluate_action` would answer, recording nothing (for dry runs).
+
+        The query is embedded once; on the slot path the slot's current fact is
+        the only possible support, and the caller's other current memories
+        closest to the query are read too, because a later denial or change
+        wins over it. ``match`` maps argument names to raw values (or lists
+        spoken values); see :class:`gate.evidence.EvidenceRequest`.
+
+        Raises:
+            ServiceError: 400 when the query is empty or longer than 2000 characters.
+        """
+        if not 1 <= len(query) <= MAX_QUERY_CHARS:
+            raise ServiceError(400, "invalid_request", f"query must be 1-{MAX_QUERY_CHARS} characters")
+        request = EvidenceRequest.of(query, match, slot_only=slot is not None)
+        vector = await self._vector(query)
+        nearby = await self._nearby(partition, query, vector, max(top_k * 4, 20))
         if slot is not None:
-            items = await self._current_in_slot(partition, slot)
+            in_slot = await self._current_in_slot(partition, slot)
+            slot_ids = {m.id for m in in_slot}
+            nearby = [m for m in nearby if m.id not in slot_ids]
+            items = [(m, True) for m in in_slot] + [(m, False) for m in nearby]
         else:
-            items = await self.db.factual.recall(
-                query, top_k=top_k * 4, as_of=contextdb.utc_now(), user_id=partition
-            )
-        verdict = classify([self._evidence(m) for m in items], match)
+            items = [(m, False) for m in nearby]
+        scores = await self._similarities(vector, [m for m, _ in items])
+        verdict = judge(
+            [self._evidence(m, similarity=s, in_slot=flag) for (m, flag), s in zip(items, scores, strict=True)],
+            request,
+        )
         return dataclasses.replace(verdict, memories=verdict.memories[:top_k])
+
+    async def _vector(self, text: str) -> NDArray[np.float32]:
+        (vector,) = await self._judge_embedder.embed([text])
+        return _unit(np.asarray(vector, dtype=np.float32))
+
+    async def _nearby(
+        self, partition: str, query: str, vector: NDArray[np.float32], top_k: int
+    ) -> list[MemoryItem]:
+        """The caller's current factual memories closest in meaning to the query.
+
+        With MiniLM as the engine's embedder the stored vectors are searched
+        (:class:`~gate.memory.index.MemoryIndex`) and only rows close enough to
+        matter are loaded; with another embedder the engine's own recall ranks.
+        """
+        if not self._stored_vectors_judge:
+            return list(
+                await self.db.factual.recall(query, top_k=top_k, as_of=contextdb.utc_now(), user_id=partition)
+            )
+        hits = await self.index.search(partition, vector, top_k, min_score=AGAINST_THRESHOLD)
+        if not hits:
+            return []
+        store = self.db._require_store()
+        items = [await store.get(h.memory_id) for h in hits]
+        now = contextdb.utc_now()
+        return [i for i in items if i is not None and i.user_id == partition and i.is_valid_at(now)]
+
+    async def _similarities(self, vector: NDArray[np.float32], items: Sequence[MemoryItem]) -> list[float]:
+        """Cosine of each memory with the query: stored vectors when MiniLM made them, else embedded here."""
+        out: list[float] = []
+        missing: list[MemoryItem] = []
+        for item in items:
+            if self._stored_vectors_judge and item.embedding is not None:
+                continue
+            if item.id not in self._content_vectors:
+                missing.append(item)
+        if missing:
+            fresh = await self._judge_embedder.embed([m.content for m in missing])
+            for item, vec in zip(missing, fresh, strict=True):
+                self._content_vectors[item.id] = _unit(np.asarray(vec, dtype=np.float32))
+                while len(self._content_vectors) > _CONTENT_CACHE:
+                    self._content_vectors.popitem(last=False)
+        for item in items:
+            if self._stored_vectors_judge and item.embedding is not None:
+                vec = _unit(np.asarray(item.embedding, dtype=np.float32))
+            else:
+                vec = self._content_vectors[item.id]
+            out.append(float(vec @ vector) if vec.shape == vector.shape else -1.0)
+        return out
 
     async def _current_in_slot(self, partition: str, slot: EvidenceSlot) -> list[MemoryItem]:
         """The slot's current fact (older revisions are history, never evidence).
@@ -169,8 +258,9 @@ class LocalEngine:
             session.add(row)
             session.commit()
 
-    def _evidence(self, item: MemoryItem) -> EvidenceMemory:
+    def _evidence(self, item: MemoryItem, *, similarity: float | None, in_slot: bool) -> EvidenceMemory:
         policy = self.db.trust_policy
+        said_by = item.metadata.get("said_by") if isinstance(item.metadata, dict) else None
         return EvidenceMemory(
             id=item.id,
             content=item.content,
@@ -180,6 +270,11 @@ class LocalEngine:
             slot_value=item.slot_value,
             source=str(item.epistemic_source),
             confidence=item.confidence,
+            negated=bool(item.negated),
+            similarity=similarity,
+            created_at=item.created_at.timestamp(),
+            said_by=str(said_by) if said_by else None,
+            in_slot=in_slot,
         )
 
     async def report_execution(
@@ -303,6 +398,11 @@ class LocalEngine:
 
     async def aclose(self) -> None:
         await self.db.close()
+
+
+def _unit(vec: NDArray[np.float32]) -> NDArray[np.float32]:
+    norm = float(np.linalg.norm(vec))
+    return vec / norm if norm else vec
 
 
 def _check_receipt(

@@ -1,42 +1,119 @@
 """The ``gate`` command line: audit review, policy tooling, receipts, memory, the demo.
 
-Tables for people, ``--json`` for machines. Every expected failure (no
-ledger, an unknown id, a bad filter, a broken policy) is one clear line on
-stderr and a non-zero exit, never a traceback. One module per command group.
+Tables for people, ``--json`` for machines. Every failure (no ledger, an
+unknown id, a bad filter, a broken policy, a malformed setting, an
+unreachable database) is one line on stderr naming what to do and a non-zero
+exit, never a traceback (``GATE_LOG_LEVEL=DEBUG`` logs it for gate's own
+developers). Logs go to stderr: dependencies at WARNING, gate at WARNING, or
+INFO with ``--verbose``, or whatever ``GATE_LOG_LEVEL`` says. One module per
+command group.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
+from importlib.metadata import PackageNotFoundError, version
+from typing import Annotated, Any, NoReturn
 
 import typer
+from typer.core import TyperGroup
 
 from gate.cli.audit import audit_app
 from gate.cli.common import err
 from gate.cli.demo import demo
+from gate.cli.ledger import ledger_app
 from gate.cli.memory import forget
 from gate.cli.policy import policy_app
 from gate.cli.receipts import receipts_app
 
+
+class _OneLineErrors(TyperGroup):
+    """Every failure, usage errors included, becomes one line on stderr and a non-zero exit."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except typer.TyperException as exc:
+            _usage(exc)
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort):
+            raise
+        except typer.TyperException as exc:  # a subcommand's usage error
+            _usage(exc)
+        except Exception as exc:
+            from gate.errors import describe
+
+            logging.getLogger("gate.cli").debug("command failed", exc_info=True)
+            err.print(f"gate: {describe(exc)}")
+            raise typer.Exit(2) from None
+
+
+def _usage(exc: Any) -> NoReturn:
+    ctx = getattr(exc, "ctx", None)
+    see = f" (see {ctx.command_path} --help)" if ctx is not None else ""
+    err.print(f"gate: {exc.format_message()}{see}")
+    raise typer.Exit(getattr(exc, "exit_code", 2)) from None
+
+
 app = typer.Typer(
-    help="Action governance for LiveKit voice agents.", no_args_is_help=True, pretty_exceptions_enable=False
+    cls=_OneLineErrors,
+    help="Action governance for LiveKit voice agents.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        try:
+            found = version("gate")
+        except PackageNotFoundError:  # running from a checkout that was never installed
+            found = "unknown"
+        sys.stdout.write(f"gate {found}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="log gate's events (decisions, receipts) on stderr; GATE_LOG_LEVEL sets any level",
+        ),
+    ] = False,
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="print gate's version and exit"
+        ),
+    ] = False,
+) -> None:
+    """Action governance for LiveKit voice agents."""
+    from gate.log import configure_cli, level_from_env
+
+    configure_cli(level_from_env("INFO" if verbose else "WARNING"))
+
+
 app.add_typer(audit_app, name="audit")
 app.add_typer(policy_app, name="policy")
 app.add_typer(receipts_app, name="receipts")
+app.add_typer(ledger_app, name="ledger")
 app.command("forget")(forget)
 app.command("demo")(demo)
 
 
 def main() -> None:
-    """Entry point: expected failures are one line on stderr, never a traceback."""
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from gate.errors import GateError
-
+    """Entry point: every failure is one line on stderr and a non-zero exit, never a traceback."""
     try:
         app()
-    except (SQLAlchemyError, GateError, OSError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        err.print(f"gate: {type(exc).__name__}: {first}", markup=False, highlight=False)
+    except Exception as exc:  # raised outside any command (parsing, start-up)
+        from gate.errors import describe
+
+        err.print(f"gate: {describe(exc)}")
         sys.exit(2)

@@ -1,10 +1,17 @@
 """``gate demo``: the worker's own agent, memory and tools, offline, on the embedded defaults.
 
-Two calls of the same caller through real text-mode AgentSessions, the real
-gate, engine, ledger and example tools (their own SQLite files in a fresh
-``GATE_HOME``). The caller is scripted, and so is the model: a deterministic
-stand-in, labelled as such. Run it from the project checkout (it imports
-``worker.py`` and ``tools/``).
+Two calls of one caller through real text-mode AgentSessions, the real gate,
+engine, ledger and example tools, in ``GATE_HOME`` (default ``./.gate-demo``).
+The caller is scripted, and so is the model: a deterministic stand-in,
+labelled as such. Run it from the project checkout (it imports ``worker.py``
+and ``tools/``).
+
+Every run is a new story in the same home: a fresh system of record
+(``business.db``), a caller of its own (``demo-alice-<run>``, so no memory or
+rate limit carries over) and sessions named ``demo-<run>-...``. The ledger
+keeps every run, hash-chained. The demo writes only into a ledger that holds
+nothing but demo runs, and only into a home that is empty or was made by it:
+``GATE_DATABASE_URL`` is ignored unless ``--database-url`` is given.
 """
 
 from __future__ import annotations
@@ -13,27 +20,31 @@ import asyncio
 import importlib
 import logging
 import os
+import shlex
 import sys
-import tempfile
+import uuid
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import structlog
 from livekit.agents import AgentSession
-from livekit.agents.llm import ChatMessage, FunctionCall, FunctionCallOutput
+from livekit.agents.llm import ChatContext, ChatMessage, FunctionCall, FunctionCallOutput
 from livekit.agents.voice.run_result import RunResult
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
 
 from gate.caller import Caller
 from gate.config import GateSettings
 from gate.errors import ConfigError
 from gate.gate import Gate
+from gate.ledger import Ledger
 from gate.session import CONFIRM_TOOL
-from gate.testing.llm import ScriptedLLM, call, say
+from gate.testing.llm import ScriptedLLM, Step, call, say
 
-ALICE = Caller("alice", verified=True, roles=frozenset({"customer"}))
+DEMO_PREFIX = "demo-"
+MARKER = "gate-demo.txt"
+DEFAULT_HOME = Path(".gate-demo")
 
 
 def _project(root: Path | None) -> tuple[Any, Any]:
@@ -46,14 +57,71 @@ def _project(root: Path | None) -> tuple[Any, Any]:
     return importlib.import_module("worker"), importlib.import_module("tools")
 
 
+def claim_home(home: Path) -> None:
+    """Make ``home`` the demo's, or refuse: it must be empty, missing, or made by an earlier run.
+
+    Raises:
+        ConfigError: ``home`` holds files the demo did not make.
+    """
+    if home.exists() and not home.is_dir():
+        raise ConfigError(f"{home} is a file, not a directory for the demo's state")
+    if home.is_dir() and any(home.iterdir()) and not (home / MARKER).exists():
+        raise ConfigError(
+            f"{home} holds files the demo did not make: run the demo in its own home "
+            f"(unset GATE_HOME for ./{DEFAULT_HOME}, or pass --home DIR)"
+        )
+    home.mkdir(parents=True, exist_ok=True)
+    (home / MARKER).write_text(
+        "This directory holds gate demo runs. `gate demo` resets business.db here on every run.\n"
+    )
+
+
+def demo_runs(ledger: Ledger) -> int:
+    """How many demo runs ``ledger`` holds.
+
+    Raises:
+        ConfigError: it holds a decision that is not from a demo run (the demo never
+            writes next to real decisions: a hash-chained ledger cannot drop them again).
+    """
+    from sqlalchemy import distinct, func, or_, select
+
+    from gate.ledger.tables import DecisionRow
+
+    table = DecisionRow.__table__  # type: ignore[attr-defined]
+    c = table.c
+    with ledger.engine.connect() as conn:
+        foreign = conn.execute(
+            select(c.caller_id)
+            .where(or_(~c.session_id.startswith(DEMO_PREFIX), ~c.caller_id.startswith(DEMO_PREFIX)))
+            .limit(1)
+        ).first()
+        if foreign is not None:
+            raise ConfigError(
+                f"the ledger at {ledger.url} holds decisions that are not the demo's "
+                f"(caller {foreign[0]}): the demo writes only into a ledger of its own "
+                f"(run it without --database-url, with a fresh GATE_HOME)"
+            )
+        return int(conn.execute(select(func.count(distinct(c.caller_id)))).scalar_one())
+
+
+def _question(chat_ctx: ChatContext) -> Step:
+    """The model reads the gate's question out as it was put (the first line of the tool's answer)."""
+    for item in reversed(chat_ctx.items):
+        if isinstance(item, FunctionCallOutput):
+            return say(item.output.splitlines()[0] if item.output else "")
+    return say("")
+
+
 class _Call:
-    def __init__(self, console: Console, worker: Any, g: Gate, caller: Caller, title: str) -> None:
+    def __init__(
+        self, console: Console, worker: Any, g: Gate, caller: Caller, session_id: str, title: str
+    ) -> None:
         self.console, self.title = console, title
         self.model = ScriptedLLM()
         self.session: AgentSession[Any] = AgentSession(
             llm=self.model, vad=None, turn_handling={"turn_detection": None}
         )
-        self.agent, self.bound = worker.build_call(g, caller, self.session)
+        self.agent, self.bound = worker.build_call(g, caller, self.session, session_id=session_id)
 
     async def __aenter__(self) -> _Call:
         self.console.rule(self.title)
@@ -65,7 +133,7 @@ class _Call:
         await self.session.aclose()
 
     async def turn(self, words: str, *steps: Any, between: Any = None) -> RunResult[Any]:
-        self.console.print(f"[cyan]caller[/cyan]  {words}")
+        self.console.print(f"[cyan]caller[/cyan]  {escape(words)}")
         if between is not None:
             between()
         self.model.add(*steps)
@@ -73,33 +141,71 @@ class _Call:
         for ev in result.events:
             item = ev.item
             if isinstance(item, FunctionCall):
-                self.console.print(f"[dim]  tool   {item.name}({item.arguments})[/dim]", markup=True)
+                self.console.print(f"  tool   {item.name}({item.arguments})", style="dim", markup=False)
             elif isinstance(item, FunctionCallOutput):
                 first = item.output.splitlines()[0] if item.output else ""
-                self.console.print(
-                    f"  gate   {'REFUSED ' if item.is_error else ''}{first}", style="dim", markup=False
-                )
+                refused = "REFUSED " if item.is_error else ""
+                self.console.print(f"  gate   {refused}{first}", style="dim", markup=False)
             elif isinstance(item, ChatMessage):
-                self.console.print(f"[green]agent[/green]   {item.text_content}")
+                self.console.print(f"[green]agent[/green]   {escape(item.text_content or '')}")
         return result
 
 
-async def _run(console: Console, home: Path, root: Path | None) -> int:
+@dataclass(frozen=True)
+class Outcome:
+    """What one run did: its exit code and a decision worth opening with ``gate audit show``."""
+
+    code: int
+    showcase: str | None
+
+
+async def _run(console: Console, home: Path, database_url: str | None, root: Path | None) -> Outcome:
+    from gate.backends.local import LocalEngine
+    from gate.memory.embedder import MiniLMEmbedder
+    from gate.memory.local import LocalMemory
+
     worker, tools = _project(root)
+    claim_home(home)
+    settings = GateSettings(
+        home=home,
+        database_url=database_url,
+        policies=Path(worker.ROOT) / "policies",
+        memory="local",
+        embedder="minilm",
+    )
+    ledger = Ledger(settings.ledger_url())
+    try:
+        run = demo_runs(ledger) + 1
+    except ConfigError:
+        ledger.close()
+        raise
+    alice = Caller(f"{DEMO_PREFIX}alice-{run}", verified=True, roles=frozenset({"customer"}))
+    tag = f"{DEMO_PREFIX}{run}-{uuid.uuid4().hex[:6]}"
+
+    for stale in home.glob("business.db*"):  # a fresh system of record: every run is a new story
+        stale.unlink()
     business = tools.Business(home)
     tools.use_business(business)
-    business.add_order("A-1001", "alice", 300.0)
-    settings = GateSettings(home=home, policies=Path(worker.ROOT) / "policies")
-    g = Gate(tools.TOOLS, settings=settings, policies=settings.policies)
+    business.add_order("A-1001", alice.id, 300.0)
+    # The demo is offline whatever the environment says: embedded engine and memory, no Cloud key.
+    backend = LocalEngine(settings.memory_url(), ledger, embedding_provider=MiniLMEmbedder())
+    g = Gate(
+        tools.TOOLS,
+        settings=settings,
+        policies=settings.policies,
+        ledger=ledger,
+        backend=backend,
+        memory=LocalMemory(backend),
+    )
     await g.warm()
     console.print(
-        "[bold]gate demo[/bold]: real sessions, gate, memory engine, ledger and tools; "
+        f"[bold]gate demo[/bold], run {run}: real sessions, gate, memory engine, ledger and tools; "
         "the caller and the model are deterministic scripts (no LLM, no network)."
     )
 
-    async with _Call(console, worker, g, ALICE, "call 1") as c1:
+    async with _Call(console, worker, g, alice, f"{tag}-call-1", f"call 1 ({alice.id})") as c1:
         await c1.turn("Hi, I'd like my visit on Thursday please.", say("Thursday works. Shall I book it?"))
-        await c1.turn("Yes, book it.", call("book_visit", day="Thursday"), say("Just to confirm: Thursday?"))
+        await c1.turn("Yes, book it.", call("book_visit", day="Thursday"), _question)
         await c1.turn("Yes.", call(CONFIRM_TOOL), say("Done: your visit is booked for Thursday."))
         await c1.turn(
             "Also refund 500 on order A-1001.",
@@ -107,12 +213,14 @@ async def _run(console: Console, home: Path, root: Path | None) -> int:
             say("I can't refund that much on this call; the most I can do is 200."),
         )
 
-    async with _Call(console, worker, g, ALICE, "call 2, the next day") as c2:
+    async with _Call(console, worker, g, alice, f"{tag}-call-2", "call 2, the next day") as c2:
         knows = "Thursday" in (c2.agent.instructions or "")
-        console.print(f"[dim]  memory at the start of call 2 mentions Thursday: {knows}[/dim]")
+        console.print(
+            f"  memory at the start of call 2 mentions Thursday: {knows}", style="dim", markup=False
+        )
         await c2.turn("Hello again.", say("Welcome back! Your visit is booked for Thursday. How can I help?"))
         await c2.turn("I'd like a second visit, on Friday.", say("Friday is possible. Shall I book it?"))
-        await c2.turn("Yes please.", call("book_visit", day="Friday"), say("Just to confirm: Friday?"))
+        await c2.turn("Yes please.", call("book_visit", day="Friday"), _question)
 
         def bob_takes_friday() -> None:
             business_take(business, "Friday", "bob")
@@ -126,27 +234,27 @@ async def _run(console: Console, home: Path, root: Path | None) -> int:
         await c2.turn(
             "Then please refund 40 on order A-1001.",
             call("issue_refund", order_id="A-1001", amount=40),
-            say("Please confirm: refund 40 on order A-1001?"),
+            _question,
         )
         await c2.turn("Yes, go ahead.", call(CONFIRM_TOOL), say("Refunded 40 on A-1001."))
 
     await g.outbox.drain(reconcile_grace_s=None)
-    _audit(console, g)
+    mine = g.ledger.decisions(caller_id=alice.id)
+    _audit(console, g, mine)
     report = g.verify()
-    console.print(
-        f"chain: {'verified' if report.ok else 'BROKEN'} ({report.checked} entries); state in {home}"
-    )
+    console.print(f"chain: {'verified' if report.ok else 'BROKEN'} ({report.checked} entries, all runs)")
     order = business.order("A-1001")
     visits = {d: business.slot(d).booked_by for d in ("Thursday", "Friday")}
     await g.aclose()
     ok = (
         report.ok
         and knows
-        and visits == {"Thursday": "alice", "Friday": "bob"}
+        and visits == {"Thursday": alice.id, "Friday": "bob"}
         and order is not None
         and order.refunded == 40
     )
-    return 0 if ok else 1
+    refunds = [d.id for d in mine if d.tool == "issue_refund" and d.outcome == "act"]
+    return Outcome(0 if ok else 1, refunds[-1] if refunds else (mine[-1].id if mine else None))
 
 
 def business_take(business: Any, day: str, who: str) -> None:
@@ -157,40 +265,85 @@ def business_take(business: Any, day: str, who: str) -> None:
 
     with Session(business.engine) as session:
         slot = session.get(VisitSlot, day)
-        assert slot is not None
+        if slot is None:
+            raise LookupError(f"no visit slot on {day}")
         slot.booked_by, slot.version = who, slot.version + 1
         session.add(slot)
         session.commit()
 
 
-def _audit(console: Console, g: Gate) -> None:
-    table = Table(title="audit")
-    for col in ("tool", "outcome", "rule", "receipt", "reference", "alignment"):
-        table.add_column(col)
+def _audit(console: Console, g: Gate, decisions: list[Any]) -> None:
+    from gate.cli.output import table
+
     receipts = {r.decision_id: r for r in g.ledger.receipts()}
-    for d in g.ledger.decisions():
+    rows = []
+    for d in decisions:
         r = receipts.get(d.id)
-        table.add_row(
-            d.tool,
-            d.outcome,
-            d.rule,
-            r.status if r else "-",
-            (r.external_ref or "") if r else "",
-            (r.policy_alignment or "local") if r else "-",
+        alignment = (r.policy_alignment or "local") if r else None
+        rows.append(
+            [d.id, d.tool, d.outcome, d.rule, r.status if r else None, r and r.external_ref, alignment]
         )
-    console.print(table)
+    columns = ("decision", "tool", "outcome", "rule", "receipt", "reference", "alignment")
+    table(columns, rows, title="audit of this run")
+    console.print(
+        "alignment: the decision service's verdict on each receipt (aligned: done as decided; "
+        "violated: executed after ask or abstain; local: decided by the policy alone, before the service)",
+        style="dim",
+        markup=False,
+    )
 
 
-def run_demo(home: Path | None = None, root: Path | None = None) -> int:
-    """Run the demo; returns the exit code (0 when every step came out as designed)."""
-    logging.getLogger("livekit.agents").setLevel(logging.ERROR)
-    saved = structlog.get_config()
-    # The conversation is the output; per-decision log lines would drown it.
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING + 10))
-    target = home or Path(tempfile.mkdtemp(prefix="gate-demo-"))
+def review_commands(home: Path, database_url: str | None, decision_id: str | None) -> list[str]:
+    """The commands that show what the demo did, ready to paste.
+
+    They name the demo's ledger explicitly whenever the environment would
+    point ``gate audit`` somewhere else (``GATE_DATABASE_URL`` set, or
+    ``GATE_HOME`` naming another directory).
+    """
+    if database_url or os.environ.get("GATE_DATABASE_URL"):
+        url = database_url or f"sqlite:///{(home / 'ledger.db').resolve()}"
+        prefix, suffix = "", f" --database-url {shlex.quote(url)}"
+    else:
+        env_home = os.environ.get("GATE_HOME")
+        same = env_home is not None and Path(env_home).resolve() == home.resolve()
+        prefix, suffix = ("" if same else f"GATE_HOME={shlex.quote(str(home))} "), ""
+    show = decision_id or "<decision id>"
+    return [
+        f"{prefix}gate audit list{suffix}",
+        f"{prefix}gate audit show {show}{suffix}",
+        f"{prefix}gate audit verify{suffix}",
+        f"{prefix}gate audit serve{suffix}",
+    ]
+
+
+def home_for(home: Path | None) -> Path:
+    """``--home``, else ``GATE_HOME``, else ``./.gate-demo``."""
+    if home is not None:
+        return home
+    env = os.environ.get("GATE_HOME")
+    return Path(env) if env else DEFAULT_HOME
+
+
+def run_demo(home: Path | None = None, database_url: str | None = None, root: Path | None = None) -> int:
+    """Run the demo; returns the exit code (0 when every step came out as designed).
+
+    Raises:
+        ConfigError: the home or the ledger holds something that is not the demo's,
+            or it is not run from the project checkout.
+    """
+    target = home_for(home)
+    console = Console(emoji=False, highlight=False, soft_wrap=True)
+    quiet = logging.getLogger("livekit")
+    level = quiet.level
+    # The conversation is the output: the framework's own warnings about a scripted model are noise.
+    quiet.setLevel(logging.ERROR)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return asyncio.run(_run(Console(), target, root))
+            outcome = asyncio.run(_run(console, target, database_url, root))
     finally:
-        structlog.configure(**saved)
+        quiet.setLevel(level)
+    console.print("\nReview what the gate did (the list, one decision's whole story, the chain, a browser):")
+    for line in review_commands(target, database_url, outcome.showcase):
+        console.print(f"  {line}", markup=False)
+    return outcome.code

@@ -3,44 +3,54 @@
 from __future__ import annotations
 
 import asyncio
+import sys
+from dataclasses import asdict
 from typing import Annotated, Any
 
 import typer
 
-from gate.cli.common import DatabaseUrl, fail, open_ledger, out
+from gate.cli.common import AsJson, DatabaseUrl, load_tools, open_ledger
+from gate.cli.output import line, print_json
 from gate.config import GateSettings
 
-receipts_app = typer.Typer(help="Deliver receipts to the decision service.", no_args_is_help=True)
-
-# -- receipts ----------------------------------------------------------------------
+receipts_app = typer.Typer(
+    help=(
+        "Deliver receipts to the decision service.\n\n"
+        "Delivery states: pending (not acknowledged yet; the next drain tries again), "
+        "delivered (acknowledged), conflict (the service holds a different receipt for the decision), "
+        "rejected (the service refused the receipt for good), local (the service holds no decision "
+        "for it; nothing to deliver)."
+    ),
+    no_args_is_help=True,
+)
 
 
 @receipts_app.command("drain")
 def receipts_drain(
     tools: Annotated[
-        str | None, typer.Option(help="module:attribute of your gated tools, for their reconcile hooks")
+        str | None, typer.Option(help="MODULE:NAME of your gated tools, for their reconcile hooks")
     ] = None,
     grace: Annotated[
         float, typer.Option(help="reconcile decisions without a receipt older than this (s)")
     ] = 120.0,
     attempts: Annotated[int, typer.Option(min=1, help="tries per receipt")] = 5,
+    as_json: AsJson = False,
     database_url: DatabaseUrl = None,
 ) -> None:
-    """Reconcile decisions a dead process left open, then deliver every pending receipt."""
-    import importlib
+    """Reconcile decisions a dead process left open, then deliver every pending receipt.
 
+    Exits 1 when anything is left undelivered, naming the cause of each
+    failure; when ContextDB refuses the API key (401/403) the drain stops at
+    once, says so in one line, and keeps every receipt pending for the next
+    drain with the right key.
+    """
     from gate.gate import _default_backend
     from gate.outbox import Outbox
 
     hooks: dict[str, Any] = {}
     if tools:
-        module_name, _, attr = tools.partition(":")
-        try:
-            found = getattr(importlib.import_module(module_name), attr or "TOOLS")
-        except (ImportError, AttributeError) as exc:
-            fail(f"--tools {tools}: {exc}")
-        hooks = {t.name: t.reconcile for t in found if getattr(t, "reconcile", None) is not None}
-    ledger = open_ledger(database_url)
+        hooks = {t.name: t.reconcile for t in load_tools(tools) if getattr(t, "reconcile", None) is not None}
+    ledger = open_ledger(database_url, write=True)
     settings = GateSettings()
 
     async def run() -> Any:
@@ -51,12 +61,24 @@ def receipts_drain(
         finally:
             await backend.aclose()
 
-    report = asyncio.run(run())
-    ledger.close()
-    reconciled = ", ".join(f"{k} {v}" for k, v in sorted(report.reconciled.items())) or "none"
-    out.print(
-        f"delivered {report.delivered}, still pending {report.pending}, conflicts {report.conflicts}, "
-        f"rejected {report.rejected}; reconciled: {reconciled}"
-    )
-    if report.pending or report.conflicts or report.rejected:
+    try:
+        report = asyncio.run(run())
+    finally:
+        ledger.close()
+    failed = bool(report.pending or report.conflicts or report.rejected or report.credentials)
+    if as_json:
+        print_json(asdict(report))
+    else:
+        reconciled = ", ".join(f"{k} {v}" for k, v in sorted(report.reconciled.items())) or "none"
+        line(
+            f"delivered {report.delivered}, still pending {report.pending}, conflicts {report.conflicts}, "
+            f"rejected {report.rejected}; reconciled: {reconciled}"
+        )
+        for f in report.failures:
+            sys.stderr.write(
+                f"gate: receipt {f.receipt_id} (decision {f.decision_id}) {f.state}: {f.cause}\n"
+            )
+        if report.credentials:
+            sys.stderr.write(f"gate: {report.credentials}; receipts kept pending for the next drain\n")
+    if failed:
         raise typer.Exit(1)

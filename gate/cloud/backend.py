@@ -2,8 +2,13 @@
 
 The hosted evaluation cannot be slot-scoped or version-pinned, so gate does
 on the host what the service cannot: an ``act`` counts only when a returned
-memory bears on the arguments (otherwise it is reported as ``abstain`` and
-the action is skipped, which the service records as aligned). Every call is
+memory supports the arguments by the same judgment the embedded engine
+uses (:mod:`gate.evidence`: about the action by meaning, values as values,
+not denied, the caller's own current wish; the query and the few returned
+memories are embedded here with MiniLM). Otherwise it is reported as
+``abstain`` (a trusted denial is cited against the action) and the action
+is skipped, which the service records as aligned. A query over 2000
+characters is refused here (400) and never sent. Every call is
 made under the caller's deadline by the gate; the client's own 30 s default
 never applies.
 
@@ -19,17 +24,29 @@ from __future__ import annotations
 import contextvars
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import httpx
+import numpy as np
 from contextdb_cloud_client import ApiError, CloudClient, Memory
 
 from gate.backends.base import ForgetResult
 from gate.errors import ConfigError, DecisionNotFound, ReceiptConflict, ServiceError
-from gate.evidence import EvidenceMemory, EvidenceSlot, ServiceDecision, ServiceReceipt, bears_on
+from gate.evidence import (
+    EvidenceMemory,
+    EvidenceRequest,
+    EvidenceSlot,
+    ServiceDecision,
+    ServiceReceipt,
+    judge,
+)
+from gate.memory.embedder import MiniLMEmbedder
 
 DEFAULT_URL = "https://api.contextdb.ai"
+# The hosted contract: a query is 1-2000 characters (longer ones come back 400).
+MAX_QUERY_CHARS = 2000
 _retry_after: contextvars.ContextVar[float | None] = contextvars.ContextVar("gate_retry_after", default=None)
 _replayed: contextvars.ContextVar[bool] = contextvars.ContextVar("gate_replayed", default=False)
 
@@ -94,6 +111,7 @@ class CloudEngine:
             )
         except ValueError as exc:
             raise ConfigError(f"CONTEXTDB_API_KEY: {exc}") from exc
+        self._embedder = MiniLMEmbedder()
 
     @classmethod
     def from_env(cls, **kwargs: Any) -> CloudEngine:
@@ -109,24 +127,29 @@ class CloudEngine:
         *,
         top_k: int = 5,
         slot: EvidenceSlot | None = None,
-        match: Sequence[str] = (),
+        match: Sequence[Any] | Mapping[str, Any] = (),
     ) -> ServiceDecision:
-        """Ask the hosted service; an ``act`` on memory that does not bear on ``match`` becomes abstain."""
+        """Ask the hosted service; an ``act`` on memory that does not support ``match`` becomes abstain.
+
+        Raises:
+            ServiceError: 400 before any request when the query is empty or longer
+                than 2000 characters; the service's own errors otherwise.
+        """
+        if not 1 <= len(query) <= MAX_QUERY_CHARS:
+            raise ServiceError(400, "invalid_request", f"query must be 1-{MAX_QUERY_CHARS} characters")
         try:
             answer = await self.client.evaluate_action(partition, query, top_k=top_k)
         except ApiError as exc:
             raise _service_error(exc, "evaluate") from exc
-        memories = [_evidence(m) for m in answer.memories]
+        memories = [_evidence(m) for m in answer.memories if not m.superseded_by]
         outcome = answer.outcome if answer.outcome in ("act", "ask", "abstain") else "abstain"
         if outcome == "act":
-            relevant = [m for m in memories if not m.injection_suspect and bears_on(m, match)]
-            if not relevant:
-                return ServiceDecision(
-                    answer.decision_id, "abstain", [], [], "trusted memory does not bear on these arguments"
-                )
-            return ServiceDecision(
-                answer.decision_id, "act", relevant, [], "trusted memory supports these arguments"
-            )
+            verdict = judge(await self._with_similarity(query, memories), EvidenceRequest.of(query, match))
+            if verdict.outcome == "act":
+                return replace(verdict, decision_id=answer.decision_id)
+            cited = [m for m in verdict.memories if m.role == "against"]
+            reason = verdict.reason if cited else "trusted memory does not support these arguments"
+            return ServiceDecision(answer.decision_id, "abstain", cited, [], reason)
         if outcome == "ask":
             return ServiceDecision(
                 answer.decision_id,
@@ -136,6 +159,17 @@ class CloudEngine:
                 "memory needs the caller's confirmation",
             )
         return ServiceDecision(answer.decision_id, "abstain", [], [], "nothing on file supports this")
+
+    async def _with_similarity(self, query: str, memories: list[EvidenceMemory]) -> list[EvidenceMemory]:
+        """The memories with their cosine similarity to ``query`` (one embedding call for all)."""
+        if not memories:
+            return memories
+        vectors = np.asarray(await self._embedder.embed([query, *(m.content for m in memories)]), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1)
+        norms[norms == 0] = 1.0
+        unit = vectors / norms[:, None]
+        scores = unit[1:] @ unit[0]
+        return [replace(m, similarity=float(s)) for m, s in zip(memories, scores, strict=True)]
 
     async def report_execution(
         self,

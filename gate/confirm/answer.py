@@ -1,47 +1,721 @@
-"""Is the caller's answer a plain yes?
+"""What did the caller answer to the confirmation question?
 
-Only the caller's own words can confirm an action, and only a plain yes
-does: "yes, but make it Friday" changes the request, "wait" and "no"
-withhold consent, and anything long enough to carry a new request is not
-taken as consent to the old one. When in doubt the answer is not a yes,
-and the agent asks again.
+Only a plain yes to the question that was put confirms an action. The answer is read in three
+steps, deterministic and offline:
+
+1. **Tokenise** (lower case, accents folded, "dont" read as "don't") and find the values in it
+   (:mod:`gate.values`). A value that is pending or that the question itself carries is neutral
+   ("yes, book it for 10 am" when 10:00 is pending); any other value is new, and a new value
+   makes the answer a change ("yes but Friday", "yes, 60 instead").
+2. **Tag** words and phrases (longest phrase first) from a lexicon per language: affirmative,
+   refusal, hesitation, self-correction, condition, question, deferral, sarcasm, words to
+   someone else, change words, hedges, "but", politeness, fillers and ordinary function words.
+   A word of the question itself ("cancel" to "cancel your visit?") is neutral, so "yes, cancel
+   it" is a yes.
+3. **Scope.** Negations bind into fixed phrases first: "no problem, go ahead", "not a problem",
+   "why not" and "kein Problem" are not refusals; "not yet", "no, wait", "I don't think so" are
+   not a yes. An auxiliary that opens a clause with a subject after it ("does that include
+   tax", "can you", "ist das") is a question.
+
+The verdict, most cautious first: sarcasm, words to someone else, a condition, a question ->
+``unclear``; a new value or a change word -> ``change``; a refusal -> ``no`` (a yes corrected to
+no, "yes... actually no", is ``no``; a no corrected to yes is ``unclear``); self-correction,
+hesitation, deferral, hedging, a trailing "but", no affirmative at all, or a word the lexicon
+does not know and the question does not contain -> ``unclear``. Only what is left is ``yes``.
+Thanks and politeness are neutral at any length.
+
+Languages: English, Spanish, French, German. ``lang`` is the caller's language (from the policy or
+the session); English is always read as well, because callers mix ("ok, adelante"). With
+``lang="en"`` only English is read: a "sí" in an English session is ``unclear``.
+
+Decisions and limits, stated so a reviewer can check them:
+
+- Sarcasm cannot be heard in a transcript. Fixed sarcastic forms are not a yes: "yeah right",
+  "as if", "whatever", "sure whatever you say", "yeah yeah", "oh sure", "ouais c'est ça",
+  "mais bien sûr", "ja ja", "lo que tú digas", "como quieras". "Sí, claro", "ja klar" and
+  "yeah sure" are read as sincere.
+- Spanish "si" written without its accent is "if" unless it stands alone, is repeated, follows
+  "que" ("claro que si"), or is followed only by other affirmative or polite words ("si por
+  favor", "si adelante"); "si" followed by anything else is a condition. French "si" is a yes
+  only when it stands alone or with polite words.
+- Vocatives are read as words to someone else ("yes sweetie", "hang on kids", "oui chéri"),
+  including to the agent: a caller who calls the agent "honey" is asked again.
+- Names and other words the lexicon does not know make the answer ``unclear`` ("yes, this is
+  Maria"), so a long answer is a yes only when every word in it is accounted for.
+- A bare hour said with a pending time is read as that time in either half of the day ("yes,
+  at seven" for 19:00).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
-Answer = Literal["yes", "no", "unclear"]
+from gate.values import Mention, Value, find_mentions, locate, normalise
 
-_YES = re.compile(
-    r"\b(yes|yeah|yep|yup|ya|sure|certainly|absolutely|definitely|correct|right|"
-    r"ok|okay|confirm(ed)?|affirmative|agreed|please do|go ahead|do it|sounds good|"
-    r"that'?s (right|correct|fine|it)|i do|perfect|great)\b"
-)
-_NO = re.compile(
-    r"\b(no|nope|nah|not|don'?t|do not|never|stop|wait|hold on|hang on|cancel|"
-    r"negative|wrong|incorrect|hmm+|uh+|um+|maybe|not sure|actually|rather)\b"
-)
-# Words that turn a yes into a different request.
-_CHANGE = re.compile(
-    r"\b(but|instead|except|change|make it|switch|different|other|another|only|"
-    r"however|although|unless|if|or)\b"
-)
-_MAX_WORDS = 8
+__all__ = ["Answer", "AnswerReading", "classify_answer", "read_answer"]
+
+Answer = Literal["yes", "no", "change", "unclear"]
 
 
-def classify_answer(words: str) -> Answer:
-    """Classify an answer to a confirmation question as ``yes``, ``no`` or ``unclear``."""
-    text = re.sub(r"[^\w' ]+", " ", words.casefold()).strip()
-    if not text:
-        return "unclear"
-    if _NO.search(text):
-        return "no"
-    if not _YES.search(text):
-        return "unclear"
-    if _CHANGE.search(text) or re.search(r"\d", text):
-        return "unclear"
-    if len(text.split()) > _MAX_WORDS:
-        return "unclear"
-    return "yes"
+@dataclass(frozen=True)
+class AnswerReading:
+    """The verdict and one short phrase saying why (for the audit trace)."""
+
+    answer: Answer
+    reason: str
+
+
+# ---------------------------------------------------------------------------------------------
+# Lexicon: tag -> phrases ("|" between phrases, spaces inside a phrase). Accents are folded at
+# build time, so "sí" and "si" are one key: the accent matters only for "si" (see _read).
+# ---------------------------------------------------------------------------------------------
+
+AFF, NEG, NEUT, HES, CORR, COND, QUEST, QAUX, DEFER, SARC, ELSE, CHANGE, BUT, HEDGE = (
+    "aff", "neg", "neut", "hes", "corr", "cond", "quest", "qaux", "defer", "sarc", "else", "change",
+    "but", "hedge",
+)  # fmt: skip
+# A verb that withdraws the request unless the question itself used it ("cancel" to "book?").
+NEGVERB = "negverb"
+# A new time said in words ("tomorrow", "next week"): a change unless the question has it.
+NEWTIME = "newtime"
+
+_LEXICON: dict[str, dict[str, str]] = {
+    "en": {
+        SARC: "as if|yeah right|yea right|ya right|yeah riiight|right sure|sure sure|whatever|"
+        "whatever you say|sure whatever|oh sure|oh great|yeah yeah|like that's going to happen|"
+        "like that'll happen|in your dreams|dream on|sure buddy|sure pal|yeah sure thing buddy|big surprise",
+        ELSE: "sweetie|sweetheart|honey|hon|darling|babe|baby|kids|kiddo|guys|mom|mum|mommy|mummy|"
+        "dad|daddy|grandma|grandpa|granny|dinner|lunch|breakfast|dinner's|supper|stop that|"
+        "put that down|come here|go to bed|be quiet|i'm on the phone|on the phone|brush your teeth|"
+        "homework|i'm coming|be right there|dear|good boy|good girl|stop it now",
+        NEUT: "no problem|not a problem|no problems|no problemo|no worries|no worry|no prob|no probs|"
+        "don't worry|do not worry|don't worry about it|no doubt|no doubt about it|no question|"
+        "nothing else|no rush|no hurry|no big deal|not a big deal|never better|can't wait|"
+        "i can't wait|couldn't be better|that's all|that is all|that's everything|"
+        # politeness
+        "please|thanks|thank you|thank you so much|thanks so much|thanks a lot|thank you very much|"
+        "thanks very much|thanks a million|many thanks|much appreciated|appreciate it|"
+        "i appreciate it|i really appreciate it|i appreciate that|i appreciate your help|cheers|"
+        "for your help|for helping|for helping me|for the help|for everything|for all your help|"
+        "for your help today|for all your help today|for helping me today|you've been|you have been|"
+        "you've been great|you've been very helpful|you've been so helpful|very helpful|so helpful|"
+        "really helpful|a great help|such a help|so kind|very kind|that's kind|that's very kind|"
+        "too kind|you're very kind|you're a star|have a nice day|have a good day|have a great day|"
+        "take care|bye|goodbye|bye bye|sir|ma'am|madam|mate|my friend|that's great|that's lovely|"
+        "that's wonderful|that's brilliant|that's amazing|"
+        # fillers
+        "um|umm|uh|uhh|er|erm|ah|ahh|oh|well|so|like|okay so|alright so|eh|oh yes|"
+        # function words and ordinary verbs of going ahead
+        "i|i'm|i'd|i'll|i've|me|my|mine|myself|you|your|you're|yours|we|we're|us|our|it|it's|its|"
+        "that|that's|this|these|those|them|they|the|a|an|to|for|of|on|in|at|by|with|from|and|then|"
+        "now|just|very|really|much|all|right now|right away|straight away|asap|"
+        "as soon as possible|be|been|is|are|was|will|would|can|could|should|shall|do|does|did|"
+        "go|get|got|have|has|had|make|let|let's|want|wanted|need|needed|like|love|would like|"
+        "through|with it|on it|that one|this one|the one|same|as planned|as discussed|as you said|"
+        "as agreed|like you said|what you said|what i said|everything|all of it|all good|all set|"
+        "good|nice|it is|that is|proceed|process|send|book|reserve|schedule|set|put|place|submit|"
+        "complete|finish|finalize|finalise|apply|run|handle|arrange|sort|sort it out|carry on|"
+        "get it done|get that done|go through|pay|charge|please proceed|yes|yeah|here|there|"
+        "one more time|thing|things|stuff|happen|already|here we go|mind|also fine|lot|so much|"
+        "indeed|course|ahead|fine|okay|ok|works|work|suits|suit|that suits me",
+        AFF: "yes|yeah|yea|yep|yup|ya|yah|yas|yes yes|sure|please|sure thing|ok|okay|o k|k|kay|alright|"
+        "all right|right|correct|that's correct|that is correct|that's right|that is right|"
+        "absolutely|definitely|certainly|of course|please do|go ahead|go ahead please|go for it|"
+        "do it|do that|do so|you bet|sounds good|sounds great|sounds perfect|that sounds good|"
+        "that works|works for me|fine by me|fine with me|that's fine|fine|perfect|great|exactly|"
+        "precisely|affirmative|confirm|confirmed|i confirm|agreed|i agree|mm hmm|mhm|mmhm|mm hm|"
+        "uh huh|um hmm|uh hum|yes please|by all means|make it so|let's do it|let's do that|"
+        "let's go|go on|you can|you may|that's it|that's what i want|that's what i asked for|"
+        "that's what i wanted|that's the one|i do|i would|i'd like that|i want that|why not|"
+        "i don't see why not|don't see why not|i don't mind|no objection|no objections|"
+        "that'd be great|that would be great|that would be perfect|that'd be perfect|would be great|"
+        "would be lovely|would be nice|would be perfect|that would be lovely|lovely|wonderful|"
+        "excellent|awesome|cool|brilliant|done|deal|it's a deal|yes sir|yes ma'am|yessir|aye|"
+        "totally|for sure|you got it|right on|will do|can do|please go ahead|yes go ahead|"
+        "that'll do|proceed|please proceed|make it happen|i'd appreciate that|i would appreciate that|"
+        "yes i do|yes it is|it is|correct yes|good to go|all good|that works for me|perfecto|ok then",
+        NEG: "no|nope|nah|naw|no no|negative|no thanks|no thank you|not really|absolutely not|"
+        "definitely not|certainly not|of course not|no way|don't|do not|don't do it|don't do that|"
+        "please don't|never|never mind|nevermind|forget it|forget about it|i don't think so|"
+        "not now|not today|rather not|i'd rather not|i would rather not|i'd prefer not|"
+        "i prefer not|leave it|leave it as it is|don't bother|no need|not necessary|"
+        "that's not necessary|that's wrong|wrong|incorrect|that's not right|that's not what i said|"
+        "not what i asked|not what i asked for|uh uh|nuh uh|i changed my mind|changed my mind|"
+        "i don't want|i do not want|i don't want that|not interested|i'm not interested|pass|"
+        "i'll pass|skip it|hell no|no sir|no ma'am|not|n't|nothing|none|i won't|won't|not that|"
+        "i'm good|i'm ok|i'm okay|i'm fine|we're good|keep it|wait no|actually no|sorry no|oh no|"
+        "no actually",
+        NEGVERB: "cancel|cancel that|cancel it|stop|stop it|stop that|don't proceed|abort|halt|"
+        "call it off|call off",
+        HES: "wait|wait a second|wait a minute|wait wait|hold on|hold up|hang on|hmm|hm|hmmm|mmm|"
+        "let me think|let me think about it|i need to think|i need to think about it|"
+        "i'll think about it|not sure|i'm not sure|im not sure|unsure|i don't know|dunno|i dunno|"
+        "let me see|let's see|um wait|uh wait|hmm okay|huh|sorry what",
+        CORR: "actually|on second thought|on second thoughts|come to think of it|scratch that|"
+        "no wait|i mean|sorry i mean|or rather|correction|oops|my mistake",
+        COND: "if|only if|provided|providing|provided that|as long as|so long as|assuming|"
+        "on condition|on the condition|unless|when|once|as soon as|but only|only when|in case|"
+        "if you can|if possible|if it's|if that's|given that|subject to",
+        QUEST: "how|what|where|why|which|who|whose|what's|how's|how much|how long|how many|"
+        "quick question|one question|i have a question|can i ask|question|wait what|what was that",
+        QAUX: "does|do|did|is|are|was|were|can|could|will|would|should|shall|has|have|may|might|"
+        "isn't|aren't|doesn't|won't|wouldn't|can't|didn't",
+        DEFER: "one moment|one sec|one second|one minute|a moment|a sec|a second|a minute|"
+        "just a moment|just a sec|just a second|just a minute|give me a moment|give me a second|"
+        "give me a minute|give me a sec|let me check|let me ask|let me find|let me get|let me grab|"
+        "let me look|let me just|let me double check|let me confirm|i need to check|i have to check|"
+        "i need to ask|i have to ask|i'll need to|i need to|i have to|i've got to|i gotta|first|"
+        "check with|ask my|talk to my|speak to my|speak with|while i|later|not yet|in a minute|"
+        "in a bit|in a moment|hang on while|i'll call back|call me back|call you back|"
+        "i'll get back to you|get back to you|minutes|seconds|secs|moment",
+        NEWTIME: "tomorrow|day after tomorrow|next week|next month|tonight|this weekend|weekend|"
+        "morning|afternoon|evening|today|yesterday|next time",
+        CHANGE: "instead|rather than|make it|change it|change that|change to|change|switch|"
+        "switch it|switch to|move it|move it to|move|different|another|other|except|only|also|"
+        "as well|too|plus|and also|add|remove|more|less|fewer|lower|higher|smaller|bigger|"
+        "earlier|next|half|double|twice|split|partial|part of|some of|not all|rather|prefer|"
+        "i'd prefer|i prefer|i'd rather|i would rather|i'd like it|can we do|could we do|"
+        "how about|what about|let's make it|go with|i'll take|wrong day|wrong amount|not the|"
+        "lets make it|rather have|update|adjust|reduce|increase|extra",
+        BUT: "but|though|although|however|except that|only thing|one thing|just one thing|still|yet",
+        HEDGE: "maybe|perhaps|probably|possibly|i guess|i guess so|guess so|i suppose|i suppose so|"
+        "i think so|i believe so|kind of|sort of|kinda|sorta|not really sure|if you say so|"
+        "if you think so|if you must|might as well|i think|i think yes|yes and no|not at all|"
+        "could be|sounds okay i guess|fine i guess|ok i guess|okay i guess|yes i guess|i reckon|"
+        "sure i guess|i hope so|hopefully",
+    },
+    "es": {
+        SARC: "si hombre|ya claro|como quieras|lo que tu digas|lo que usted diga|lo que digas|"
+        "ya seguro|ni en suenos|aja si|si si ya|lo que sea|si como no|ay si|que va",
+        ELSE: "carino|mi amor|amor|mi vida|ninos|ninas|hijo|hija|mija|mijo|mama|papa|cielo|"
+        "corazon|la cena|la comida|ya voy|estoy al telefono|estoy hablando por telefono|perro|"
+        "abuela|abuelo|chicos|chicas|mi rey|mi reina|gordo|gorda|nena|nene",
+        NEUT: "no hay problema|no hay de que|sin problema|sin problemas|ningun problema|"
+        "no te preocupes|no se preocupe|no pasa nada|no faltaba mas|"
+        "por favor|gracias|muchas gracias|mil gracias|muy amable|muchisimas gracias|"
+        "se lo agradezco|te lo agradezco|le agradezco|gracias por su ayuda|gracias por tu ayuda|"
+        "por su ayuda|por tu ayuda|que tenga buen dia|que tenga un buen dia|buen dia|hasta luego|"
+        "adios|senor|senora|senorita|joven|amigo|amiga|muy amable de su parte|es usted muy amable|"
+        "eh|este|pues|bueno|mmm si|o sea si|ah|oh|"
+        "yo|me|mi|lo|la|le|los|las|el|eso|esto|ese|esa|de|del|a|al|en|con|para|por|que|y|ya|"
+        "ahora|ahora mismo|es|esta|todo|bien|muy|asi|quiero|quisiera|favor|usted|tu|te|se|"
+        "hazlo|hagalo|haga|haz|procede|proceda|envia|envialo|enviela|envielo|manda|mandalo|reserva|"
+        "reservalo|confirma|confirmalo|sigue|siga|continua|continue|hacerlo|procesa|procesalo|"
+        "tramita|tramitalo|realiza|paga|pagalo|nomas|entonces|eso mismo|lo mismo|todo bien|"
+        "de inmediato|enseguida|cuanto antes|mismo|gusto|un placer",
+        AFF: "claro|claro que si|por supuesto|desde luego|adelante|vale|de acuerdo|dale|correcto|"
+        "exacto|exactamente|perfecto|hazlo|procede|proceda|confirmo|confirmado|esta bien|sale|"
+        "orale|venga|eso es|asi es|como no|sin duda|afirmativo|okey|ok|okay|ándale|andale|va|"
+        "vamos|genial|excelente|estupendo|muy bien|me parece bien|me parece perfecto|esta perfecto|"
+        "de una|hagalo|con gusto|encantado|encantada|si quiero|lo quiero|justo|justamente|"
+        "por que no|porque no|si por favor|claro que si por favor|si señor|si senor|si senora|"
+        "de acuerdo adelante|eso|listo|me parece|hecho|trato hecho|por supuesto que si|"
+        "hagale|dele|si claro|si exacto|si correcto|perfecto gracias|bien hecho|me sirve|sirve",
+        NEG: "no|no gracias|para nada|de ninguna manera|ni hablar|mejor no|olvidalo|olvidelo|dejalo|"
+        "dejelo|no lo hagas|no lo haga|no quiero|no lo quiero|nunca|jamas|claro que no|"
+        "por supuesto que no|tampoco|nada|no me interesa|negativo|no creo|creo que no|no senor|"
+        "nel|nop|no no|de ningun modo|ni loco|ni loca|no es correcto|esta mal|incorrecto|"
+        "cambie de opinion|cambie de idea|he cambiado de opinion|bueno no|ay no|ah no|pues no|"
+        "mejor que no|en realidad no",
+        NEGVERB: "cancela|cancelar|cancelalo|cancelelo|anula|anular|para|detente|alto",
+        HES: "espera|espere|esperate|espereme|un segundo|momento|dejame pensar|dejeme pensar|no se|"
+        "no estoy seguro|no estoy segura|a ver|mmm|hmm|este este|pues no se|uy|eh espera",
+        CORR: "en realidad|pensandolo bien|mejor dicho|digo|perdon|es decir|o mejor|no espera",
+        COND: "si|siempre que|siempre y cuando|con tal de que|con tal que|mientras|"
+        "a condicion de que|solo si|cuando|en cuanto|una vez que|si es que|en caso de que",
+        QUEST: "cuanto|cuanta|cuantos|cuantas|cuando|donde|cual|cuales|quien|por que|pregunta|"
+        "una pregunta|tengo una pregunta",
+        QAUX: "incluye|cuesta|tarda|puedo|puede|podria|hay|llega|sera",
+        DEFER: "un momento|un segundo|un minuto|un momentito|un ratito|un rato|dejame|dejeme|primero|"
+        "antes|luego|despues|mas tarde|tengo que|necesito|voy a preguntar|consultar|consulto|"
+        "pregunto|todavia no|aun no|ahorita no|ahora no|mientras busco|busco|te llamo|le llamo|"
+        "minutos|segundos|momentito|deme|dame",
+        NEWTIME: "manana|pasado manana|la proxima semana|la semana que viene|esta noche|"
+        "el fin de semana|fin de semana|hoy|tarde|temprano",
+        CHANGE: "en su lugar|en vez|en lugar|mejor|cambia|cambie|cambiar|cambialo|mueve|mover|"
+        "mueva|otro|otra|otros|diferente|solo|solamente|tambien|ademas|mas|menos|prefiero|"
+        "preferiria|que tal|y si|mitad|la mitad|aumenta|reduce|sino",
+        BUT: "pero|aunque|sin embargo|excepto|salvo|eso si",
+        HEDGE: "tal vez|quizas|quiza|a lo mejor|supongo|supongo que si|creo que si|puede ser|"
+        "probablemente|igual|mas o menos|si tu lo dices|si usted lo dice|creo|pienso que si|"
+        "no estoy muy seguro|si y no|ojala",
+    },
+    "fr": {
+        SARC: "c'est ca oui|ouais c'est ca|c'est ca ouais|mon oeil|tu parles|cause toujours|"
+        "comme tu veux|comme vous voulez|ben voyons|mais bien sur|oui oui c'est ca|bien sur c'est ca|"
+        "c'est ca oui c'est ca|et puis quoi encore|n'importe quoi|si tu le dis|si vous le dites",
+        ELSE: "cheri|cherie|mon coeur|mon cheri|ma cherie|les enfants|les gamins|les petits|"
+        "maman|papa|mamie|papi|le diner|a table|j'arrive|je suis au telephone|le chien|mon amour|"
+        "ma puce|mon lapin|bebe|doudou|mon chou|ma belle|mon grand|ma grande|les filles|les garcons",
+        NEUT: "pas de probleme|pas de souci|pas de soucis|aucun probleme|aucun souci|sans probleme|"
+        "sans souci|ne vous inquietez pas|ne t'inquiete pas|il n'y a pas de quoi|je vous en prie|"
+        "pas de quoi|n'hesitez pas|ce n'est pas un probleme|c'est pas un probleme|"
+        "merci|merci beaucoup|merci bien|mille mercis|merci mille fois|s'il vous plait|"
+        "s'il te plait|svp|stp|sil vous plait|c'est gentil|c'est tres gentil|vous etes gentil|"
+        "vous etes adorable|merci pour votre aide|pour votre aide|pour tout|bonne journee|"
+        "bonne soiree|au revoir|madame|monsieur|mademoiselle|merci a vous|merci de votre aide|"
+        "c'est tres aimable|tres aimable|"
+        "euh|heu|bah|ben|bon|alors|donc|eh bien|eh|ah|oh|voila|bon ben|ouais bon|"
+        "je|j'|moi|me|m'|le|la|les|l'|un|une|de|du|des|d'|a|au|aux|en|et|pour|avec|ca|cela|"
+        "c'est|ce|cette|cet|c'|vous|tu|te|t'|nous|on|il|elle|y|tout|tres|bien|maintenant|"
+        "tout de suite|le faire|faites|fais|procedez|continuez|envoyez|envoyer|reservez|"
+        "confirmez|allez|faire|est|sont|ma|mon|mes|votre|vos|ton|ta|ce qu'il faut|comme prevu|"
+        "comme convenu|ce que j'ai dit|tout ca|immediatement|des que possible|veux|voudrais|"
+        "souhaite|aimerais|bien sur que oui|valider|validez|effectuer|effectuez|payer|payez",
+        AFF: "oui|ouais|ouaip|ouep|d'accord|dac|ok|okay|vas y|allez y|allons y|bien sur|parfait|"
+        "exactement|c'est ca|c'est bon|c'est parfait|c'est correct|c'est exact|c'est juste|"
+        "volontiers|absolument|tout a fait|entendu|je confirme|confirme|carrement|bien entendu|"
+        "ca marche|ca me va|ca roule|faites le|fais le|allez|evidemment|bien|tres bien|impeccable|"
+        "nickel|super|genial|avec plaisir|oui oui|mais oui|affirmatif|correct|exact|certainement|"
+        "c'est ce que je veux|ca me convient|valide|je valide|on y va|allez hop|pourquoi pas|"
+        "je ne dis pas non|ca ne me derange pas|d'ac|oki|okidoki|oui bien sur|oui merci|"
+        "oui s'il vous plait|c'est d'accord|je suis d'accord|ca va|ca me semble bien|"
+        "c'est tout bon|oui allez y|si si|bien sur que oui|oui c'est ca|oui tout a fait",
+        NEG: "non|non merci|nan|pas du tout|surtout pas|laisse tomber|laissez tomber|jamais|"
+        "pas question|hors de question|certainement pas|bien sur que non|absolument pas|"
+        "je ne veux pas|je veux pas|ne le faites pas|ne faites pas|non plus|je refuse|ne|pas|n'|"
+        "je n'en veux pas|ca ne va pas|c'est pas ca|ce n'est pas ca|faux|c'est faux|non non|"
+        "rien|aucun|aucune|j'ai change d'avis|je change d'avis|oubliez|oubliez ca|laissez|"
+        "enfin non|ah non|oh non|en fait non|finalement non",
+        NEGVERB: "annule|annulez|annuler|arretez|arrete|stop|stoppez",
+        HES: "attends|attendez|attendez un peu|hum|hmm|je sais pas|je ne sais pas|j'hesite|"
+        "laissez moi reflechir|laisse moi reflechir|je reflechis|voyons|attendez voir|"
+        "euh attendez|une seconde euh|ouh la",
+        CORR: "en fait|finalement|reflexion faite|a la reflexion|tout compte fait|enfin|"
+        "je veux dire|pardon|non attendez",
+        COND: "si|a condition que|a condition de|pourvu que|tant que|seulement si|uniquement si|"
+        "sauf si|quand|lorsque|des que|une fois que|si jamais|au cas ou|a condition",
+        QUEST: "est ce que|est ce qu'|combien|comment|pourquoi|ou|quel|quelle|quels|quelles|"
+        "qu'est ce|qu'est ce que|c'est combien|question|une question|j'ai une question|"
+        "ca coute|ca prend|ca inclut|c'est compris|y a t il|faut il|dois je|puis je|peut on|"
+        "est ce|c'est quand|c'est ou|ca prendra",
+        DEFER: "un instant|une seconde|une minute|un moment|un petit moment|deux secondes|"
+        "deux minutes|laissez moi|laisse moi|d'abord|plus tard|je dois|il faut que je|"
+        "je vais demander|je vais verifier|je verifie|je cherche|pas encore|pas maintenant|"
+        "pas tout de suite|attendez que|je vous rappelle|le temps de|secondes|minutes|instant",
+        NEWTIME: "demain|apres demain|la semaine prochaine|ce soir|ce week end|le week end|"
+        "aujourd'hui|plus tot|matin|apres midi",
+        CHANGE: "a la place|plutot|plutot que|changez|changer|change|modifiez|modifier|deplacez|"
+        "deplacer|autre|differente|different|seulement|juste|aussi|egalement|en plus|de plus|"
+        "je prefere|je prefererais|preferez|et si|que diriez vous|la moitie|moitie|sinon|"
+        "au lieu|au lieu de",
+        BUT: "mais|par contre|sauf|cependant|toutefois|pourtant|quoique|sauf que",
+        HEDGE: "peut etre|je suppose|je crois|je pense|je pense que oui|je crois que oui|"
+        "probablement|sans doute|on verra|bof|mouais|j'imagine|disons|oui et non|j'espere",
+    },
+    "de": {
+        SARC: "ja ja|jaja|ja sicher doch|traum weiter|wer's glaubt|wers glaubt|von wegen|"
+        "schon klar|wie du meinst|wie sie meinen|was auch immer|egal|na sicher|ja nee is klar|"
+        "ja ne is klar",
+        ELSE: "schatz|schatzi|liebling|kinder|mama|papa|mami|papi|oma|opa|das essen|"
+        "essen ist fertig|abendessen|ich komme|komme gleich|ich bin am telefon|ich telefoniere|"
+        "der hund|mein schatz|spatz|mausi|hase|kleiner|kleine|jungs|madels|mein herz|bub",
+        NEUT: "kein problem|keine sorge|kein thema|keine ursache|macht nichts|nicht schlimm|"
+        "ohne problem|problemlos|gar kein problem|sehr gern geschehen|"
+        "bitte|bitte schon|bitteschon|bitte sehr|danke|danke schon|dankeschon|danke sehr|"
+        "vielen dank|vielen lieben dank|herzlichen dank|besten dank|tausend dank|sehr nett|"
+        "sehr freundlich|das ist nett|das ist sehr nett|fur ihre hilfe|fur die hilfe|"
+        "fur deine hilfe|schonen tag|einen schonen tag|tschuss|auf wiederhoren|auf wiedersehen|"
+        "herr|dankeschon fur ihre hilfe|ihn|ihm|ihr|ihnen|sie|ihren|ihre|"
+        "ahm|ah|oh|ahm ja|also|nun|na|tja ja|ok also|"
+        "ich|mich|mir|mein|meine|es|das|dies|dieses|der|die|den|dem|ein|eine|einen|und|so|dann|"
+        "jetzt|sofort|gleich|gern|sie|du|wir|uns|ihnen|dir|mal|schon|ruhig|einfach|machen|"
+        "mach|buchen|senden|schicken|uberweisen|bestatigen|ausfuhren|erledigen|durchfuhren|"
+        "bearbeiten|weiter|weitermachen|fortfahren|alles|ganz|sehr|tun|tu|ist|zu|mit|fur|"
+        "bitte sofort|wie besprochen|wie vereinbart|wie gesagt|genau so|so machen|das machen|"
+        "mochte|will|ware|wurde|hatte|gerne doch|auch gerne",
+        AFF: "ja|jawohl|jap|jep|jo|joa|genau|klar|na klar|ja klar|naturlich|selbstverstandlich|"
+        "gerne|gern|sehr gerne|in ordnung|einverstanden|passt|passt schon|passt so|okay|ok|"
+        "richtig|stimmt|das stimmt|auf jeden fall|mach das|machen sie das|mach es|machen sie es|"
+        "los|los geht's|nur zu|sicher|sicherlich|bestatigt|ich bestatige|bestatige|korrekt|"
+        "sehr gut|gut|alles klar|super|prima|perfekt|toll|wunderbar|ausgezeichnet|exakt|absolut|"
+        "unbedingt|freilich|ja bitte|ja gerne|ja genau|ja doch|doch|das ist richtig|das passt|"
+        "geht klar|geht in ordnung|ist gut|ist in ordnung|das ist gut|mach mal|tun sie das|"
+        "tu das|warum nicht|nichts dagegen|ich habe nichts dagegen|habe nichts dagegen|"
+        "jawoll|jup|yes|gemacht|abgemacht|einverstanden ja|so ist es|das ist es|so machen wir das|"
+        "machen wir|machen wir so|bitte machen sie das|ja das passt|ja richtig|passt perfekt",
+        NEG: "nein|nee|ne|no|noe|nein danke|auf keinen fall|lieber nicht|bloss nicht|lass es|"
+        "lassen sie es|lass das|lassen sie das|vergiss es|vergessen sie es|nicht|nie|niemals|"
+        "keinesfalls|gar nicht|uberhaupt nicht|ich will nicht|ich mochte nicht|nicht machen|"
+        "falsch|das stimmt nicht|kein|keine|keinen|nichts|ich verzichte|nein nein|"
+        "ich habe es mir anders uberlegt|doch nicht|lieber doch nicht|ach nein|halt nein|"
+        "moment nein|warte nein|oh nein|eigentlich nein|eigentlich nicht",
+        NEGVERB: "abbrechen|stornieren|stornieren sie|stopp|stop|halt|absagen",
+        HES: "warte|warten sie|wart mal|moment mal|hm|hmm|ahm moment|naja|na ja|tja|"
+        "lass mich uberlegen|lassen sie mich uberlegen|ich weiss nicht|weiss nicht|keine ahnung|"
+        "ich bin mir nicht sicher|nicht sicher|mal sehen|mal schauen|warte mal|augenblick mal",
+        CORR: "eigentlich|ich meine|besser gesagt|oder besser|nein warte|korrektur",
+        COND: "wenn|falls|sofern|solange|vorausgesetzt|vorausgesetzt dass|unter der bedingung|"
+        "nur wenn|aber nur wenn|sobald|ausser wenn|es sei denn|wenn es",
+        QUEST: "wie|was|wann|wo|warum|wieso|weshalb|wieviel|wie viel|welche|welcher|welches|wer|"
+        "frage|eine frage|ich habe eine frage|wie lange|wie teuer",
+        QAUX: "ist|sind|kann|konnen|muss|kostet|dauert|gibt|geht|wird|hat|haben|bekomme|kommt|"
+        "kriege|inklusive|darf|soll|konnte",
+        DEFER: "einen moment|moment|augenblick|einen augenblick|sekunde|eine sekunde|spater|erst|"
+        "zuerst|vorher|noch nicht|jetzt nicht|nicht jetzt|ich muss|ich muss erst|lass mich|"
+        "lassen sie mich|ich frage|ich frag|ich schaue|ich schau|ich hole|ich suche|meine frau|"
+        "meinen mann|mein mann|ruckruf|ich rufe zuruck|wahrend ich|minuten|sekunden|kurz",
+        NEWTIME: "morgen|ubermorgen|nachste woche|nachsten monat|heute abend|am wochenende|"
+        "wochenende|heute|fruher",
+        CHANGE: "stattdessen|statt|lieber|anders|andern|andere|ander|umbuchen|verschieben|verlegen|"
+        "anderen|anderer|anderes|nur|auch|ausserdem|zusatzlich|noch|mehr|weniger|"
+        "ich hatte lieber|wie ware es|wie ware es mit|was ist mit|sondern|halfte|die halfte|"
+        "erhohen|reduzieren",
+        BUT: "aber|jedoch|allerdings|ausser|nur dass|obwohl|trotzdem",
+        HEDGE: "vielleicht|vermutlich|wahrscheinlich|eventuell|ich denke|ich denke schon|"
+        "ich glaube|ich glaube schon|schatze|ich schatze|meinetwegen|von mir aus|wenn sie meinen|"
+        "wenn du meinst|kommt drauf an|hoffentlich|ja und nein|glaub schon",
+    },
+}
+
+# "dont", "thats", "cest": what speech-to-text writes without the apostrophe.
+_ALIASES = {
+    "dont": "don't", "thats": "that's", "im": "i'm", "its": "it's", "cant": "can't",
+    "wont": "won't", "didnt": "didn't", "doesnt": "doesn't", "isnt": "isn't", "id": "i'd",
+    "ive": "i've", "youre": "you're", "lets": "let's", "whats": "what's", "hows": "how's",
+    "youve": "you've", "thatll": "that'll", "thatd": "that'd", "ill": "i'll", "wouldnt": "wouldn't",
+    "arent": "aren't", "cest": "c'est", "daccord": "d'accord", "sil": "s'il", "jai": "j'ai",
+    "quest": "qu'est", "nest": "n'est", "jarrive": "j'arrive", "lapres": "l'apres",
+    "okey": "okay", "okie": "okay", "k'": "k", "o'k": "ok", "alrighty": "alright",
+    "aight": "alright", "mkay": "okay", "yeap": "yep", "yeh": "yeah", "yah": "yeah",
+}  # fmt: skip
+# Tags that the question's own words can neutralise ("cancel" to "cancel your visit?").
+_QUESTION_CAN_NEUTRALISE = frozenset({CHANGE, NEGVERB, NEWTIME, "unknown"})
+# Words after an auxiliary that make it a question ("does that include", "kann ich").
+_SUBJECTS = frozenset(
+    "i you it that this there we they he she the my your his her these those "
+    "usted eso esto ella el ello ca c'est il elle on vous tu nous je das es er sie ich wir du man "
+    "dies ihr".split()
+)
+# Words after which a clause opens.
+_CLAUSE_OPENERS = frozenset("and so but also just y pero et mais und aber also ok okay".split())
+_SPANISH_QUESTION = frozenset("qué cuánto cuánta cuántos cuántas cuándo cómo dónde cuál cuáles quién".split())
+_DURATION_WORDS = frozenset(
+    "minute minutes min mins second seconds sec secs moment moments minuto minutos segundo segundos "
+    "momento momentos seconde secondes instant instants minuten minute sekunde sekunden augenblick "
+    "hours hour horas heures stunden".split()
+)
+# Tags that carry no opinion of their own.
+_NEUTRAL_TAGS = frozenset({NEUT, "value", "qterm"})
+
+
+def _fold(text: str) -> str:
+    text = text.lower().replace("’", "'").replace("ß", "ss")
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+
+
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*'?|\?|¿")
+
+
+@dataclass(frozen=True)
+class _Tok:
+    key: str  # folded, aliases applied
+    raw: str  # lower case with accents
+    start: int
+    end: int
+
+
+def _tokens(text: str) -> list[_Tok]:
+    lower = text.lower().replace("’", "'")
+    out: list[_Tok] = []
+    for m in _WORD.finditer(lower):
+        raw = m.group().rstrip("'") if m.group() not in ("'",) else m.group()
+        if not raw:
+            continue
+        key = _fold(raw)
+        key = _ALIASES.get(key, key)
+        out.append(_Tok(key, raw, m.start(), m.start() + len(raw)))
+    return out
+
+
+# When one phrase carries two tags, the more cautious wins; neutral loses to everything.
+_PRIORITY = (SARC, ELSE, COND, QUEST, QAUX, DEFER, HES, CORR, HEDGE, BUT, CHANGE, NEWTIME, NEGVERB, NEG, AFF, NEUT)
+
+
+@lru_cache(maxsize=8)
+def _phrases(lang: str) -> tuple[dict[tuple[str, ...], str], int]:
+    """Phrase -> tag for a language (its own words first, then English); and the longest phrase."""
+    table: dict[tuple[str, ...], str] = {}
+    order = (lang, "en") if lang != "en" else ("en",)
+    for code in order:
+        own: dict[tuple[str, ...], str] = {}
+        for tag in _PRIORITY:
+            for phrase in _LEXICON[code].get(tag, "").split("|"):
+                words = tuple(t.key for t in _tokens(phrase))
+                if words and words not in own:
+                    own[words] = tag
+        for words, tag in own.items():
+            table.setdefault(words, tag)
+    return table, max(len(k) for k in table)
+
+
+_PHRASE_WORDS: dict[int, frozenset[str]] = {}
+
+
+def _phrase_words(table: dict[tuple[str, ...], str]) -> frozenset[str]:
+    """Words that appear inside longer neutral or affirmative phrases ("beaucoup", "help")."""
+    words = _PHRASE_WORDS.get(id(table))
+    if words is None:
+        words = frozenset(w for phrase, tag in table.items() if len(phrase) > 1 and tag in (NEUT, AFF) for w in phrase)
+        words -= frozenset(w for (w, *rest), tag in table.items() if not rest and tag != NEUT)
+        _PHRASE_WORDS[id(table)] = words
+    return words
+
+
+def _stem_match(word: str, terms: frozenset[str]) -> bool:
+    if word in terms:
+        return True
+    if len(word) < 4:
+        return False
+    for term in terms:
+        if len(term) < 4:
+            continue
+        n = 0
+        for a, b in zip(word, term, strict=False):
+            if a != b:
+                break
+            n += 1
+        if n >= 4 and n >= min(len(word), len(term)) - 3:
+            return True
+    return False
+
+
+def _lang(lang: str) -> str:
+    code = (lang or "en").lower().split("-")[0].split("_")[0]
+    return code if code in _LEXICON else "en"
+
+
+def _pending_values(pending: Mapping[str, object] | None, lang: str) -> list[Value]:
+    values: list[Value] = []
+    for value in (pending or {}).values():
+        try:
+            values.append(normalise(value, lang))
+        except (ValueError, TypeError):
+            continue  # a value that cannot be a value can never be restated
+    return values
+
+
+@dataclass
+class _Tagged:
+    tok: _Tok
+    tag: str
+    phrase: int  # id of the phrase this token belongs to (tokens of one phrase share it)
+    phrase_len: int
+
+
+def read_answer(
+    words: str, *, question: str = "", pending: Mapping[str, object] | None = None, lang: str = "en"
+) -> AnswerReading:
+    """Read the caller's answer to ``question`` about the ``pending`` values (name -> value).
+
+    ``lang`` is the caller's language ("en", "es", "fr", "de"; a region suffix is ignored; an
+    unknown code reads English). Never raises: odd input (empty, symbols only, a pending value
+    that is not a value) reads as ``unclear`` or is ignored.
+    """
+    code = _lang(lang)
+    return _read(words, question, tuple(_pending_values(pending, code)), code)
+
+
+def classify_answer(
+    words: str, *, question: str = "", pending: Mapping[str, object] | None = None, lang: str = "en"
+) -> Answer:
+    """``yes``, ``no``, ``change`` or ``unclear``: the verdict of :func:`read_answer`."""
+    return read_answer(words, question=question, pending=pending, lang=lang).answer
+
+
+@lru_cache(maxsize=2048)
+def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> AnswerReading:
+    tokens = _tokens(words)
+    if not tokens:
+        return AnswerReading("unclear", "no words")
+    table, longest = _phrases(lang)
+    tagged = _tag(tokens, table, longest)
+
+    # Values: pending ones and the question's own are neutral; a value said anew is a change.
+    question_values = [m for m in find_mentions(question, lang)] if question else []
+    pending_spans = [span for value in pending for span in locate(words, value, lang)]
+    new_values: list[str] = []
+    for start, end in pending_spans:
+        _mark(tagged, start, end, "value")
+    for mention in find_mentions(words, lang):
+        covered = [t for t in tagged if t.tok.start < mention.end and t.tok.end > mention.start]
+        if not covered or any(t.tag == "value" for t in covered):
+            continue
+        if all(t.phrase_len > 1 for t in covered) or _is_duration(tagged, covered):
+            continue  # "that one", "mil gracias", "deux secondes": the phrase explains the number
+        if _restates(mention, pending, question_values):
+            _mark(tagged, mention.start, mention.end, "value")
+            continue
+        _mark(tagged, mention.start, mention.end, "newvalue")
+        new_values.append(words[mention.start : mention.end].strip())
+
+    # The question's own words are neutral where they would otherwise change or withdraw.
+    terms = _terms(question, table)
+    restated = {
+        t.phrase
+        for t in tagged
+        if t.tag in _QUESTION_CAN_NEUTRALISE and table.get((t.tok.key,)) != NEUT and _stem_match(_bare(t.tok.key), terms)
+    }
+    for t in tagged:
+        if t.phrase in restated and t.tag in _QUESTION_CAN_NEUTRALISE:
+            t.tag = "qterm"
+
+    _resolve_si(tagged, lang)
+    _resolve_aux(tagged)
+    for t in tagged:
+        if t.tag == "unknown" and t.tok.raw in _SPANISH_QUESTION:
+            t.tag = QUEST
+        if t.tok.key == "?":
+            t.tag = QUEST
+        if t.tok.key == "¿":
+            t.tag = QUEST
+
+    return _verdict(tagged, new_values)
+
+
+def _bare(word: str) -> str:
+    """The word without an elided article or pronoun: "j'annule" -> "annule"."""
+    return word.rsplit("'", 1)[-1] if "'" in word[:3] else word
+
+
+def _terms(question: str, table: dict[tuple[str, ...], str]) -> frozenset[str]:
+    """The question's content words (its function words would neutralise too much)."""
+    return frozenset(
+        _bare(t.key) for t in _tokens(question) if table.get((t.key,)) != NEUT and len(_bare(t.key)) >= 3
+    )
+
+
+def _tag(tokens: list[_Tok], table: dict[tuple[str, ...], str], longest: int) -> list[_Tagged]:
+    tagged: list[_Tagged] = []
+    i = 0
+    phrase_id = 0
+    keys = [t.key for t in tokens]
+    while i < len(tokens):
+        for n in range(min(longest, len(tokens) - i), 0, -1):
+            tag = table.get(tuple(keys[i : i + n]))
+            if tag is not None:
+                break
+        else:
+            n, tag = 1, NEUT if keys[i] in _phrase_words(table) else "unknown"
+        phrase_id += 1
+        for k in range(i, i + n):
+            tagged.append(_Tagged(tokens[k], tag, phrase_id, n))
+        i += n
+    return tagged
+
+
+def _mark(tagged: list[_Tagged], start: int, end: int, tag: str) -> None:
+    for t in tagged:
+        if t.tok.start < end and t.tok.end > start:
+            t.tag = tag
+            t.phrase_len = 1
+
+
+def _is_duration(tagged: list[_Tagged], covered: list[_Tagged]) -> bool:
+    """A number followed by a unit of waiting ("two minutes", "cinq secondes") is a deferral."""
+    last = tagged.index(covered[-1])
+    if last + 1 < len(tagged) and tagged[last + 1].tok.key in _DURATION_WORDS:
+        for t in covered:
+            t.tag = DEFER
+        tagged[last + 1].tag = DEFER
+        return True
+    return False
+
+
+def _restates(mention: Mention, pending: tuple[Value, ...], question_values: list[Mention]) -> bool:
+    if any(mention.means(value) for value in pending):
+        return True
+    # A value the question carries: the same value, read either way round.
+    for q in question_values:
+        if mention.means(q.value) or q.means(mention.value):
+            return True
+    return False
+
+
+def _resolve_si(tagged: list[_Tagged], lang: str) -> None:
+    """Unaccented "si": yes when alone, repeated, after "que", or with only yes/polite words."""
+    for k, t in enumerate(tagged):
+        if t.tok.key != "si" or t.phrase_len != 1 or t.tag not in (COND, "unknown", AFF):
+            continue
+        if t.tok.raw == "sí":
+            t.tag = AFF
+            continue
+        if lang not in ("es", "fr"):
+            continue
+        rest = [u for u in tagged[k + 1 :]]
+        before = tagged[k - 1].tok.key if k else ""
+        only_kind = all(u.tag in (AFF, NEUT) or u.tok.key == "si" for u in rest)
+        if lang == "es" and (before == "que" or only_kind):
+            t.tag = AFF
+        elif lang == "fr" and only_kind and not any(u.tag == AFF and u.tok.key != "si" for u in rest):
+            t.tag = AFF
+        elif lang == "fr" and before == "si":
+            t.tag = AFF
+        else:
+            t.tag = COND
+
+
+def _resolve_aux(tagged: list[_Tagged]) -> None:
+    """An auxiliary opening a clause, with a subject after it, asks a question."""
+    for k, t in enumerate(tagged):
+        if t.tag != QAUX:
+            continue
+        opens = k == 0 or tagged[k - 1].tag in (AFF, BUT, HES) or tagged[k - 1].tok.key in _CLAUSE_OPENERS
+        opens = opens or (tagged[k - 1].tag == NEUT and tagged[k - 1].tok.key in ("please", "um", "uh", "oh", "so", "well"))
+        subject = k + 1 < len(tagged) and tagged[k + 1].tok.key in _SUBJECTS
+        t.tag = QUEST if opens and subject else NEUT
+
+
+_REASONS = {
+    SARC: ("unclear", "sarcasm"),
+    ELSE: ("unclear", "addressed to someone else"),
+    COND: ("unclear", "condition"),
+    QUEST: ("unclear", "question follows"),
+}
+
+
+def _verdict(tagged: list[_Tagged], new_values: list[str]) -> AnswerReading:
+    tags = [t.tag for t in tagged]
+    present = set(tags)
+    for tag in (SARC, ELSE, COND, QUEST):
+        if tag in present:
+            answer, reason = _REASONS[tag]
+            return AnswerReading(answer, f"{reason}: {_words(tagged, tag)}")  # type: ignore[arg-type]
+    if new_values:
+        return AnswerReading("change", "new value: " + ", ".join(new_values))
+    for tag in (CHANGE, NEWTIME):
+        if tag in present:
+            return AnswerReading("change", f"change word: {_words(tagged, tag)}")
+    polar = [t for t in tagged if t.tag in (AFF, NEG, NEGVERB)]
+    if any(t.tag in (NEG, NEGVERB) for t in polar):
+        if polar[-1].tag in (NEG, NEGVERB):
+            if any(t.tag == AFF for t in polar):
+                return AnswerReading("no", f"corrected to no: {_words(tagged, NEG, NEGVERB)}")
+            return AnswerReading("no", f"refusal: {_words(tagged, NEG, NEGVERB)}")
+        return AnswerReading("unclear", "no then yes")
+    for tag, reason in ((CORR, "self-correction"), (HES, "hesitation"), (DEFER, "defers"), (HEDGE, "hedged"), (BUT, "reservation")):
+        if tag in present:
+            return AnswerReading("unclear", f"{reason}: {_words(tagged, tag)}")
+    if AFF not in present:
+        return AnswerReading("unclear", "no affirmative")
+    unknown = [t.tok.raw for t in tagged if t.tag == "unknown"]
+    if unknown:
+        return AnswerReading("unclear", "unrecognised: " + " ".join(unknown[:4]))
+    if "value" in present or "qterm" in present:
+        return AnswerReading("yes", "affirmative, restating the question")
+    return AnswerReading("yes", "affirmative")
+
+
+def _words(tagged: list[_Tagged], *tags: str) -> str:
+    seen: list[str] = []
+    for t in tagged:
+        if t.tag in tags and t.tok.raw not in seen:
+            seen.append(t.tok.raw)
+    return " ".join(seen[:4])

@@ -9,7 +9,7 @@ verification joins the two in the database and streams, in constant memory.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,20 +17,106 @@ from sqlalchemy import Boolean, Float, Integer, Table
 
 GENESIS = "sha256:" + "0" * 64
 
-# Columns that change after a record is written (delivery of a receipt) or that
-# point into the chain itself; neither is part of what the chain commits to.
-UNCHAINED = frozenset(
-    {
-        "chain_seq",
-        "service_decision_id",
-        "delivery_state",
-        "delivered_at",
-        "attempts",
-        "last_error",
-        "policy_alignment",
-        "service_receipt_id",
-    }
-)
+# What each kind of entry commits to, column by column, in this order. A
+# format never changes once entries use it (old entries must keep verifying);
+# a record that gains a column an auditor reads gets a new kind instead
+# (``receipt`` -> ``receipt.2``, which also commits to the service decision).
+FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "decision": (
+        "gate_decisions",
+        (
+            "id",
+            "created_at",
+            "session_id",
+            "caller_id",
+            "caller_json",
+            "tool",
+            "action_name",
+            "args_json",
+            "args_digest",
+            "action_digest",
+            "policy_name",
+            "policy_hash",
+            "mode",
+            "outcome",
+            "enforced_outcome",
+            "rule",
+            "trace_json",
+            "evidence_json",
+            "state_version",
+            "confirmation_id",
+            "call_id",
+            "latency_ms",
+        ),
+    ),
+    "confirmation": (
+        "gate_confirmations",
+        (
+            "id",
+            "decision_id",
+            "created_at",
+            "expires_at",
+            "session_id",
+            "caller_id",
+            "tool",
+            "action_digest",
+            "state_version",
+            "memory_ids_json",
+            "status",
+            "words",
+            "answered_at",
+            "answer_message_id",
+        ),
+    ),
+    "receipt": (
+        "gate_receipts",
+        (
+            "id",
+            "decision_id",
+            "idempotency_key",
+            "created_at",
+            "caller_id",
+            "action_name",
+            "status",
+            "external_ref",
+            "error_code",
+        ),
+    ),
+    "receipt.2": (
+        "gate_receipts",
+        (
+            "id",
+            "decision_id",
+            "idempotency_key",
+            "created_at",
+            "caller_id",
+            "action_name",
+            "status",
+            "external_ref",
+            "error_code",
+            "service_decision_id",
+        ),
+    ),
+    "delivery": (
+        "gate_deliveries",
+        (
+            "id",
+            "receipt_id",
+            "at",
+            "attempt",
+            "state",
+            "service_decision_id",
+            "error",
+            "policy_alignment",
+            "service_receipt_id",
+        ),
+    ),
+}
+# The kind new records of each table are written as.
+CURRENT_KIND = {"gate_decisions": "decision", "gate_confirmations": "confirmation"} | {
+    "gate_receipts": "receipt.2",
+    "gate_deliveries": "delivery",
+}
 
 
 def entry_hash(prev_hash: str, seq: int, at: float, kind: str, ref_id: str, digest: str) -> str:
@@ -40,15 +126,15 @@ def entry_hash(prev_hash: str, seq: int, at: float, kind: str, ref_id: str, dige
 
 
 class RecordDigest:
-    """Digests one table's records the same way when written and when read back.
+    """Digests one kind of record the same way when written and when read back.
 
     On write, values are coerced to their column's type (``1`` in a float
     column becomes ``1.0``), which is what the database hands back on read; so
     :meth:`of_row` (writing) and :meth:`of_values` (raw rows read back) agree.
     """
 
-    def __init__(self, table: Table) -> None:
-        self.columns = [c.name for c in table.columns if c.name not in UNCHAINED]
+    def __init__(self, table: Table, columns: Sequence[str]) -> None:
+        self.columns = list(columns)
         self._coerce: list[Callable[[Any], Any]] = [_coercer(table.c[name].type) for name in self.columns]
 
     def of_values(self, values: Sequence[Any]) -> str:
@@ -60,11 +146,14 @@ class RecordDigest:
         """
         return "sha256:" + hashlib.sha256(repr(tuple(values)).encode()).hexdigest()
 
-    def of_row(self, row: Any) -> str:
+    def of_mapping(self, values: Mapping[str, Any]) -> str:
         """Digest of a record about to be written (values coerced to column types)."""
-        values = [getattr(row, name) for name in self.columns]
-        coerced = [None if v is None else f(v) for f, v in zip(self._coerce, values, strict=True)]
+        got = [values[name] for name in self.columns]
+        coerced = [None if v is None else f(v) for f, v in zip(self._coerce, got, strict=True)]
         return self.of_values(coerced)
+
+    def of_row(self, row: Any) -> str:
+        return self.of_mapping({name: getattr(row, name) for name in self.columns})
 
 
 def _coercer(kind: Any) -> Callable[[Any], Any]:

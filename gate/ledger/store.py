@@ -4,7 +4,13 @@ Every write appends a chain entry in the same transaction as the record it
 covers, so the two cannot disagree unless someone edits the database by
 hand, which :meth:`Ledger.verify` then reports. Writers are serialised (an
 advisory lock on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite) because each
-entry needs the hash of the one before it.
+entry needs the hash of the one before it; write transactions are short
+(one record and its entry), and every SQLite connection waits for the lock
+(a busy timeout) instead of failing when many processes share one file.
+
+Opened with ``read_only=True`` the ledger never writes: SQLite is opened
+read-only (``mode=ro``, or ``immutable`` when even that needs a write, as on
+a read-only copy), no schema is created, and PostgreSQL needs only SELECT.
 """
 
 from __future__ import annotations
@@ -13,47 +19,55 @@ import multiprocessing
 import os
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, event, func, insert, text
+from sqlalchemy import Connection, and_, event, exists, func, insert, or_, text
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.engine.url import make_url
+from sqlalchemy.exc import DatabaseError, IntegrityError
 from sqlmodel import Session, SQLModel, create_engine, select
 
 from gate.errors import ConfigError, ReceiptConflict
-from gate.ledger.chain import GENESIS, BrokenEntry, ChainReport, RecordDigest, entry_hash
+from gate.ledger import schema
+from gate.ledger.chain import (
+    CURRENT_KIND,
+    FORMATS,
+    GENESIS,
+    BrokenEntry,
+    ChainReport,
+    RecordDigest,
+    entry_hash,
+)
 from gate.ledger.tables import (
+    FINAL_DELIVERY_STATES,
     ChainRow,
     ConfirmationRow,
     DecisionRow,
+    DeliveryRow,
     ReceiptRow,
-    ServiceDecisionRow,
-    ServiceReceiptRow,
+    summarise,
 )
 
-_TABLES = [
-    DecisionRow.__table__,  # type: ignore[attr-defined]
-    ConfirmationRow.__table__,  # type: ignore[attr-defined]
-    ReceiptRow.__table__,  # type: ignore[attr-defined]
-    ChainRow.__table__,  # type: ignore[attr-defined]
-    ServiceDecisionRow.__table__,  # type: ignore[attr-defined]
-    ServiceReceiptRow.__table__,  # type: ignore[attr-defined]
-]
-Record = DecisionRow | ConfirmationRow | ReceiptRow
-_KIND_OF: dict[type[Record], str] = {
-    DecisionRow: "decision",
-    ConfirmationRow: "confirmation",
-    ReceiptRow: "receipt",
+Record = DecisionRow | ConfirmationRow | ReceiptRow | DeliveryRow
+_TABLE_OF: dict[str, Any] = {
+    name: SQLModel.metadata.tables[name]
+    for name in ("gate_decisions", "gate_confirmations", "gate_receipts", "gate_deliveries")
 }
-_DIGEST = {kind: RecordDigest(model.__table__) for model, kind in _KIND_OF.items()}  # type: ignore[union-attr]
+_DIGEST = {kind: RecordDigest(_TABLE_OF[table], cols) for kind, (table, cols) in FORMATS.items()}
 _CHAIN_TABLE = ChainRow.__table__  # type: ignore[attr-defined]
 _RECEIPTS = ReceiptRow.__table__  # type: ignore[attr-defined]
+_DECISIONS = DecisionRow.__table__  # type: ignore[attr-defined]
+_DELIVERIES = DeliveryRow.__table__  # type: ignore[attr-defined]
 _TAIL = select(_CHAIN_TABLE.c.seq, _CHAIN_TABLE.c.hash).order_by(_CHAIN_TABLE.c.seq.desc()).limit(1)
 _PG_CHAIN_LOCK = 0x6A7E_0001
+_PG_RESERVE_SPACE = 0x6A7E
+_BUSY_TIMEOUT_MS = 60_000
 
 
 def normalise_url(url: str) -> str:
@@ -79,29 +93,40 @@ class Ledger:
         ConfigError: the URL cannot be used or the database cannot be reached.
     """
 
-    def __init__(self, url: str, *, create: bool = True) -> None:
+    def __init__(self, url: str, *, create: bool = True, read_only: bool = False) -> None:
         self.url = normalise_url(url)
+        self.read_only = read_only
         self._lock = threading.Lock()
         try:
-            self.engine = self._make_engine(self.url)
+            self.engine = self._make_engine(self.url, read_only=read_only)
+            try:
+                schema.ensure(self.engine, self.url, create_if_empty=create and not read_only)
+            except DatabaseError:
+                if not (read_only and self.is_sqlite):
+                    raise
+                # mode=ro still needs the WAL's shared-memory file; a copy on read-only
+                # media has none, and immutable is the only way in.
+                self.engine.dispose()
+                self.engine = self._make_engine(self.url, read_only=True, immutable=True)
+                schema.ensure(self.engine, self.url, create_if_empty=False)
             self.write_engine = self.engine.execution_options(gate_write=True)
-            if create:
-                SQLModel.metadata.create_all(self.engine, tables=_TABLES)
-            else:
-                with self.engine.connect() as conn:
-                    conn.execute(text("SELECT 1"))
-        except (OperationalError, ValueError, ImportError) as exc:
-            raise ConfigError(f"cannot open the ledger at {self.url}: {exc}") from exc
+        except ConfigError:
+            raise
+        except (DatabaseError, ValueError, ImportError) as exc:
+            raise ConfigError(f"cannot open the ledger at {self.url}: {_first_line(exc)}") from exc
 
     @property
     def is_sqlite(self) -> bool:
         return self.engine.dialect.name == "sqlite"
 
     @staticmethod
-    def _make_engine(url: str) -> Engine:
+    def _make_engine(url: str, *, read_only: bool = False, immutable: bool = False) -> Engine:
         if url.startswith("sqlite"):
+            connect_url = _read_only_sqlite(url, immutable=immutable) if read_only else url
             engine = create_engine(
-                url, connect_args={"check_same_thread": False, "timeout": 30}, pool_pre_ping=False
+                connect_url,
+                connect_args={"check_same_thread": False, "timeout": _BUSY_TIMEOUT_MS / 1000},
+                pool_pre_ping=False,
             )
 
             @event.listens_for(engine, "connect")
@@ -109,9 +134,10 @@ class Ledger:
                 # Take over transaction control so BEGIN IMMEDIATE below is honoured.
                 dbapi_conn.isolation_level = None
                 cur = dbapi_conn.cursor()
-                cur.execute("PRAGMA journal_mode=WAL")
+                # The busy timeout first: everything after it waits for a busy file
+                # instead of failing. Nothing here writes (WAL is set at creation).
+                cur.execute(f"PRAGMA busy_timeout={_BUSY_TIMEOUT_MS}")
                 cur.execute("PRAGMA synchronous=NORMAL")
-                cur.execute("PRAGMA busy_timeout=30000")
                 cur.close()
 
             @event.listens_for(engine, "begin")
@@ -149,7 +175,7 @@ class Ledger:
 
     def _chain(self, conn: Connection, row: Record) -> None:
         """Append the chain entry for ``row``'s current content and point ``row`` at it."""
-        kind = _KIND_OF[type(row)]
+        kind = CURRENT_KIND[type(row).__tablename__]
         digest = _DIGEST[kind].of_row(row)
         # Only the tail's number and hash are needed: skip loading the rest.
         tail = conn.execute(_TAIL).first()
@@ -181,10 +207,30 @@ class Ledger:
         self._chain(session.connection(), row)
         session.add(row)
 
-    def record_decision(self, row: DecisionRow) -> None:
-        """Write a decision before anything is executed for it."""
+    def record_decision(self, row: DecisionRow, *, reserve: tuple[int, float] | None = None) -> bool:
+        """Write a decision before anything is executed for it.
+
+        With ``reserve=(max, since)``, the write is also a reservation: in the
+        same transaction, under a lock per caller and tool, the caller's acted-on
+        decisions of this tool since ``since`` that are not released (see
+        :meth:`count_executed`) are counted; at ``max`` or more nothing is
+        written and False is returned. Processes racing for the last slot get
+        exactly one True between them. Returns True when the row was written.
+        """
         with self._core_writing() as conn:
+            if reserve is not None:
+                limit, since = reserve
+                if not self.is_sqlite:
+                    # Per caller and tool, in the same transaction; SQLite's
+                    # BEGIN IMMEDIATE already holds the whole file.
+                    conn.execute(
+                        text("SELECT pg_advisory_xact_lock(:space, hashtext(:key))"),
+                        {"space": _PG_RESERVE_SPACE, "key": f"{row.caller_id}\x1f{row.tool}"},
+                    )
+                if _count_held(conn, row.caller_id, row.tool, since, None) >= limit:
+                    return False
             self._insert(conn, row)
+            return True
 
     def record_confirmation(self, row: ConfirmationRow, *, supersede_session: bool = True) -> None:
         """Write a pending confirmation; earlier pending ones of the session are superseded."""
@@ -256,7 +302,7 @@ class Ledger:
                 continue  # another process won the race: read its row on the next pass
         raise ReceiptConflict(f"could not record the receipt of decision {row.decision_id}")
 
-    def mark_delivery(
+    def record_delivery(
         self,
         receipt_id: str,
         *,
@@ -264,33 +310,71 @@ class Ledger:
         error: str | None = None,
         policy_alignment: str | None = None,
         service_receipt_id: str | None = None,
-    ) -> None:
-        """Record one delivery attempt: ``state`` is pending (retry), delivered, conflict or rejected."""
-        with Session(self.write_engine) as session:
-            row = session.get(ReceiptRow, receipt_id)
-            if row is None:
-                return
-            row.attempts += 1
-            row.last_error = error
-            row.delivery_state = state
-            if state == "delivered":
-                row.delivered_at = time.time()
-                row.policy_alignment = policy_alignment
-                row.service_receipt_id = service_receipt_id
-            session.add(row)
-            session.commit()
+    ) -> DeliveryRow | None:
+        """Append one delivery attempt of a receipt, chained like the receipt itself.
+
+        ``state`` is what the attempt leaves the receipt in: ``pending`` (tried
+        again later), ``delivered`` (acknowledged, with the service's
+        ``policy_alignment`` and receipt id), ``conflict`` or ``rejected``.
+        Returns None when there is no such receipt.
+        """
+        with self._core_writing() as conn:
+            found = conn.execute(
+                select(_RECEIPTS.c.service_decision_id).where(_RECEIPTS.c.id == receipt_id)
+            ).first()
+            if found is None:
+                return None
+            attempt = conn.execute(
+                select(func.coalesce(func.max(_DELIVERIES.c.attempt), 0)).where(
+                    _DELIVERIES.c.receipt_id == receipt_id
+                )
+            ).scalar_one()
+            row = DeliveryRow(
+                id=f"gv_{uuid.uuid4().hex}",
+                receipt_id=receipt_id,
+                at=time.time(),
+                attempt=int(attempt) + 1,
+                state=state,
+                service_decision_id=found[0],
+                error=error,
+                policy_alignment=policy_alignment if state == "delivered" else None,
+                service_receipt_id=service_receipt_id if state == "delivered" else None,
+            )
+            self._insert(conn, row)
+            return row
+
+    def deliveries(self, receipt_id: str) -> list[DeliveryRow]:
+        """A receipt's delivery records, in chain order."""
+        with Session(self.engine) as session:
+            query = select(DeliveryRow).where(DeliveryRow.receipt_id == receipt_id)
+            return list(session.exec(query.order_by(_DELIVERIES.c.chain_seq)).all())
+
+    def _with_delivery(self, session: Session, receipts: list[ReceiptRow]) -> list[ReceiptRow]:
+        """Attach each receipt's delivery summary (one query for all of them)."""
+        if not receipts:
+            return receipts
+        by_receipt: dict[str, list[DeliveryRow]] = {r.id: [] for r in receipts}
+        ids = list(by_receipt)
+        for start in range(0, len(ids), 500):
+            query = select(DeliveryRow).where(_DELIVERIES.c.receipt_id.in_(ids[start : start + 500]))
+            for d in session.exec(query.order_by(_DELIVERIES.c.chain_seq)).all():
+                by_receipt[d.receipt_id].append(d)
+        for r in receipts:
+            r._delivery = summarise(r, by_receipt[r.id])
+        return receipts
 
     def undelivered(self, limit: int = 500) -> list[ReceiptRow]:
         """Receipts still waiting for the decision service to acknowledge them, oldest first."""
-        table = ReceiptRow.__table__  # type: ignore[attr-defined]
+        r, v = _RECEIPTS.c, _DELIVERIES.c
+        settled = exists().where(v.receipt_id == r.id, v.state.in_(FINAL_DELIVERY_STATES))
         with Session(self.engine) as session:
             query = (
                 select(ReceiptRow)
-                .where(table.c.delivery_state == "pending", table.c.service_decision_id.is_not(None))
-                .order_by(table.c.created_at)
+                .where(r.service_decision_id.is_not(None), ~settled)
+                .order_by(r.created_at)
                 .limit(limit)
             )
-            return list(session.exec(query).all())
+            return self._with_delivery(session, list(session.exec(query).all()))
 
     def unclosed(self, older_than: float, limit: int = 500) -> list[DecisionRow]:
         """Decisions with no receipt, made before ``older_than``: the work of a process that died."""
@@ -313,7 +397,8 @@ class Ledger:
 
     def receipt_for(self, decision_id: str) -> ReceiptRow | None:
         with Session(self.engine) as session:
-            return session.exec(select(ReceiptRow).where(ReceiptRow.decision_id == decision_id)).first()
+            found = session.exec(select(ReceiptRow).where(ReceiptRow.decision_id == decision_id)).first()
+            return self._with_delivery(session, [found])[0] if found else None
 
     def confirmation(self, confirmation_id: str) -> ConfirmationRow | None:
         with Session(self.engine) as session:
@@ -342,26 +427,21 @@ class Ledger:
             return list(session.exec(query.order_by(DecisionRow.created_at)).all())  # type: ignore[arg-type]
 
     def receipts(self) -> list[ReceiptRow]:
+        """Every receipt with its delivery summary, oldest first (small ledgers and tests)."""
         with Session(self.engine) as session:
-            return list(session.exec(select(ReceiptRow).order_by(ReceiptRow.created_at)).all())  # type: ignore[arg-type]
+            found = list(session.exec(select(ReceiptRow).order_by(ReceiptRow.created_at)).all())  # type: ignore[arg-type]
+            return self._with_delivery(session, found)
 
     def count_executed(self, caller_id: str, tool: str, since: float, until: float | None = None) -> int:
-        """Actions of this caller and tool that ran (succeeded or failed) in ``[since, until)``."""
-        with Session(self.engine) as session:
-            query = (
-                select(func.count())
-                .select_from(ReceiptRow)
-                .join(DecisionRow, DecisionRow.id == ReceiptRow.decision_id)  # type: ignore[arg-type]
-                .where(
-                    DecisionRow.caller_id == caller_id,
-                    DecisionRow.tool == tool,
-                    DecisionRow.created_at >= since,
-                    ReceiptRow.status != "skipped",
-                )
-            )
-            if until is not None:
-                query = query.where(DecisionRow.created_at < until)
-            return int(session.exec(query).one())
+        """Actions of this caller and tool that count against a rate limit, made in ``[since, until)``.
+
+        Counted: decisions whose enforced outcome was act and that are not
+        released, i.e. still running (no receipt yet), succeeded, or failed with
+        an unknown outcome. Released: closed ``skipped``, or ``failed`` with any
+        other error code (the action did not happen).
+        """
+        with self.engine.connect() as conn:
+            return _count_held(conn, caller_id, tool, since, until)
 
     # -- verification ----------------------------------------------------------
 
@@ -387,7 +467,8 @@ class Ledger:
             with ProcessPoolExecutor(
                 max_workers=min(len(parts), os.cpu_count() or 1), mp_context=ctx
             ) as pool:
-                results = list(pool.map(_verify_part, [self.url] * len(parts), parts))
+                n = len(parts)
+                results = list(pool.map(_verify_part, [self.url] * n, parts, [self.read_only] * n))
         else:
             with self.engine.connect() as conn:
                 results = [_check_part(conn, part) for part in parts]
@@ -397,19 +478,67 @@ class Ledger:
         return ChainReport(checked, first, time.perf_counter() - started)
 
 
-_PARTS = {"decision": DecisionRow, "confirmation": ConfirmationRow, "receipt": ReceiptRow}
+_PARTS = ("gate_decisions", "gate_confirmations", "gate_receipts", "gate_deliveries")
+_KINDS_OF_TABLE: dict[str, tuple[str, ...]] = {
+    table: tuple(k for k, (t, _) in FORMATS.items() if t == table) for table in _PARTS
+}
 _PARALLEL_ABOVE = 200_000
+
+
+def _count_held(conn: Any, caller_id: str, tool: str, since: float, until: float | None) -> int:
+    d, r = _DECISIONS.c, _RECEIPTS.c
+    released = exists().where(
+        r.decision_id == d.id,
+        or_(
+            r.status == "skipped",
+            and_(r.status == "failed", func.coalesce(r.error_code, "") != "outcome_unknown"),
+        ),
+    )
+    query = (
+        select(func.count())
+        .select_from(_DECISIONS)
+        .where(
+            d.caller_id == caller_id,
+            d.tool == tool,
+            d.created_at >= since,
+            d.enforced_outcome == "act",
+            ~released,
+        )
+    )
+    if until is not None:
+        query = query.where(d.created_at < until)
+    return int(conn.execute(query).scalar_one())
+
+
+def _first_line(exc: BaseException) -> str:
+    inner = getattr(exc, "orig", None) or exc
+    text_ = str(inner).strip().splitlines()
+    return text_[0] if text_ else type(inner).__name__
+
+
+def _read_only_sqlite(url: str, *, immutable: bool = False) -> str:
+    """A read-only URI for a SQLite file: ``mode=ro``, or ``immutable`` when the file is read-only.
+
+    A WAL database opened ``mode=ro`` still writes its shared-memory file; on a
+    read-only copy that fails, and ``immutable=1`` (no locks, no WAL) is the
+    only way in. A live ledger is opened ``mode=ro`` so its readers see writes.
+    """
+    parsed = make_url(url)
+    path = Path(parsed.database or "").resolve()
+    writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+    flag = "mode=ro" if writable and not immutable else "immutable=1"
+    return f"sqlite:///file:{path}?{flag}&uri=true"
 
 
 def _check_part(conn: Any, part: str) -> tuple[int, BrokenEntry | None]:
     if part == "chain":
         return _verify_chain(conn)
-    return 0, _verify_records(conn, part, _PARTS[part].__table__)  # type: ignore[attr-defined]
+    return 0, _verify_records(conn, part)
 
 
-def _verify_part(url: str, part: str) -> tuple[int, BrokenEntry | None]:
+def _verify_part(url: str, part: str, read_only: bool) -> tuple[int, BrokenEntry | None]:
     """One part of :meth:`Ledger.verify`, in a worker process with its own connection."""
-    ledger = Ledger(url, create=False)
+    ledger = Ledger(url, create=False, read_only=read_only)
     try:
         with ledger.engine.connect() as conn:
             return _check_part(conn, part)
@@ -450,52 +579,57 @@ def _verify_chain(conn: Any) -> tuple[int, BrokenEntry | None]:
     return expected - 1, None
 
 
-def _verify_records(conn: Any, kind: str, table: Any) -> BrokenEntry | None:
-    """The earliest record of one kind that disagrees with the chain."""
-    name = table.name
-    digester = _DIGEST[kind]
-    cols = ", ".join(f"r.{c}" for c in digester.columns)
+def _verify_records(conn: Any, name: str) -> BrokenEntry | None:
+    """The earliest record of one table that disagrees with the chain."""
+    kinds = _KINDS_OF_TABLE[name]
+    noun = kinds[0]
+    # Every column any format of this table commits to, and where each format's are.
+    columns: list[str] = []
+    for kind in kinds:
+        columns += [c for c in FORMATS[kind][1] if c not in columns]
+    picks = {kind: [columns.index(c) for c in FORMATS[kind][1]] for kind in kinds}
+    cols = ", ".join(f"r.{c}" for c in columns)
     sql = (
         f"SELECT r.id, r.chain_seq, c.kind, c.ref_id, c.digest, {cols} FROM {name} r "
         "LEFT JOIN gate_chain c ON c.seq = r.chain_seq ORDER BY r.chain_seq"
     )
-    of_values = digester.of_values
     for row in _stream(conn, sql):
         rid, seq, ckind, cref, cdigest = row[:5]
-        if seq is None or ckind != kind or cref != rid:
-            return BrokenEntry(seq, rid, f"{kind} is not in the chain")
-        if of_values(row[5:]) != cdigest:
-            return BrokenEntry(seq, rid, f"{kind} was changed after it was recorded")
+        if seq is None or ckind not in picks or cref != rid:
+            return BrokenEntry(seq, rid, f"{noun} is not in the chain")
+        values = row[5:]
+        if _DIGEST[ckind].of_values([values[i] for i in picks[ckind]]) != cdigest:
+            return BrokenEntry(seq, rid, f"{noun} was changed after it was recorded")
+    kind_list = ", ".join(f"'{k}'" for k in kinds)
     # An entry whose record is gone. Every record matched its own entry above, so when
     # the counts agree nothing is missing and the slower search is skipped.
-    if kind != "confirmation":
-        count_entries = text("SELECT COUNT(*) FROM gate_chain WHERE kind = :k")
-        entries = conn.execute(count_entries, {"k": kind}).scalar_one()
+    if noun != "confirmation":
+        entries = conn.execute(
+            text(f"SELECT COUNT(*) FROM gate_chain WHERE kind IN ({kind_list})")
+        ).scalar_one()
         records = conn.execute(text(f"SELECT COUNT(*) FROM {name}")).scalar_one()
         if entries == records:
             return None
     gone = conn.execute(
         text(
             f"SELECT c.seq, c.ref_id FROM gate_chain c LEFT JOIN {name} r ON r.id = c.ref_id "
-            "WHERE c.kind = :k AND r.id IS NULL ORDER BY c.seq LIMIT 1"
-        ),
-        {"k": kind},
+            f"WHERE c.kind IN ({kind_list}) AND r.id IS NULL ORDER BY c.seq LIMIT 1"
+        )
     ).first()
     if gone is not None:
-        return BrokenEntry(gone[0], gone[1], f"{kind} was deleted")
-    if kind != "confirmation":
+        return BrokenEntry(gone[0], gone[1], f"{noun} was deleted")
+    if noun != "confirmation":
         return None
     # Confirmations change (asked, then answered): each must point at its latest entry.
     rolled_back = conn.execute(
         text(
             f"SELECT x.latest, r.id FROM {name} r JOIN (SELECT ref_id, MAX(seq) AS latest FROM gate_chain "
-            "WHERE kind = :k GROUP BY ref_id) x ON x.ref_id = r.id WHERE x.latest <> r.chain_seq "
-            "ORDER BY x.latest LIMIT 1"
-        ),
-        {"k": kind},
+            f"WHERE kind IN ({kind_list}) GROUP BY ref_id) x ON x.ref_id = r.id "
+            "WHERE x.latest <> r.chain_seq ORDER BY x.latest LIMIT 1"
+        )
     ).first()
     if rolled_back is not None:
-        return BrokenEntry(rolled_back[0], rolled_back[1], f"{kind} was set back to an earlier version")
+        return BrokenEntry(rolled_back[0], rolled_back[1], f"{noun} was set back to an earlier version")
     return None
 
 

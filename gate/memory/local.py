@@ -1,84 +1,218 @@
-"""Caller memory on the embedded engine (the same store the gate takes its evidence from)."""
+"""Caller memory on the embedded engine (the same store the gate takes its evidence from).
+
+The engine (pycontextdb) is the record; reads go through the per-caller
+vector index (:mod:`gate.memory.index`), so a reply's look-up is one
+embedding plus one matrix product over that caller's current facts, ranked
+by meaning alone.
+
+What is kept (see :mod:`gate.memory.facts`):
+
+- the caller's facts (statements about themselves, preferences, their
+  things, plans, corrections, requests) as FACTUAL memories, source
+  ``user_stated``, below the engine's trust bar: something to confirm,
+  never an actionable fact by itself. A correction supersedes the current
+  fact it corrects (the engine's slot when both share one, otherwise the
+  caller's closest fact in meaning);
+- the agent's words, filler aside, as EXPERIENTIAL memories marked as the
+  agent's: the transcript, never a fact about the caller, never evidence;
+- questions, greetings and filler: nothing.
+"""
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
+from typing import Any
 
 import contextdb
-from contextdb.core.models import MemoryItem, MemoryType
+import numpy as np
+from contextdb import EmbeddingProvider
+from contextdb.core.models import MemoryType
 
 from gate.backends.base import ForgetResult
 from gate.backends.local import LocalEngine
 from gate.memory.base import Recall, Recalled
+from gate.memory.facts import agent_statement, caller_facts
+from gate.memory.index import Indexed, MemoryIndex
 
 # A caller's live words are kept below the engine's trust bar (0.7): a wish is
 # something to confirm, never an actionable fact by itself.
 SAID_CONFIDENCE = 0.5
+# Below this cosine similarity (MiniLM) a memory does not bear on the words:
+# the block then says nothing relevant is known instead of listing noise.
+MIN_SCORE = 0.3
+# A correction replaces the caller's closest current fact only when it is at least this close.
+SUPERSEDE_SCORE = 0.45
+# Within the engine's embedding cache (2048 entries by default).
+_PRIME = 256
 
 
 class LocalMemory:
-    """Memory in ``GATE_HOME``: the caller's words as facts they stated, the agent's as its own.
+    """Memory in ``GATE_HOME``: the caller's facts as facts they stated, the agent's words as its own.
 
-    The agent's side is kept as experiential memory, so it is recalled for
-    context but never lands in a fact slot (it cannot supersede what the caller
-    said, nor be evidence for an action).
+    Args:
+        engine: the embedded decision service; its ``index`` (a :class:`MemoryIndex`) is
+            used when it has one, otherwise this store builds its own over ``engine.db``.
+        min_score: the similarity floor of :meth:`recall`.
+
+    Every method raises what the engine raises (an unreadable database, a failing
+    embedder); :class:`gate.MemoryAgent` puts its budgets around them.
     """
 
     name = "local"
 
-    def __init__(self, engine: LocalEngine) -> None:
+    def __init__(self, engine: LocalEngine, *, min_score: float = MIN_SCORE) -> None:
         self.engine = engine
         self.db = engine.db
+        self.min_score = min_score
+        index = getattr(engine, "index", None)
+        self.index: MemoryIndex = index if isinstance(index, MemoryIndex) else MemoryIndex(engine.db)
+        # The engine links every write into a similarity graph (a search over all
+        # rows, 20-300 ms at 1-10k memories); gate ranks through its own index and
+        # never reads those links.
+        self.db.config.enable_auto_link = False
+
+    # -- reading -------------------------------------------------------------------
 
     async def recall(self, caller_id: str, question: str, *, top_k: int = 5) -> Recall:
-        items = await self.db.search(question, top_k=top_k, as_of=contextdb.utc_now(), user_id=caller_id)
-        return Recall([_recalled(m) for m in items if m.user_id == caller_id])
+        """The caller's current facts closest in meaning to ``question``, at most ``top_k``."""
+        if not question.strip():
+            return Recall([])
+        vector = await self._embed_query(question)
+        hits = await self.index.search(
+            caller_id, vector, top_k, min_score=self.min_score, exclude_suspects=True
+        )
+        rows = await self.index.get(caller_id, [h.memory_id for h in hits])
+        return Recall([_recalled(r) for r in rows])
 
     async def snapshot(self, caller_id: str, *, limit: int = 12) -> Recall:
-        now = contextdb.utc_now()
-        facts = await self.db.factual.list_facts(limit=limit * 4, user_id=caller_id)
-        current = [m for m in facts if m.user_id == caller_id and m.is_valid_at(now)]
-        current.sort(key=lambda m: m.created_at, reverse=True)
-        return Recall([_recalled(m) for m in current[:limit]])
+        """The caller's newest current facts (for the start of a call)."""
+        rows = await self.index.current(caller_id)
+        return Recall([_recalled(r) for r in rows if not r.injection_suspect][:limit])
+
+    # -- writing -------------------------------------------------------------------
 
     async def save_exchange(self, caller_id: str, caller_said: str, agent_said: str) -> None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            if caller_said.strip():
-                # Action-relevant, so a yes to the action it asked for can confirm it;
-                # below the trust bar, so it never acts by itself.
-                await self.db.factual.add(
-                    caller_said,
-                    source="user_stated",
-                    confidence=SAID_CONFIDENCE,
-                    action_relevant=True,
-                    user_id=caller_id,
-                )
-            if agent_said.strip():
+        """Keep the facts in what the caller said and the agent's words (as the agent's)."""
+        for statement in caller_facts(caller_said):
+            await self._add_fact(
+                caller_id,
+                statement.text,
+                source="user_stated",
+                confidence=SAID_CONFIDENCE,
+                correction=statement.kind == "correction",
+                kind=statement.kind,
+            )
+        spoken = agent_statement(agent_said)
+        if spoken is not None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
                 await self.db.add(
-                    agent_said,
+                    spoken,
                     memory_type=MemoryType.EXPERIENTIAL,
                     epistemic_source="agent_inferred",
                     confidence=SAID_CONFIDENCE,
+                    action_relevant=False,
+                    metadata={"said_by": "agent"},
                     user_id=caller_id,
                 )
 
     async def remember(self, caller_id: str, content: str, *, source: str, confidence: float) -> str:
-        return await self.engine.remember(caller_id, content, source=source, confidence=confidence)
+        """Keep one fact as given (no reading of the words); returns its id."""
+        return await self._add_fact(caller_id, content, source=source, confidence=confidence)
+
+    async def remember_many(
+        self, caller_id: str, contents: Sequence[str], *, source: str, confidence: float
+    ) -> list[str]:
+        """Keep many facts at once (an import): embedded in batches, then written one by one."""
+        embedder = await self._embedder()
+        ids = []
+        for start in range(0, len(contents), _PRIME):
+            chunk = list(contents[start : start + _PRIME])
+            # Warms the engine's embedding cache, so each write below finds its vector there.
+            await embedder.embed_documents(chunk)
+            for content in chunk:
+                ids.append(await self._add_fact(caller_id, content, source=source, confidence=confidence))
+        return ids
+
+    async def _add_fact(
+        self,
+        caller_id: str,
+        content: str,
+        *,
+        source: str,
+        confidence: float,
+        correction: bool = False,
+        kind: str | None = None,
+    ) -> str:
+        older: list[Indexed] = []
+        if correction:
+            older = await self._corrected(caller_id, content)
+        metadata: dict[str, Any] = {"said_by": _said_by(source)}
+        if kind is not None:
+            metadata["kind"] = kind
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            item = await self.db.add(
+                content,
+                memory_type=MemoryType.FACTUAL,
+                epistemic_source=source,  # type: ignore[arg-type]
+                confidence=confidence,
+                metadata=metadata,
+                user_id=caller_id,
+            )
+        for old in older:
+            if old.id != item.id and (item.entity_key is None or old.entity_key != item.entity_key):
+                await self._supersede(old.id, item.id)
+        return str(item.id)
+
+    async def _corrected(self, caller_id: str, correction: str) -> list[Indexed]:
+        """The caller's current fact that ``correction`` replaces, if one is close enough."""
+        embedder = await self._embedder()
+        # Embedded as a document: the write that follows finds it in the engine's cache.
+        vector = (await embedder.embed_documents([correction]))[0]
+        hits = await self.index.search(caller_id, vector, 1, min_score=SUPERSEDE_SCORE)
+        return await self.index.get(caller_id, [h.memory_id for h in hits])
+
+    async def _supersede(self, old_id: str, new_id: str) -> None:
+        store = self.db._require_store()
+        async with store.mutation():
+            await store.update(old_id, superseded_by=new_id, valid_until=contextdb.utc_now())
+
+    async def _embed_query(self, text: str) -> np.ndarray[Any, np.dtype[np.float32]]:
+        vector = await (await self._embedder()).embed_query(text)
+        return np.asarray(vector, dtype=np.float32)
+
+    async def _embedder(self) -> EmbeddingProvider:
+        """The engine's own embedder (with its cache), so stored and asked vectors match."""
+        await self.db._ensure_init()
+        embedder = self.db._embedder
+        if embedder is None:
+            raise RuntimeError("the memory engine has no embedder after initialisation")
+        return embedder
+
+    # -- erasing -------------------------------------------------------------------
 
     async def forget(self, caller_id: str) -> ForgetResult:
-        return await self.engine.forget(caller_id)
+        result = await self.engine.forget(caller_id)
+        self.index.invalidate(caller_id)
+        return result
 
     async def aclose(self) -> None:
         """The engine belongs to the gate; it closes it."""
 
 
-def _recalled(m: MemoryItem) -> Recalled:
-    if m.memory_type == MemoryType.EXPERIENTIAL or m.epistemic_source == "agent_inferred":
+def _said_by(source: str) -> str:
+    return {"user_stated": "caller", "agent_inferred": "agent"}.get(source, "other")
+
+
+def _recalled(row: Indexed) -> Recalled:
+    if row.said_by in ("caller", "agent", "other"):
+        said_by = row.said_by
+    elif row.memory_type == "EXPERIENTIAL" or row.source == "agent_inferred":
         said_by = "agent"
-    elif m.epistemic_source == "user_stated":
+    elif row.source == "user_stated":
         said_by = "caller"
     else:
         said_by = "other"
-    when = m.created_at.date().isoformat() if m.created_at else None
-    return Recalled(m.id, m.content, said_by, when, bool(m.injection_suspect))
+    return Recalled(row.id, row.content, said_by, row.created_at[:10] or None, row.injection_suspect)

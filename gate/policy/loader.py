@@ -1,20 +1,50 @@
-"""Reading policy files: every problem reported with its file, line and field."""
+"""Reading policy files: every problem reported with its file, line and field.
+
+One check serves the worker and the command line: :func:`load_for_tools` is
+what :class:`gate.Gate` runs at start-up and what ``gate policy check`` runs
+with the same tools, so a directory that passes the check starts.
+
+Files are read defensively: at most :data:`MAX_POLICY_BYTES` (checked before
+parsing), no repeated keys, no alias expansion past :data:`MAX_NODES` nodes,
+and at most :data:`MAX_ISSUES_PER_FILE` problems listed per file.
+"""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from types import UnionType
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Generic,
+    Literal,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from gate.errors import PolicyError, PolicyIssue
-from gate.policy.schema import Policy, placeholders
+from gate.errors import MissingPolicy, PolicyError, PolicyIssue
+from gate.policy.schema import Policy
+
+if TYPE_CHECKING:
+    from gate.decorator import GatedTool
 
 M = TypeVar("M", bound=BaseModel)
+
+MAX_POLICY_BYTES = 256 * 1024
+MAX_ISSUES_PER_FILE = 20
+# Aliases can make a tiny file expand into billions of nodes; nothing legitimate comes close.
+MAX_NODES = 100_000
+_MERGE = "tag:yaml.org,2002:merge"
 
 
 @dataclass(frozen=True)
@@ -31,19 +61,61 @@ class LoadedPolicy:
         return Path(self.path).stem
 
 
-def _line_map(node: yaml.Node, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], int]:
-    lines: dict[tuple[str, ...], int] = {}
+@dataclass
+class _Scan:
+    """What one walk over a composed YAML document found."""
+
+    file: str
+    lines: dict[tuple[str, ...], int] = field(default_factory=dict)
+    issues: list[PolicyIssue] = field(default_factory=list)
+    _seen: set[int] = field(default_factory=set)
+
+    def walk(self, node: yaml.Node, path: tuple[str, ...] = ()) -> None:
+        if id(node) in self._seen:
+            return  # an alias: its lines and keys were recorded where it was defined
+        self._seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first: dict[tuple[str, str], int] = {}
+            for key, value in node.value:
+                here = (*path, str(key.value))
+                line = key.start_mark.line + 1
+                if isinstance(key, yaml.ScalarNode) and key.tag != _MERGE:
+                    seen_at = first.setdefault((key.tag, key.value), line)
+                    if seen_at != line:
+                        self.issues.append(
+                            PolicyIssue(
+                                self.file,
+                                ".".join(here),
+                                f"duplicate key (first at line {seen_at}); a later value would "
+                                "silently replace the earlier one",
+                                line,
+                            )
+                        )
+                        continue
+                self.lines.setdefault(here, line)
+                self.walk(value, here)
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                here = (*path, str(i))
+                self.lines.setdefault(here, item.start_mark.line + 1)
+                self.walk(item, here)
+
+
+def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
+    """How many nodes the document has once every alias is expanded (memoised, so linear)."""
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    sizes[id(node)] = 1  # a recursive alias counts once instead of looping
+    total = 1
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
-            path = (*prefix, str(key.value))
-            lines[path] = key.start_mark.line + 1
-            lines.update(_line_map(value, path))
+            total += _expanded_size(key, sizes) + _expanded_size(value, sizes)
     elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            path = (*prefix, str(i))
-            lines[path] = item.start_mark.line + 1
-            lines.update(_line_map(item, path))
-    return lines
+        for item in node.value:
+            total += _expanded_size(item, sizes)
+    sizes[id(node)] = total = min(total, MAX_NODES + 1)
+    return total
 
 
 def _issue(path: str, field: str, message: str, lines: dict[tuple[str, ...], int]) -> PolicyIssue:
@@ -55,38 +127,105 @@ def _issue(path: str, field: str, message: str, lines: dict[tuple[str, ...], int
     return PolicyIssue(file=path, field=field or "(file)", message=message, line=line)
 
 
+def _yaml_problem(shown: str, exc: yaml.YAMLError) -> PolicyIssue:
+    """One line for a YAML syntax error, at the line where the mistake is.
+
+    PyYAML notices an unclosed bracket, quote or key only where the next
+    token is (often the following line, or the end of the file); the
+    construct that was left open starts at its context mark, so that is the
+    line reported, except for block collections, whose context is merely
+    where the enclosing mapping began.
+    """
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    context = getattr(exc, "context", None)
+    problem_mark = getattr(exc, "problem_mark", None)
+    context_mark = getattr(exc, "context_mark", None)
+    mark = problem_mark
+    if context_mark is not None and context and not context.startswith("while parsing a block"):
+        mark = context_mark
+    message = f"not valid YAML: {problem}"
+    if problem_mark is not None:
+        message += f" (line {problem_mark.line + 1}, column {problem_mark.column + 1}"
+        message += f", {context})" if context else ")"
+    return PolicyIssue(shown, "(file)", message, mark.line + 1 if mark is not None else None)
+
+
 def _read_yaml(path: str | Path) -> tuple[bytes, Any, dict[tuple[str, ...], int]]:
     shown = str(path)
     try:
-        raw = Path(path).read_bytes()
+        with Path(path).open("rb") as handle:
+            # Read one byte past the cap so a file that grew after a stat is still caught.
+            raw = handle.read(MAX_POLICY_BYTES + 1)
     except OSError as exc:
         raise PolicyError([PolicyIssue(shown, "(file)", f"cannot read: {exc.strerror}")]) from exc
+    if len(raw) > MAX_POLICY_BYTES:
+        raise PolicyError(
+            [PolicyIssue(shown, "(file)", f"larger than {MAX_POLICY_BYTES // 1024} KiB; not a policy file")]
+        )
     try:
-        node = yaml.compose(raw.decode("utf-8"))
-        data = yaml.safe_load(raw)
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise PolicyError([PolicyIssue(shown, "(file)", f"not valid YAML: {exc}", line)]) from exc
-    lines = _line_map(node) if node is not None else {}
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PolicyError([PolicyIssue(shown, "(file)", f"not UTF-8 text ({exc.reason})")]) from exc
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise PolicyError([PolicyIssue(shown, "(file)", "expected a mapping, got an empty file", 1)])
+        if _expanded_size(node, {}) > MAX_NODES:
+            raise PolicyError(
+                [PolicyIssue(shown, "(file)", f"more than {MAX_NODES} values once aliases are expanded")]
+            )
+        scan = _Scan(shown)
+        scan.walk(node)
+        if scan.issues:
+            raise PolicyError(_capped(shown, scan.issues))
+        data = loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        raise PolicyError([_yaml_problem(shown, exc)]) from exc
+    except RecursionError:
+        raise PolicyError([PolicyIssue(shown, "(file)", "nested too deeply")]) from None
+    finally:
+        loader.dispose()
     if not isinstance(data, dict):
-        got = type(data).__name__ if data is not None else "an empty file"
-        raise PolicyError([PolicyIssue(shown, "(file)", f"expected a mapping, got {got}", 1)])
-    return raw, data, lines
+        raise PolicyError([PolicyIssue(shown, "(file)", f"expected a mapping, got {type(data).__name__}", 1)])
+    return raw, data, scan.lines
 
 
-def load_yaml_model(path: str | Path, model: type[M]) -> M:
-    """Read a YAML file into a pydantic model.
+def _capped(shown: str, issues: list[PolicyIssue]) -> list[PolicyIssue]:
+    """The first problems of one file; a file with thousands is not a policy, and saying so is enough."""
+    if len(issues) <= MAX_ISSUES_PER_FILE:
+        return issues
+    more = len(issues) - MAX_ISSUES_PER_FILE
+    return [*issues[:MAX_ISSUES_PER_FILE], PolicyIssue(shown, "(file)", f"... and {more} more problems")]
+
+
+@dataclass(frozen=True)
+class Located(Generic[M]):
+    """A model read from a YAML file, with the lines of its fields for later problems."""
+
+    value: M
+    path: str
+    lines: dict[tuple[str, ...], int]
+
+    def issue(self, field: str, message: str) -> PolicyIssue:
+        """A problem at ``field`` (dotted, e.g. ``cases.0.args``), with the line it is on."""
+        return _issue(self.path, field, message, self.lines)
+
+
+def load_yaml_model(path: str | Path, model: type[M]) -> Located[M]:
+    """Read a YAML file into a pydantic model, keeping where each field is.
 
     Raises:
-        PolicyError: unreadable, not YAML, not a mapping, or not the model's
-            shape; every problem is listed with its line and field.
+        PolicyError: unreadable, too large, not YAML, a repeated key, not a
+            mapping, or not the model's shape; every problem is listed with
+            its line and field.
     """
     _, data, lines = _read_yaml(path)
     try:
-        return model.model_validate(data)
+        return Located(model.model_validate(data), str(path), lines)
     except ValidationError as exc:
-        raise PolicyError([_from_pydantic(str(path), err, lines, model) for err in exc.errors()]) from exc
+        issues = [_from_pydantic(str(path), err, lines, model) for err in exc.errors()]
+        raise PolicyError(_capped(str(path), issues)) from exc
 
 
 def parse_policy(path: str | Path) -> LoadedPolicy:
@@ -100,7 +239,8 @@ def parse_policy(path: str | Path) -> LoadedPolicy:
     try:
         policy = Policy.model_validate(data)
     except ValidationError as exc:
-        raise PolicyError([_from_pydantic(str(path), err, lines, Policy) for err in exc.errors()]) from exc
+        issues = [_from_pydantic(str(path), err, lines, Policy) for err in exc.errors()]
+        raise PolicyError(_capped(str(path), issues)) from exc
     return LoadedPolicy(policy, str(path), "sha256:" + hashlib.sha256(raw).hexdigest(), lines)
 
 
@@ -139,31 +279,23 @@ def _allowed_keys(root: type[BaseModel], parent: str) -> list[str]:
 
 
 def check_references(loaded: LoadedPolicy, tool: str, params: Iterable[str]) -> list[PolicyIssue]:
-    """Problems where the policy names arguments or a tool that do not exist."""
+    """Problems where the policy names arguments or a tool that do not exist.
+
+    Covers the ``tool`` name and every argument the policy names: template
+    placeholders, ``evidence.match``, ``limits`` and ``audit.mask``.
+    """
     policy = loaded.policy
     known = list(params)
     issues: list[PolicyIssue] = []
     if policy.tool != tool:
         issues.append(_issue(loaded.path, "tool", f"expected {tool!r}, got {policy.tool!r}", loaded._lines))
-    templates = {"evidence.query": policy.evidence.query if policy.evidence else None}
-    if policy.evidence and policy.evidence.slot and policy.evidence.slot.value is not None:
-        templates["evidence.slot.value"] = policy.evidence.slot.value
-    for key in ("ask", "abstain", "conflict", "failure"):
-        templates[f"messages.{key}"] = getattr(policy.messages, key)
-    for field, template in templates.items():
-        if template is None:
-            continue
-        try:
-            placeholders(template)
-        except ValueError as exc:
-            issues.append(_issue(loaded.path, field, str(exc), loaded._lines))
-    for field, name in _safe_references(policy):
+    for field_path, name in policy.references():
         if name not in known:
             expected = ", ".join(known) or "(the tool takes no arguments)"
             issues.append(
                 _issue(
                     loaded.path,
-                    field,
+                    field_path,
                     f"{name!r} is not an argument of {tool} (expected one of: {expected})",
                     loaded._lines,
                 )
@@ -171,25 +303,75 @@ def check_references(loaded: LoadedPolicy, tool: str, params: Iterable[str]) -> 
     return issues
 
 
-def _safe_references(policy: Policy) -> list[tuple[str, str]]:
-    try:
-        return policy.references()
-    except ValueError:
-        return []  # malformed templates are reported on their own
+def check_limit_types(loaded: LoadedPolicy, tool: GatedTool) -> list[PolicyIssue]:
+    """Limits that can never hold for the argument's annotated type.
+
+    ``min``/``max`` on an argument that is not a number would refuse every
+    call ("must be a number"); an ``allowed`` value of another type than the
+    argument's can never be equal to it. Arguments whose annotation is not a
+    plain ``str``/``int``/``float``/``bool``/``Literal`` (or an optional or
+    annotated one) are not checked.
+    """
+    hints = get_type_hints(tool.fn, include_extras=True)
+    issues: list[PolicyIssue] = []
+    for name, limit in loaded.policy.limits.items():
+        kinds = _kinds(hints.get(name))
+        if kinds is None:
+            continue
+        shown = " or ".join(sorted(k.__name__ for k in kinds))
+        numeric = bool(kinds & {int, float})
+        for bound in ("min", "max"):
+            if getattr(limit, bound) is not None and not numeric:
+                message = f"{name} is a {shown} argument of {tool.name}; {bound} applies to numbers"
+                issues.append(_issue(loaded.path, f"limits.{name}.{bound}", message, loaded._lines))
+        for i, value in enumerate(limit.allowed or []):
+            fits = isinstance(value, str) and str in kinds
+            fits = fits or (not isinstance(value, str) and numeric)
+            if not fits:
+                message = f"{value!r} can never equal {name}, a {shown} argument of {tool.name}"
+                issues.append(_issue(loaded.path, f"limits.{name}.allowed.{i}", message, loaded._lines))
+    return issues
+
+
+def _kinds(hint: Any) -> set[type] | None:
+    """The plain types an annotation admits, or None when it is not that simple."""
+    origin = get_origin(hint)
+    if origin is Annotated:
+        return _kinds(get_args(hint)[0])
+    if origin is Literal:
+        return {type(a) for a in get_args(hint)}
+    if origin in (Union, UnionType):
+        found: set[type] = set()
+        for member in get_args(hint):
+            if member is type(None):
+                continue
+            kinds = _kinds(member)
+            if kinds is None:
+                return None
+            found |= kinds
+        return found
+    if hint in (str, int, float):
+        return {hint}
+    return None  # bool, models, lists...: what a limit means for them is the tool's business
 
 
 def load_policy_dir(directory: str | Path) -> tuple[dict[str, LoadedPolicy], list[PolicyIssue]]:
     """Parse every ``*.yaml`` / ``*.yml`` in a directory, keyed by the policy's ``tool``.
 
     Returns the valid policies and every problem found (it never stops at the
-    first). A missing directory or two files for one tool are problems too.
+    first). A missing directory, a directory without policy files and two
+    files for one tool are problems too. Only shapes are checked here;
+    :func:`load_for_tools` adds what the tools make checkable.
     """
     root = Path(directory)
     if not root.is_dir():
         return {}, [PolicyIssue(str(root), "(directory)", "no such policy directory")]
+    paths = sorted([*root.glob("*.yaml"), *root.glob("*.yml")])
+    if not paths:
+        return {}, [_no_files(root)]
     found: dict[str, LoadedPolicy] = {}
     issues: list[PolicyIssue] = []
-    for path in sorted([*root.glob("*.yaml"), *root.glob("*.yml")]):
+    for path in paths:
         try:
             loaded = parse_policy(path)
         except PolicyError as exc:
@@ -198,8 +380,85 @@ def load_policy_dir(directory: str | Path) -> tuple[dict[str, LoadedPolicy], lis
         tool = loaded.policy.tool
         if tool in found:
             issues.append(
-                PolicyIssue(str(path), "tool", f"{tool!r} already has a policy in {found[tool].path}")
+                _issue(
+                    str(path), "tool", f"{tool!r} already has a policy in {found[tool].path}", loaded._lines
+                )
             )
             continue
         found[tool] = loaded
     return found, issues
+
+
+def _no_files(root: Path) -> PolicyIssue:
+    return PolicyIssue(str(root), "(directory)", "no policy files (*.yaml, *.yml) in it")
+
+
+@dataclass(frozen=True)
+class PolicyCheck:
+    """The outcome of checking a policy directory, against tools when they are known.
+
+    ``policies`` is keyed by the gated tool's name when tools were given, else
+    by the policy's ``tool``. ``missing`` lists the tools without a policy
+    (also in ``issues``). ``unused`` lists valid policies that govern none of
+    the tools (not an error: often a misspelt ``tool``, whose tool is then
+    also missing). ``references_checked`` is False for a shape-only check.
+    """
+
+    policies: dict[str, LoadedPolicy]
+    issues: list[PolicyIssue]
+    missing: list[PolicyIssue]
+    references_checked: bool
+    unused: list[LoadedPolicy] = field(default_factory=list)
+
+
+def check_policy_dir(directory: str | Path, tools: Sequence[GatedTool] | None) -> PolicyCheck:
+    """Every problem :class:`gate.Gate` would refuse to start on, never stopping at the first.
+
+    With ``tools``: shapes, references to each tool's arguments, a tool
+    without a policy and two files for one tool. Without (``None``): shapes
+    only. A policy whose tool is not among ``tools`` is not an error, as it is
+    not one at start-up.
+    """
+    found, issues = load_policy_dir(directory)
+    if tools is None:
+        return PolicyCheck(found, issues, [], references_checked=False)
+    root = Path(directory)
+    if tools and issues == [_no_files(root)]:
+        issues = []  # each tool's missing policy says it more precisely
+    broken = {Path(i.file).stem for i in issues}
+    missing: list[PolicyIssue] = []
+    governed: dict[str, LoadedPolicy] = {}
+    for tool in tools:
+        loaded = found.get(tool.policy)
+        if loaded is None:
+            if tool.policy not in broken:  # a broken file is already reported
+                missing.append(
+                    PolicyIssue(
+                        str(root / f"{tool.policy}.yaml"),
+                        "(file)",
+                        f"gated tool {tool.name!r} has no policy with tool: {tool.policy}",
+                    )
+                )
+            continue
+        issues += check_references(loaded, tool.policy, tool.params)
+        issues += check_limit_types(loaded, tool)
+        governed[tool.name] = loaded
+    wanted = {tool.policy for tool in tools}
+    unused = [loaded for name, loaded in found.items() if name not in wanted]
+    return PolicyCheck(governed, issues + missing, missing, references_checked=True, unused=unused)
+
+
+def load_for_tools(directory: str | Path, tools: Sequence[GatedTool]) -> dict[str, LoadedPolicy]:
+    """The policy of every gated tool, keyed by tool name: the start-up check of :class:`gate.Gate`.
+
+    Raises:
+        MissingPolicy: the only problem is that some tools have no policy file.
+        PolicyError: anything else (every problem in the directory is listed,
+            missing policies included).
+    """
+    check = check_policy_dir(directory, tools)
+    if check.issues and len(check.issues) == len(check.missing):
+        raise MissingPolicy(check.issues)
+    if check.issues:
+        raise PolicyError(check.issues)
+    return check.policies

@@ -11,14 +11,16 @@ The most restrictive outcome wins (abstain < ask < act).
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from gate.caller import Caller
 from gate.decorator import State
 from gate.evidence import ServiceDecision
-from gate.policy.schema import RESTRICTIVENESS, Policy
+from gate.policy.schema import RESTRICTIVENESS, Policy, QueryTooLong
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,9 @@ async def run_rules(
     state: Callable[[], Awaitable[State | None]] | None = None,
     attested: bool = False,
     force_ask: str | None = None,
+    confirmed_version: str | None = None,
+    service_must_act: bool = False,
+    forced: RuleResult | None = None,
 ) -> Verdict:
     """Decide act/ask/abstain for one call.
 
@@ -70,8 +75,17 @@ async def run_rules(
     the window; ``evidence()`` asks the decision service; ``state()`` reads the
     tool's versioned state. A failing or slow ``state`` or ``evidence`` becomes
     an ``abstain`` (fail closed); only :class:`EvidenceNotRecorded` propagates.
+
+    ``confirmed_version``: the state version the caller confirmed; a read that
+    differs asks again (``state.changed``). ``service_must_act``: the live gate
+    never executes on a service answer other than ``act`` (that receipt would be
+    a violation), so such an answer abstains (``service``). ``forced``: a rule
+    result decided before the rules ran (e.g. a confirmation that could not be
+    recorded with the service).
     """
-    trace = caller_rules(policy, caller) + limit_rules(policy, args)
+    trace = caller_rules(policy, caller) + argument_rules(args) + limit_rules(policy, args)
+    if forced is not None:
+        trace.append(forced)
     if policy.rate is not None and not blocked(trace):
         used = await executed(policy.rate.seconds)
         if used >= policy.rate.max:
@@ -85,7 +99,13 @@ async def run_rules(
             trace.append(RuleResult("state", "act", f"version {read.version}" if read else "no state"))
         except Exception as exc:  # a broken reader must not let the action through
             trace.append(RuleResult("state.unavailable", "abstain", type(exc).__name__))
-    if force_ask:
+        if read is not None and read.unavailable:
+            trace.append(RuleResult("state.conflict", "abstain", read.unavailable[:300]))
+        elif confirmed_version is not None and not blocked(trace):
+            now = None if read is None else str(read.version)
+            if now != confirmed_version:
+                force_ask = force_ask or "state.changed"
+    if force_ask and not blocked(trace):
         trace.append(RuleResult(force_ask, "ask", "the state moved since the caller was asked"))
     found: ServiceDecision | None = None
     if not blocked(trace):
@@ -94,12 +114,22 @@ async def run_rules(
             rule = evidence_rule(policy, found, attested)
         except EvidenceNotRecorded:
             raise
+        except QueryTooLong as exc:
+            rule = RuleResult("evidence.query_too_long", "abstain", str(exc))
         except TimeoutError:
             rule = RuleResult("evidence.timeout", "abstain", f"no answer within {policy.timeout_s:g}s")
         except Exception as exc:
             rule = RuleResult("evidence.unavailable", "abstain", f"{type(exc).__name__}: {exc}"[:300])
         trace.append(rule)
     trace += confirm_rules(policy, trace, attested)
+    if service_must_act and found is not None and found.outcome != "act" and combine(trace)[0] == "act":
+        trace.append(
+            RuleResult(
+                "service",
+                "abstain",
+                f"the decision service answered {found.outcome}; acting on it would be a violation",
+            )
+        )
     outcome, deciding = combine(trace)
     return Verdict(outcome, deciding, trace, read, found)
 
@@ -115,6 +145,34 @@ def caller_rules(policy: Policy, caller: Caller) -> list[RuleResult]:
     if policy.caller.roles and not caller.roles.intersection(policy.caller.roles):
         out.append(RuleResult("caller.roles", "abstain", f"needs one of: {', '.join(policy.caller.roles)}"))
     return out
+
+
+def argument_rules(args: dict[str, Any]) -> list[RuleResult]:
+    """Non-finite numbers (NaN, infinity) are refused wherever they appear: no limit can hold them."""
+    bad = sorted(name for name, value in args.items() if not _finite(value))
+    if not bad:
+        return []
+    return [
+        RuleResult(
+            "arguments.non_finite",
+            "abstain",
+            f"{', '.join(bad)} must be a finite number (got NaN or infinity)",
+        )
+    ]
+
+
+def _finite(value: Any) -> bool:
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, float | Decimal):
+        return math.isfinite(value)
+    if isinstance(value, str):
+        return value.strip().casefold().lstrip("+-") not in {"nan", "inf", "infinity"}
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return all(_finite(v) for v in value)
+    return True
 
 
 def limit_rules(policy: Policy, args: dict[str, Any]) -> list[RuleResult]:
@@ -144,14 +202,15 @@ def limit_rules(policy: Policy, args: dict[str, Any]) -> list[RuleResult]:
 
 def evidence_rule(policy: Policy, found: ServiceDecision, attested: bool) -> RuleResult:
     """The evidence's verdict under the policy (``required``) and an attestation."""
-    required = policy.evidence.required if policy.evidence is not None else False
     outcome = found.outcome if found.outcome in RESTRICTIVENESS else "abstain"
+    if policy.evidence is None or not policy.evidence.required:
+        # Evidence is recorded, not required: the service's answer never decides here
+        # (the live gate still never executes on a non-act answer: see ``service``).
+        return RuleResult("evidence", "act", f"recorded, not required ({outcome}: {found.reason})")
     if outcome == "ask" and attested:
         # The caller's spoken yes to this exact action is the confirmation the
         # unsure evidence asked for.
         return RuleResult("evidence", "act", f"{found.reason}; confirmed by the caller")
-    if outcome == "abstain" and not required:
-        return RuleResult("evidence", "act", "not required; " + found.reason)
     return RuleResult("evidence", outcome, found.reason)
 
 

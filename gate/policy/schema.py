@@ -1,22 +1,26 @@
 """The policy schema: what one YAML file per gated tool may say.
 
 A policy is validated twice: its shape when the file is parsed (unknown
-keys, wrong types, bad action names), and its references when it meets its
-tool (placeholders, limits and masks must name real arguments). Both raise
+keys, wrong types, non-finite numbers, malformed templates, bad action
+names), and its references when it meets its tool (placeholders, limits,
+masks and ``evidence.match`` must name real arguments). Both raise
 :class:`~gate.errors.PolicyError` naming the file, the line and the field.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import string
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 ACTION_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._:\-]{0,127}$")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*$")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+# The hosted decision service refuses longer queries (400), so the gate never sends one.
+MAX_QUERY_CHARS = 2000
 
 Outcome = Literal["act", "ask", "abstain"]
 # Lower is more restrictive: combining outcomes takes the minimum.
@@ -24,7 +28,39 @@ RESTRICTIVENESS: dict[str, int] = {"abstain": 0, "ask": 1, "act": 2}
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # NaN compares false with everything, so a NaN bound would switch its limit off.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"expected a finite number, got {value}")
+    return value
+
+
+def _template(value: Any) -> Any:
+    if isinstance(value, str):
+        placeholders(value)  # raises ValueError naming what is malformed
+    return value
+
+
+Finite = BeforeValidator(_finite)
+Template = Annotated[str, BeforeValidator(_template)]
+
+
+class QueryTooLong(ValueError):
+    """The rendered evidence query is longer than the decision service accepts.
+
+    Raised by :meth:`Evidence.rendered_query` when ``long_query`` is ``refuse``;
+    the gate then abstains without asking the service.
+    """
+
+    def __init__(self, length: int) -> None:
+        self.length = length
+        super().__init__(
+            f"the evidence query is {length} characters; the decision service takes at most "
+            f"{MAX_QUERY_CHARS} (set evidence.long_query: truncate to shorten it)"
+        )
 
 
 class CallerRule(_Strict):
@@ -39,24 +75,71 @@ class Slot(_Strict):
 
     entity: str = Field(min_length=1)
     attribute: str = Field(min_length=1)
-    value: str | None = Field(default=None, description="template the slot's value must equal")
+    value: Template | None = Field(default=None, description="template the slot's value must equal")
 
 
 class Evidence(_Strict):
-    """What the decision service is asked, and whether its support is required."""
+    """What the decision service is asked, and whether its support is required.
 
-    query: str = Field(min_length=1, max_length=2000)
+    ``match`` names the arguments whose values a memory must hold to support
+    the action (default: every placeholder of ``slot.value`` when set, else of
+    ``query``). ``long_query`` says what happens when the rendered query is
+    longer than :data:`MAX_QUERY_CHARS`: ``refuse`` (abstain, nothing sent) or
+    ``truncate`` (cut at a word boundary).
+    """
+
+    query: Template = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     slot: Slot | None = None
+    match: list[str] | None = None
     required: bool = True
     top_k: int = Field(default=5, ge=1, le=50)
+    long_query: Literal["refuse", "truncate"] = "refuse"
+
+    @field_validator("match")
+    @classmethod
+    def _names(cls, v: list[str] | None) -> list[str] | None:
+        if v is None:
+            return v
+        for name in v:
+            if not name.isidentifier():
+                raise ValueError(f"expected argument names, got {name!r}")
+        repeated = sorted({n for n in v if v.count(n) > 1})
+        if repeated:
+            raise ValueError(f"{', '.join(repeated)} listed twice")
+        return v
+
+    def match_names(self) -> list[str]:
+        """The arguments whose values the evidence must hold, in order."""
+        if self.match is not None:
+            return list(self.match)
+        if self.slot is not None and self.slot.value is not None:
+            return placeholders(self.slot.value)
+        return placeholders(self.query)
+
+    def rendered_query(self, args: dict[str, object]) -> str:
+        """The query sent to the decision service for these arguments.
+
+        Raises:
+            QueryTooLong: the rendered query is longer than :data:`MAX_QUERY_CHARS`
+                and ``long_query`` is ``refuse``.
+        """
+        query = render(self.query, args)
+        if len(query) <= MAX_QUERY_CHARS:
+            return query
+        if self.long_query == "refuse":
+            raise QueryTooLong(len(query))
+        cut = query[:MAX_QUERY_CHARS]
+        space = cut.rfind(" ")
+        # A word cut in half matches nothing; a query with no space at all is cut where it must be.
+        return cut[:space].rstrip() if space > MAX_QUERY_CHARS // 2 else cut
 
 
 class Limit(_Strict):
     """Bounds on one argument."""
 
-    min: float | None = None
-    max: float | None = None
-    allowed: list[str | int | float] | None = None
+    min: Annotated[float | None, Finite] = None
+    max: Annotated[float | None, Finite] = None
+    allowed: list[Annotated[str | int | float, Finite]] | None = None
     max_length: int | None = Field(default=None, ge=1)
 
     @model_validator(mode="after")
@@ -97,10 +180,10 @@ class Audit(_Strict):
 class Messages(_Strict):
     """What the model is told to say. ``{arg}`` placeholders name tool arguments."""
 
-    ask: str = "Please confirm: should I go ahead with this?"
-    abstain: str = "I can't do that on this call."
-    conflict: str = "That changed while we were talking, so I did not go ahead."
-    failure: str = "Something went wrong and it was not done."
+    ask: Template = "Please confirm: should I go ahead with this?"
+    abstain: Template = "I can't do that on this call."
+    conflict: Template = "That changed while we were talking, so I did not go ahead."
+    failure: Template = "Something went wrong and it was not done."
 
 
 class Policy(_Strict):
@@ -136,6 +219,7 @@ class Policy(_Strict):
             refs += [("evidence.query", n) for n in placeholders(self.evidence.query)]
             if self.evidence.slot is not None and self.evidence.slot.value is not None:
                 refs += [("evidence.slot.value", n) for n in placeholders(self.evidence.slot.value)]
+            refs += [("evidence.match", n) for n in self.evidence.match or []]
         refs += [(f"limits.{name}", name) for name in self.limits]
         refs += [("audit.mask", name) for name in self.audit.mask]
         for key in ("ask", "abstain", "conflict", "failure"):
@@ -146,15 +230,27 @@ class Policy(_Strict):
 def placeholders(template: str) -> list[str]:
     """The ``{name}`` fields of a template.
 
-    Raises ValueError for a malformed template (an unclosed brace, a
-    positional ``{}``, or an attribute/index lookup such as ``{a.b}``).
+    Raises ValueError for a malformed template (an unclosed or stray brace, a
+    positional ``{}``, an attribute/index lookup such as ``{a.b}``, or a
+    conversion or format spec such as ``{a!r}`` or ``{a:.2f}``, which would
+    fail when the value is not of the type the spec expects).
     """
     names: list[str] = []
-    for _, field_name, _, _ in string.Formatter().parse(template):
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise ValueError(
+            f"malformed template ({exc}); placeholders are written {{argument}} "
+            "and a literal brace as {{ or }}"
+        ) from None
+    for _, field_name, spec, conversion in parsed:
         if field_name is None:
             continue
         if not field_name.isidentifier():
             raise ValueError(f"placeholder {{{field_name}}} must be a plain argument name")
+        if spec or conversion:
+            shown = field_name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
+            raise ValueError(f"placeholder {{{shown}}} must be a plain argument name (no format spec)")
         names.append(field_name)
     return names
 

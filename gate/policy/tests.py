@@ -16,8 +16,10 @@ A test file (``<policy dir>/tests/*.yaml``) names a tool and lists cases::
         expect: {outcome: ask}
 
 Each case runs the live rules as a dry run against a fresh embedded engine
-holding only the case's memories; ``executed`` sets the rate-limit count and
-``attested`` says the caller already confirmed this action.
+(with the live embedder) holding only the case's memories; ``executed``
+sets the rate-limit count and ``attested`` says the caller already confirmed
+this action. A case's arguments are checked first, as the tool would check
+them: a case the model could never call is a problem, not a pass.
 """
 
 from __future__ import annotations
@@ -26,16 +28,19 @@ import asyncio
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gate.backends.local import LocalEngine
 from gate.caller import Caller
 from gate.errors import PolicyError, PolicyIssue
 from gate.ledger import Ledger
-from gate.policy.explain import dry_run
-from gate.policy.loader import LoadedPolicy, load_yaml_model
+from gate.policy.explain import ArgumentProblem, check_arguments, dry_run, dry_run_engine
+from gate.policy.loader import LoadedPolicy, Located, load_yaml_model
+from gate.policy.rules import Verdict
+
+if TYPE_CHECKING:
+    from gate.decorator import GatedTool
 
 
 class _Strict(BaseModel):
@@ -79,6 +84,8 @@ class TestFile(_Strict):
 
 @dataclass(frozen=True)
 class CaseResult:
+    """One case's verdict: what was expected, what the rules decided, and why."""
+
     file: str
     tool: str
     name: str
@@ -88,21 +95,28 @@ class CaseResult:
     detail: str
 
 
-def load_test_files(directory: Path) -> tuple[list[tuple[str, TestFile]], list[PolicyIssue]]:
-    """Every test file under ``directory`` and every problem in them."""
-    files: list[tuple[str, TestFile]] = []
+def load_test_files(directory: Path) -> tuple[list[Located[TestFile]], list[PolicyIssue]]:
+    """Every test file under ``directory`` and every problem in them.
+
+    A directory without test files is a problem: a test run that tests
+    nothing must not pass.
+    """
+    files: list[Located[TestFile]] = []
     issues: list[PolicyIssue] = []
-    for path in sorted([*directory.glob("*.yaml"), *directory.glob("*.yml")]):
+    paths = sorted([*directory.glob("*.yaml"), *directory.glob("*.yml")])
+    if not paths:
+        issues.append(PolicyIssue(str(directory), "(directory)", "no test files (*.yaml, *.yml) in it"))
+    for path in paths:
         try:
-            files.append((str(path), load_yaml_model(path, TestFile)))
+            files.append(load_yaml_model(path, TestFile))
         except PolicyError as exc:
             issues.extend(exc.issues)
     return files, issues
 
 
-async def _run_case(loaded: LoadedPolicy, case: Case, home: Path) -> CaseResult:
+async def _run_case(loaded: LoadedPolicy, case: Case, args: dict[str, Any], home: Path) -> Verdict:
     ledger = Ledger(f"sqlite:///{home / 'ledger.db'}")
-    engine = LocalEngine(f"sqlite:///{home / 'memory.db'}", ledger)
+    engine = dry_run_engine(f"sqlite:///{home / 'memory.db'}", ledger)
     try:
         for memory in case.memories:
             memory_id = await engine.remember(
@@ -116,44 +130,53 @@ async def _run_case(loaded: LoadedPolicy, case: Case, home: Path) -> CaseResult:
             if memory.confirmed:
                 await engine.confirm(case.caller.id, memory_id, idempotency_key=f"confirm-{memory_id}")
         caller = Caller(case.caller.id, verified=case.caller.verified, roles=frozenset(case.caller.roles))
-        verdict = await dry_run(
-            loaded.policy, caller, case.args, engine=engine, executed=case.executed, attested=case.attested
+        return await dry_run(
+            loaded.policy, caller, args, engine=engine, executed=case.executed, attested=case.attested
         )
     finally:
         await engine.aclose()
         ledger.close()
-    passed = verdict.outcome == case.expect.outcome and (
-        case.expect.rule is None or verdict.rule == case.expect.rule
-    )
-    expected = case.expect.outcome + (f" ({case.expect.rule})" if case.expect.rule else "")
-    return CaseResult(
-        "",
-        loaded.policy.tool,
-        case.name,
-        passed,
-        expected,
-        f"{verdict.outcome} ({verdict.rule})",
-        verdict.deciding.detail,
-    )
 
 
 def run_policy_tests(
-    policies: dict[str, LoadedPolicy], files: list[tuple[str, TestFile]]
+    policies: dict[str, LoadedPolicy],
+    files: list[Located[TestFile]],
+    tools: dict[str, GatedTool] | None = None,
 ) -> tuple[list[CaseResult], list[PolicyIssue]]:
-    """Run every case; a test file naming a tool without a policy is a problem, not a pass."""
+    """Run every case against the policies keyed by their ``tool``.
+
+    ``tools`` (keyed by policy name) makes each case's arguments checked
+    against its tool as a live call would be; without them, against the
+    policy (:func:`~gate.policy.explain.check_arguments`). A test file naming
+    a tool without a policy, or a case whose arguments the tool would refuse,
+    is a problem, not a pass.
+    """
     results: list[CaseResult] = []
     issues: list[PolicyIssue] = []
-    for path, test_file in files:
+    for located in files:
+        test_file = located.value
         loaded = policies.get(test_file.tool)
         if loaded is None:
-            issues.append(PolicyIssue(path, "tool", f"no policy for tool {test_file.tool!r}"))
+            have = ", ".join(sorted(policies)) or "none"
+            issues.append(located.issue("tool", f"no policy for tool {test_file.tool!r} (have: {have})"))
             continue
-        for case in test_file.cases:
+        tool = (tools or {}).get(test_file.tool)
+        for i, case in enumerate(test_file.cases):
+            try:
+                args = check_arguments(case.args, loaded.policy, tool)
+            except ArgumentProblem as exc:
+                issues.append(located.issue(f"cases.{i}.args", f"{case.name}: {exc}"))
+                continue
             with tempfile.TemporaryDirectory(prefix="gate-policy-test-") as home:
-                result = asyncio.run(_run_case(loaded, case, Path(home)))
+                verdict = asyncio.run(_run_case(loaded, case, args, Path(home)))
+            passed = verdict.outcome == case.expect.outcome and (
+                case.expect.rule is None or verdict.rule == case.expect.rule
+            )
+            expected = case.expect.outcome + (f" ({case.expect.rule})" if case.expect.rule else "")
+            got = f"{verdict.outcome} ({verdict.rule})"
             results.append(
                 CaseResult(
-                    path, result.tool, result.name, result.passed, result.expected, result.got, result.detail
+                    located.path, test_file.tool, case.name, passed, expected, got, verdict.deciding.detail
                 )
             )
     return results, issues

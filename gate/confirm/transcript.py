@@ -1,0 +1,71 @@
+"""What the session's own transcript says about a pending confirmation.
+
+Nothing the model passes to ``confirm_action`` is trusted: the gate reads
+the session's ``ChatContext`` itself. The caller's answer is their latest
+message after the question was asked; the question they heard is the
+agent's last message before that answer (not any earlier one, so a yes to
+a later side question never counts for the pending action).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from livekit.agents.llm import ChatContext, ChatMessage
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """The caller's answer and the agent message it answered (if any)."""
+
+    answer: str
+    answer_id: str
+    answered_at: float
+    heard: str | None
+    heard_at: float | None
+
+
+def latest_exchange(history: ChatContext | None, *, since: float) -> Exchange | None:
+    """The caller's latest answer newer than ``since`` and the agent's message just before it.
+
+    Consecutive caller messages (a transcript split in two) are one answer.
+    Agent messages after the answer are ignored. Returns None when the caller
+    has said nothing since ``since``; ``heard`` is None when the agent said
+    nothing between ``since`` and the answer (the question was never put).
+    """
+    if history is None:
+        return None
+    messages = [i for i in history.items if isinstance(i, ChatMessage) and i.created_at >= since]
+    last = next((n for n in range(len(messages) - 1, -1, -1) if messages[n].role == "user"), None)
+    if last is None:
+        return None
+    parts: list[ChatMessage] = []
+    index = last
+    while index >= 0 and messages[index].role in ("user", "assistant"):
+        message = messages[index]
+        if message.role == "assistant":
+            if (message.text_content or "").strip():
+                break
+        else:
+            parts.append(message)
+        index -= 1
+    words = " ".join((m.text_content or "").strip() for m in reversed(parts)).strip()
+    if not words:
+        return None
+    answered = messages[last]
+    if index < 0 or messages[index].role != "assistant":
+        return Exchange(words, answered.id, answered.created_at, None, None)
+    agent = messages[index]
+    return Exchange(
+        words, answered.id, answered.created_at, (agent.text_content or "").strip(), agent.created_at
+    )
+
+
+def latest_caller_words(history: ChatContext | None) -> str:
+    """The caller's latest message, or an empty string."""
+    if history is None:
+        return ""
+    for item in reversed(history.items):
+        if isinstance(item, ChatMessage) and item.role == "user":
+            return (item.text_content or "").strip()
+    return ""

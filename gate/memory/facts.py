@@ -1,0 +1,352 @@
+"""What in an utterance is a fact about the caller, and what is not.
+
+Deterministic, offline, English, and written for speech-to-text output as
+well as typed text (lower case, no punctuation). An utterance is cut into
+sentences (at punctuation, and where a question starts inside an
+unpunctuated run: "my dog is rex can you note that"), and each sentence is
+read as one of:
+
+- ``fact``: a statement about the caller, their preferences, their things,
+  their plans ("my dog is called rex", "i work nights", "the gate code is on
+  the card", "i'd like thursday mornings");
+- ``correction``: a fact that replaces an earlier one ("my new number is
+  ...", "actually i moved to leeds", "not thursday, friday");
+- ``request``: an instruction to the agent that carries content ("book me in
+  for thursday", "send the invoice to my work address"): kept, since it says
+  what the caller wants;
+- ``question``: anything asking ("what's my dog called", "do you remember my
+  address", "tell me when you're coming", "i was wondering if ...");
+- ``answer``: a bare yes or no ("yes please", "no thanks");
+- ``greeting`` and ``filler``: "hello", "thanks", "okay", "let me see".
+
+Only facts, corrections and requests are kept as facts about the caller.
+The agent's words are never facts about the caller: :func:`agent_statement`
+only drops the agent's filler.
+
+Limits, stated honestly: this is a rule-based reader. A statement phrased
+as a question ("is it okay if i tell you my dog is rex") is a question; a
+fact with a single content word and no first person ("thursdays") is
+filler; languages other than English are read as statements when they are
+not obviously filler.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+def _bag(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+KINDS = ("fact", "correction", "request", "question", "answer", "greeting", "filler")
+KEPT = frozenset({"fact", "correction", "request"})
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One sentence of an utterance and what it is (one of :data:`KINDS`)."""
+
+    text: str
+    kind: str
+
+    @property
+    def is_fact(self) -> bool:
+        """Whether it is kept as a fact about the caller."""
+        return self.kind in KEPT
+
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?(?:[-./:@][a-z0-9]+)*", re.I)
+_SENTENCE = re.compile(r"[^.!?;\n]+[.!?;]*|[.!?;]+")
+
+_WH = _bag(
+    """
+    how how's hows what what's whats when where where's wheres which who who's whom whos whose why
+    """
+)
+_AUX = _bag(
+    """
+    am are aren't can can't could couldn't did didn't do does doesn't don't had has hasn't have haven't
+    is isn't may might must shall should was were will won't would wouldn't
+    """
+)
+_SUBJECT = _bag(
+    """
+    a an any anybody anyone he her his i it me my our she somebody someone that the their there these
+    they this those us we you your
+    """
+)
+# Asking verbs: "tell me ...", "remind me ...", "can you check ..." ask for information.
+_ASKING = _bag(
+    """
+    check confirm describe explain find guess help know list look read recall remember remind repeat
+    say see show tell
+    """
+)
+_ASKING_OPENERS = (
+    ("i", "wonder"),
+    ("i", "was", "wondering"),
+    ("i'm", "wondering"),
+    ("im", "wondering"),
+    ("i", "want", "to", "know"),
+    ("i'd", "like", "to", "know"),
+    ("i", "would", "like", "to", "know"),
+    ("i", "need", "to", "know"),
+    ("do", "you", "know"),
+    ("any", "idea"),
+    ("is", "there"),
+    ("are", "there"),
+    ("how", "about"),
+    ("what", "about"),
+    ("let", "me", "know"),
+    ("i", "forgot"),
+    ("i", "forget"),
+    ("i", "can't", "remember"),
+    ("i", "cant", "remember"),
+    ("i", "don't", "remember"),
+    ("i", "dont", "remember"),
+)
+# "what i need is ..." is a statement, not a question.
+_CLEFT = re.compile(r"^(what|where|when) (i|we)('m| am| are)? ?\w* (is|was|are)\b")
+
+_GREETING = (
+    ("good", "morning"),
+    ("good", "afternoon"),
+    ("good", "evening"),
+    ("good", "night"),
+    ("thank", "you"),
+    ("thanks",),
+    ("thank",),
+    ("cheers",),
+    ("hi",),
+    ("hello",),
+    ("hey",),
+    ("hiya",),
+    ("howdy",),
+    ("bye",),
+    ("goodbye",),
+    ("morning",),
+    ("evening",),
+    ("see", "you"),
+    ("take", "care"),
+    ("have", "a", "nice", "day"),
+    ("have", "a", "good", "day"),
+    ("nice", "to", "meet", "you"),
+    ("ta",),
+    ("there",),
+)
+# Words that carry no content of their own: function words, hedges, discourse fillers.
+_STOP = _bag(
+    """
+    a an the and or but so if then than that this these those there here it its it's is are was were be
+    been being am do does did done doing have has had having will would shall should can could may
+    might must i me my mine myself we us our ours you your yours he him his she her they them their to
+    of in on at by for with about from into onto over under up down out off as just also too very
+    really quite pretty ok okay okey alright all right well oh ah uh uhh um umm er erm hmm hm mm mhm
+    huh yeah yes yep yup no nope nah sure fine great good cool nice perfect lovely wonderful excellent
+    awesome brilliant super thanks thank please let see think guess suppose mean know like bit lot
+    thing things stuff something anything one moment second sec minute hang hold wait got understood
+    gotcha sounds sound that's thats i'm im i've ive i'd id i'll ill you're youre we're we've weve
+    what's whats don't dont can't cant won't wont isn't aren't didn't doesn't wasn't not actually
+    basically literally anyway anyways now again go ahead hello hi hey bye goodbye morning afternoon
+    evening cheers ta
+    """
+)
+_FIRST_PERSON = _bag(
+    """
+    i i'd i'll i'm i've id ill im ive me mine my myself our ours us we we'd we'll we're we've
+    """
+)
+_CORRECTION = re.compile(
+    r"\b(actually|correction|i meant|i mean|no wait|sorry i meant|scratch that|my new|our new|the new|"
+    r"i('ve| have)? (just )?moved|we('ve| have)? (just )?moved|changed (my|our|the)|(has|have) changed|"
+    r"is now|are now|no longer|not any ?more|anymore|instead|from now on|these days|update (my|our)|"
+    r"it('?s| is| was) not \w+ (it('?s| is)|but)|not \w+ but|rather than \w+ now)\b"
+)
+_REQUEST_VERBS = _bag(
+    """
+    add arrange book bring call cancel change charge close collect come delete deliver drop email fix
+    get install keep leave make move note open order pay pick put refund register remove repair replace
+    reschedule reserve ring schedule send set ship sign start stop swap switch text transfer update use
+    visit write
+    """
+)
+_POLITE = ("please", "kindly", "can", "could", "would", "will")
+
+
+def read_caller(utterance: str) -> list[Statement]:
+    """Every sentence of the caller's ``utterance``, each with its kind, in order."""
+    out: list[Statement] = []
+    for sentence in _sentences(utterance):
+        out.extend(_read_sentence(sentence))
+    return out
+
+
+def caller_facts(utterance: str) -> list[Statement]:
+    """The sentences of ``utterance`` that are facts about the caller (facts, corrections, requests)."""
+    return [s for s in read_caller(utterance) if s.is_fact]
+
+
+def is_question(text: str) -> bool:
+    """Whether ``text`` asks something (and states nothing about the caller)."""
+    read = read_caller(text)
+    return bool(read) and any(s.kind == "question" for s in read) and not any(s.is_fact for s in read)
+
+
+def is_filler(text: str) -> bool:
+    """Whether ``text`` carries nothing: greetings, thanks, acknowledgements, hesitation."""
+    return all(s.kind in ("greeting", "filler", "answer") for s in read_caller(text))
+
+
+def agent_statement(text: str) -> str | None:
+    """The agent's words worth keeping (as the agent's, never as the caller's), or None for filler."""
+    cleaned = " ".join(text.split())
+    if not cleaned or is_filler(cleaned):
+        return None
+    return cleaned
+
+
+# -- reading -------------------------------------------------------------------------
+
+
+def _sentences(text: str) -> list[str]:
+    pieces = [m.group(0).strip() for m in _SENTENCE.finditer(text or "")]
+    return [p for p in pieces if _TOKEN.search(p)]
+
+
+def _tokens(text: str) -> list[tuple[str, int, int]]:
+    return [(m.group(0).lower().replace("’", "'"), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+
+
+def _read_sentence(sentence: str) -> list[Statement]:
+    tokens = _tokens(sentence)
+    start = _strip_opening(tokens)
+    if start == len(tokens):
+        return [Statement(sentence, _opening_kind(tokens))]
+    body = sentence[tokens[start][1] :].strip()
+    rest = tokens[start:]
+    words = [t for t, _, _ in rest]
+    split = _question_inside(words)
+    if split is not None:
+        head = body[: rest[split][1] - rest[0][1]].strip(" ,")
+        tail = body[rest[split][1] - rest[0][1] :].strip()
+        return [*_read_sentence(head), Statement(tail, "question")]
+    return [Statement(body, _kind(body, words))]
+
+
+def _strip_opening(tokens: list[tuple[str, int, int]]) -> int:
+    """Index of the first token after greetings, fillers and a leading yes/no."""
+    words = [t for t, _, _ in tokens]
+    i = 0
+    while i < len(words):
+        for phrase in _GREETING:
+            if tuple(words[i : i + len(phrase)]) == phrase and (phrase != ("there",) or i > 0):
+                i += len(phrase)
+                break
+        else:
+            if words[i] in _OPENING_FILLER and not _starts_clause(words, i):
+                i += 1
+                continue
+            if words[i : i + 3] == ["let", "me", "see"] or words[i : i + 3] == ["let", "me", "think"]:
+                i += 3
+                continue
+            break
+    return i
+
+
+_OPENING_FILLER = _bag(
+    """
+    ah alright also and anyway anyways awesome brilliant but cool er erm excellent fine good great hang
+    hello hey hi hm hmm just listen look lovely mhm mm moment nah nice no nope now oh ok okay okey on
+    one perfect please right sec second so sorry sure thanks then uh uhh um umm wait well wonderful
+    yeah yep yes yup
+    """
+)
+
+
+def _starts_clause(words: list[str], i: int) -> bool:
+    # "no longer", "no wait", "right now", "well water": the word belongs to what follows.
+    nxt = words[i + 1] if i + 1 < len(words) else ""
+    word = words[i]
+    if word == "no" and nxt in {"longer", "more", "wait", "pets", "one", "children", "kids"}:
+        return True
+    if word in {"on", "one", "just", "sorry", "then", "now"} and nxt and nxt not in _OPENING_FILLER:
+        return word in {"on", "one", "just", "then", "now"} and i > 0 and words[i - 1] not in _OPENING_FILLER
+    if word == "look" and nxt in {"for", "at", "into", "up", "after"}:
+        return True
+    return word == "please" and nxt in _REQUEST_VERBS
+
+
+def _opening_kind(tokens: list[tuple[str, int, int]]) -> str:
+    words = [t for t, _, _ in tokens]
+    if any(w in {"yes", "yeah", "yep", "yup", "no", "nope", "nah", "sure", "please"} for w in words[:2]):
+        return "answer"
+    if any(tuple(words[: len(p)]) == p for p in _GREETING):
+        return "greeting"
+    return "filler"
+
+
+def _question_inside(words: list[str]) -> int | None:
+    """Where a question starts after a statement in an unpunctuated run, if it does."""
+    if len(words) < 5 or _is_question(words):
+        return None
+    for j in range(2, len(words) - 1):
+        word, nxt, prev = words[j], words[j + 1], words[j - 1]
+        if prev in _SUBJECT or prev in _AUX or prev in {"to", "know", "wonder", "ask", "asking", "and", "or"}:
+            continue
+        asks = (word in _WH and nxt in _AUX | {"you", "i"} and prev not in {"is", "was"}) or (
+            word in {"do", "does", "did", "can", "could", "would", "will", "is", "are"}
+            and nxt in {"you", "i"}
+        )
+        if asks and _content(words[:j]) >= 2:
+            return j
+    return None
+
+
+def _is_question(words: list[str]) -> bool:
+    if not words:
+        return False
+    joined = " ".join(words)
+    if _CLEFT.match(joined):
+        return False
+    first, second = words[0], words[1] if len(words) > 1 else ""
+    if any(tuple(words[: len(p)]) == p for p in _ASKING_OPENERS):
+        return True
+    if first in _WH:
+        return True
+    if first in _AUX and (second in _SUBJECT or second.endswith("'s")):
+        # "can you book thursday" is a request put politely, "can you tell me" asks.
+        return not _polite_request(words)
+    if first in _ASKING and second in {"me", "us"}:
+        return True
+    return first in {"remind", "tell"}
+
+
+def _polite_request(words: list[str]) -> bool:
+    if words[0] not in _POLITE or len(words) < 3 or words[1] not in {"you", "we", "i", "u"}:
+        return False
+    verb_at = 2 + (words[2] in {"please", "just", "also"})
+    return verb_at < len(words) and words[verb_at] in _REQUEST_VERBS
+
+
+def _kind(text: str, words: list[str]) -> str:
+    if text.rstrip().endswith("?") and not _polite_request(words):
+        return "question"
+    if _is_question(words):
+        return "question"
+    content = _content(words)
+    first_person = any(w in _FIRST_PERSON for w in words)
+    has_value = any(any(c.isdigit() for c in w) for w in words)
+    if content == 0 or (content == 1 and not first_person and not has_value):
+        return _opening_kind([(w, 0, 0) for w in words]) if content == 0 else "filler"
+    if _CORRECTION.search(" ".join(words)):
+        return "correction"
+    first = words[1] if words[0] in {"please", "kindly", "just", "also"} and len(words) > 1 else words[0]
+    if first in _REQUEST_VERBS or _polite_request(words):
+        return "request"
+    return "fact"
+
+
+def _content(words: list[str]) -> int:
+    return sum(1 for w in words if w not in _STOP)

@@ -1,0 +1,143 @@
+"""The labelled evidence set, through the embedded engine: zero false supports, >= 95% found.
+
+Every case of ``tests/data/evidence_set.yaml`` gets its own caller (partition)
+in one real engine (pycontextdb on SQLite, the MiniLM embedder); its
+memories are written oldest first with their trust, and the request is
+evaluated the way the gate asks: the rendered evidence query and the values
+the policy binds.
+
+How :data:`gate.evidence.ABOUT_THRESHOLD` was calibrated: this test prints,
+for the true supports, the lowest similarity with the query, and for the
+memories that mention every value but are about another matter, the highest
+one. The threshold sits between the two, nearer the true supports' side,
+with the other checks (wish, negation, speaker, currency) carrying the
+cases where shared values lift the similarity of an unrelated memory.
+"""
+
+from __future__ import annotations
+
+import string
+from collections import Counter
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import gate
+from gate.evidence import ABOUT_THRESHOLD
+from gate.memory.embedder import MiniLMEmbedder
+
+SET = Path(__file__).parent / "data" / "evidence_set.yaml"
+CONFIDENCE = {"trusted": 0.9, "untrusted": 0.5, "confirmed": 1.0}
+
+
+@dataclass
+class Outcome:
+    case: dict[str, Any]
+    decision: gate.ServiceDecision
+    last_id: str
+
+    @property
+    def supported(self) -> bool:
+        return self.decision.outcome in ("act", "ask") and self.last_id in {m.id for m in self.decision.memories}
+
+    @property
+    def cited_against(self) -> bool:
+        return self.decision.outcome == "abstain" and any(m.role == "against" for m in self.decision.memories)
+
+    def describe(self) -> str:
+        c = self.case
+        return f"[{c['class']}] {c['tool']}{c['args']} <- {c['memories']} -> {self.decision.outcome}: {self.decision.reason}"
+
+
+def spoken(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def render(template: str, args: dict[str, Any]) -> str:
+    return string.Formatter().vformat(template, (), {k: spoken(v) for k, v in args.items()})
+
+
+@pytest.fixture
+async def engine(home: Path) -> AsyncIterator[gate.LocalEngine]:
+    settings = gate.GateSettings()
+    settings.ensure_home()
+    e = gate.LocalEngine(
+        settings.memory_url(), gate.Ledger(settings.ledger_url()), embedding_provider=MiniLMEmbedder()
+    )
+    yield e
+    await e.aclose()
+
+
+async def write(engine: gate.LocalEngine, partition: str, memory: str | dict[str, Any]) -> str:
+    m = {"text": memory} if isinstance(memory, str) else dict(memory)
+    who = f"{partition}-other" if m.get("caller") == "other" else partition
+    trust = m.get("trust", "trusted")
+    metadata = {"said_by": m["said_by"]} if "said_by" in m else None
+    item = await engine.db.factual.add(
+        m["text"],
+        metadata=metadata,
+        confidence=CONFIDENCE[trust],
+        source=m.get("source", "user_stated"),
+        action_relevant=True,
+        user_id=who,
+    )
+    if trust == "confirmed":
+        await engine.confirm(who, item.id, idempotency_key=f"confirm-{item.id}")
+    return str(item.id)
+
+
+async def run_set(engine: gate.LocalEngine) -> list[Outcome]:
+    labelled = yaml.safe_load(SET.read_text())
+    tools = labelled["tools"]
+    outcomes = []
+    for n, case in enumerate(labelled["cases"]):
+        partition = f"caller-{n}"
+        last = ""
+        for memory in case["memories"]:
+            last = await write(engine, partition, memory)
+        tool = tools[case["tool"]]
+        match = {name: case["args"][name] for name in tool["match"]}
+        decision = await engine.evaluate_action(partition, render(tool["query"], case["args"]), match=match)
+        outcomes.append(Outcome(case, decision, last))
+    return outcomes
+
+
+async def test_labelled_set_zero_false_supports_and_95_percent_found(engine: gate.LocalEngine) -> None:
+    labelled = yaml.safe_load(SET.read_text())
+    cases = labelled["cases"]
+    assert len(cases) >= 150
+    assert len({c["tool"] for c in cases}) >= 5
+    classes = Counter(c["class"] for c in cases)
+    for name in (
+        "supports_paraphrase negates same_words_other_matter other_amount other_entity other_caller "
+        "question third_party agent_words instruction retracted changed_later number_forms "
+        "day_time_forms confirmation_record"
+    ).split():
+        assert classes[name] >= 5, name
+
+    outcomes = await run_set(engine)
+    true_supports = [o for o in outcomes if o.case["expect"] == "support"]
+    found = [o for o in true_supports if o.supported]
+    misses = [o for o in true_supports if not o.supported]
+    false_supports = [o for o in outcomes if o.case["expect"] != "support" and o.decision.outcome in ("act", "ask")]
+    negations = [o for o in outcomes if o.case["expect"] == "against"]
+    uncited = [o for o in negations if not o.cited_against]
+    share = len(found) / len(true_supports)
+    print(
+        f"\nevidence set: {len(outcomes)} pairs, {len(true_supports)} true supports; "
+        f"found {len(found)} ({share:.1%}); false supports {len(false_supports)}; "
+        f"negations cited against {len(negations) - len(uncited)}/{len(negations)}; "
+        f"threshold {ABOUT_THRESHOLD}"
+    )
+    for o in misses:
+        print("  missed:", o.describe())
+    report = "\n".join(o.describe() for o in [*false_supports, *misses, *uncited])
+    assert not false_supports, f"false supports:\n{report}"
+    assert share >= 0.95, f"found {share:.1%} of true supports:\n{report}"
+    assert not uncited, f"trusted negations not cited against:\n{report}"

@@ -1,0 +1,212 @@
+"""Values as values: the written and spoken forms of one value are one value, and only that."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from gate.values import Value, find_mentions, find_values, is_finite_number, locate, mentions, normalise
+
+
+@pytest.mark.parametrize(
+    ("raw", "kind", "key"),
+    [
+        (1500, "number", "1500"),
+        (1500.0, "number", "1500"),
+        (49.5, "number", "49.5"),
+        (Decimal("49.50"), "number", "49.5"),
+        (Decimal("-0.0"), "number", "0"),
+        (-20, "number", "-20"),
+        ("50", "number", "50"),
+        ("$1,250.00", "number", "1250"),
+        ("Thursday", "weekday", "thu"),
+        ("mercredi", "weekday", "wed"),
+        ("10:30", "time", "10:30"),
+        ("8 pm", "time", "20:00"),
+        ("2026-07-14", "date", "2026-07-14"),
+        ("A-1001", "ident", "a1001"),
+        ("inv_77", "ident", "inv77"),
+        ("Q 2201", "ident", "q2201"),
+        ("0042", "ident", "0042"),
+        ("  Premium   Plus ", "text", "premium plus"),
+        ("12 Rue de la Paix", "text", "12 rue de la paix"),
+    ],
+)
+def test_normalise_reads_each_kind(raw: object, kind: str, key: str) -> None:
+    assert normalise(raw) == Value(kind, key)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        float("nan"),
+        float("inf"),
+        float("-inf"),
+        Decimal("NaN"),
+        Decimal("-Infinity"),
+        "nan",
+        "-inf",
+        "Infinity",
+        True,
+        False,
+    ],
+)
+def test_normalise_refuses_non_finite_and_bool(bad: object) -> None:
+    with pytest.raises(ValueError):
+        normalise(bad)
+
+
+def test_normalise_refuses_other_types() -> None:
+    with pytest.raises(TypeError):
+        normalise([1, 2])
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(3, True), (2.5, True), (Decimal("7.1"), True), ("1,200", True), ("forty", True),
+     (float("nan"), False), (float("-inf"), False), (Decimal("sNaN"), False), ("NaN", False),
+     ("inf", False), (True, False), ("Tuesday", False), (None, False)],
+)  # fmt: skip
+def test_is_finite_number(value: object, expected: bool) -> None:
+    assert is_finite_number(value) is expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["refund $2,400.00 today", "2400 dollars", "twenty four hundred", "two thousand four hundred",
+     "2.4k", "2 400 euros", "€2.400", "dos mil cuatrocientos pesos", "deux mille quatre cents",
+     "zweitausendvierhundert Euro", "USD 2400", "2,4 mil"],
+)  # fmt: skip
+def test_one_amount_in_many_written_forms(text: str) -> None:
+    lang = "es" if "mil" in text.split() else None
+    assert mentions(text, 2400, lang), text
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "lang"),
+    [("pay 1,500 on invoice INV-77", 500, None), ("pay 1,500", 15, None), ("1.500 €", 500, "de"),
+     ("twelve hundred", 100, "en"), ("215 dollars", 15, "en"), ("thirty five", 30, "en"),
+     ("version 2.40", 240, "en"), ("order A-1001", 1001, None), ("seven fifty", 57, "en")],
+)  # fmt: skip
+def test_a_number_inside_another_is_not_that_number(text: str, value: int, lang: str | None) -> None:
+    assert not mentions(text, value, lang)
+
+
+def test_separators_follow_the_language() -> None:
+    assert mentions("1.500 €", 1500, "de")
+    assert mentions("1.500", 1500, "es")
+    assert mentions("1.500 kg", Decimal("1.5"), "en")
+    assert not mentions("1.500 kg", 1500, "en")
+    assert mentions("1,5 Liter", Decimal("1.5"), "de")
+    assert mentions("€ 12,99", Decimal("12.99"), "fr")
+    assert mentions("12.345,67", Decimal("12345.67"), None)
+
+
+def test_number_words_in_four_languages() -> None:
+    cases = [
+        ("three hundred and twelve", 312, "en"),
+        ("a thousand", 1000, "en"),
+        ("two point seven five", Decimal("2.75"), "en"),
+        ("minus forty", -40, "en"),
+        ("novecientos noventa y nueve", 999, "es"),
+        ("un millón", 1_000_000, "es"),
+        ("quatre-vingt-douze", 92, "fr"),
+        ("soixante et onze", 71, "fr"),
+        ("nonante", 90, "fr"),
+        ("dreiundvierzig", 43, "de"),
+        ("neunzehnhundert", 1900, "de"),
+        ("zwei Millionen", 2_000_000, "de"),
+    ]
+    for text, value, lang in cases:
+        assert mentions(text, value, lang), text
+        assert mentions(text, value), f"{text} (any language)"
+
+
+def test_at_least_is_not_minus() -> None:
+    assert find_values("al menos 30 euros", "es") == [Value("number", "30")]
+    assert find_values("au moins 30", "fr") == [Value("number", "30")]
+    assert find_values("-30") == [Value("number", "-30")]
+    assert find_values("10-20") == [Value("number", "10"), Value("number", "20")]
+
+
+@pytest.mark.parametrize(
+    "text", ["fri", "Fri.", "friday", "viernes", "vendredi", "Freitag", "FRIDAY", "freitags"]
+)
+def test_weekday_forms(text: str) -> None:
+    assert mentions(f"see you {text}", "Friday")
+    assert not mentions(f"see you {text}", "Thursday")
+
+
+def test_short_weekdays_that_are_words() -> None:
+    assert not find_values("the sun was out all day", "en")
+    assert not find_values("mon ami", None)
+    assert find_values("can you do Sat", "en") == [Value("weekday", "sat")]
+    assert find_values("on sun then", "en") == [Value("weekday", "sun")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["21:00", "9pm", "9 p.m.", "9 PM", "nine pm", "nine in the evening", "21 h", "21h00",
+     "21 Uhr", "neun Uhr abends", "las nueve de la noche", "neuf heures du soir", "at 9",
+     "9 o'clock"],
+)  # fmt: skip
+def test_time_forms(text: str) -> None:
+    assert mentions(text, "21:00"), text
+
+
+def test_time_readings() -> None:
+    assert find_values("10 am") == [Value("time", "10:00")]
+    assert find_values("half past six in the evening") == [Value("time", "18:30")]
+    assert find_values("halb neun") == [Value("time", "08:30")]
+    assert find_values("a las ocho y cuarto") == [Value("time", "08:15")]
+    assert find_values("dix-huit heures trente") == [Value("time", "18:30")]
+    assert find_values("12 am") == [Value("time", "00:00")]
+    assert find_values("noon") == [Value("time", "12:00")]
+    assert not mentions("9 am", "21:00")
+    assert not mentions("at 9 dollars", "21:00")
+    assert mentions("at 9 dollars", 9)
+
+
+def test_dates() -> None:
+    assert normalise("July 14th, 2026") == Value("date", "2026-07-14")
+    for text in [
+        "14 July",
+        "the 14th of july",
+        "14 de julio",
+        "14 juillet",
+        "14. Juli",
+        "2026-07-14",
+        "14.7.2026",
+    ]:
+        assert mentions(f"on {text}", "2026-07-14"), text
+    assert not mentions("on 2025-07-14", "2026-07-14")
+    assert not mentions("on 15 July", "2026-07-14")
+
+
+def test_identifiers_are_exact() -> None:
+    for text in ["A-1001", "a-1001", "a1001", "A 1001", "order a_1001."]:
+        assert mentions(text, "A-1001"), text
+    for text in ["A-10011", "A-100", "BA-1001", "A-1001-2", "B-1001", "1001"]:
+        assert not mentions(text, "A-1001"), text
+
+
+def test_text_values_match_whole_words() -> None:
+    assert mentions("switch me to the Premium  plus tier", "premium plus")
+    assert not mentions("premiumplus", "premium plus")
+    assert not mentions("the premium tier", "premium plus")
+
+
+def test_mentions_and_locate_agree() -> None:
+    text = "move 1,500 from A-1001 to savings on thursday at 7 pm"
+    for value in (1500, "A-1001", "Thursday", "19:00", "savings"):
+        spans = locate(text, value)
+        assert spans and mentions(text, value)
+        a, b = spans[0]
+        assert text[a:b].strip()
+    assert [m.value.kind for m in find_mentions(text)] == ["number", "ident", "weekday", "time"]
+
+
+def test_english_words_are_not_foreign_numbers_without_a_language() -> None:
+    assert find_values("once it ships, thanks") == []
+    assert find_values("once", "es") == [Value("number", "11")]
