@@ -212,7 +212,7 @@ def list_decisions(ledger: Ledger, where: AuditFilter, *, limit: int = 20, after
         if after is not None:
             at = conn.execute(select(d.created_at).where(d.id == after)).scalar()
             if at is None:
-                raise LookupError(f"no decision {after!r} to page after")
+                raise LookupError(f"no decision {after} to page after")
             query = query.where(or_(d.created_at < at, and_(d.created_at == at, d.id < after)))
         rows = conn.execute(where.apply(query)).all()
     more = len(rows) > limit

@@ -164,9 +164,13 @@ def _describe(exc: BaseException) -> str:
     if isinstance(exc, SQLAlchemyError):
         return f"ledger: {_database_problem(str(exc))}"
     if isinstance(exc, ValidationError):
-        from gate.config import settings_problem
+        from gate.config import GateSettings, settings_problem
 
-        return settings_problem(exc)
+        if exc.title == GateSettings.__name__:
+            return settings_problem(exc)
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or exc.title
+        return f"{exc.title}: {where}: {first['msg']}"
     if isinstance(exc, yaml.YAMLError):
         mark = getattr(exc, "problem_mark", None)
         where = f"{mark.name}:{mark.line + 1}: " if mark is not None else ""

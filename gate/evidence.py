@@ -64,13 +64,17 @@ CLEAR_THRESHOLD = 0.75
 # against an action from a lower similarity, which can only make the gate ask or abstain.
 AGAINST_THRESHOLD = 0.30
 
-Stance = Literal["support", "against", "retract", "change", "none"]
+Stance = Literal["support", "against", "retract", "change", "undo", "none"]
 Role = Literal["support", "against", "pending"]
 
-_CONFIRM_RECORD = re.compile(r"^\s*I confirm:\s*(?P<query>.+?)\.\s*\(Asked:", re.DOTALL)
+# The gate's own record of a request it acts on: "I confirm: <query>." after the caller's yes,
+# "I request: <query>." when the policy needs no evidence (see gate.pipeline.attestation_text).
+_CONFIRM_RECORD = re.compile(r"^\s*I (?:confirm|request):\s*(?P<query>.+?)\.\s*(?:\(Asked:|$)", re.DOTALL)
 _STOP = frozenset(
-    "a an the on at in of to for my me i my your our by with from and or this that it is be as "
-    "please some any".split()
+    [
+        *("a", "an", "the", "on", "at", "in", "of", "to", "for", "by", "with", "from", "and", "or", "as"),
+        *("my", "me", "i", "your", "our", "this", "that", "it", "is", "be", "please", "some", "any"),
+    ]
 )
 _CALLER_SOURCES = frozenset({"user_stated", "", "none"})
 
@@ -221,9 +225,13 @@ def _action_words(query: str, values: Sequence[str]) -> tuple[str, ...]:
     return tuple(words)
 
 
+_PLURAL_DAY = re.compile(r"\b(\w+day)s\b", re.IGNORECASE)
+
+
 def _mentions(text: str, value: object) -> bool:
     try:
-        return mentions(text, value)
+        # "i can never do thursdays": a weekday said in the plural is still that weekday.
+        return mentions(text, value) or mentions(_PLURAL_DAY.sub(r"\1", text), value)
     except (ValueError, TypeError):
         return False
 
@@ -264,6 +272,9 @@ def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
         if utterance.spoken_by_agent(text):
             return Reading("none", "the agent's words")
         if utterance.is_question(text):
+            # "can we do thursday instead" asks for a change: it ends what came before.
+            if utterance.retracts(text) and _other_value(text, request, [False] * len(request.values)):
+                return Reading("change", "asks to change to another value")
             return Reading("none", "a question, not a request")
         if utterance.about_someone_else(text):
             return Reading("none", "about someone else")
@@ -273,10 +284,8 @@ def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
         or (similarity >= ABOUT_THRESHOLD and _shares_word(text, request.action_words))
     )
     near = about or similarity >= AGAINST_THRESHOLD
-    if not near:
-        return Reading("none", f"about another matter (similarity {similarity:.2f})")
     matched = [_matches(memory, text, v, n) for v, n in zip(request.values, request.normalised, strict=True)]
-    if all(matched):
+    if near and all(matched):
         denied = _denied(memory, text, request)
         if denied:
             return Reading("against", denied)
@@ -287,11 +296,26 @@ def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
         if not about:
             return Reading("none", f"about another matter (similarity {similarity:.2f})")
         return Reading("none", "not a request or a preference")
-    if utterance.retracts(text) and (about or any(matched)):
-        return Reading("retract", "withdrawn or changed later")
-    if about and _other_value(text, request, matched) and (record or utterance.states_wish(text)):
+    if not record and utterance.retracts(text):
+        if about or (near and any(matched)):
+            return Reading("retract", "withdrawn or changed later")
+        # "no wait, make it monday" carries no words of the action: the value it
+        # changes to is what ties it to the request.
+        if _other_value(text, request, matched):
+            return Reading("change", "changed to another value")
+        if not find_values(text) and len(_content_words(text)) <= 4:
+            return Reading("undo", "withdraws what was said just before")
+    # The gate's records are completed requests, each its own matter: a confirmed refund of
+    # one order never changes a request about another.
+    if about and not record and _other_value(text, request, matched) and utterance.states_wish(text):
         return Reading("change", "names another value")
+    if not near:
+        return Reading("none", f"about another matter (similarity {similarity:.2f})")
     return Reading("none", "does not mention these values")
+
+
+def _content_words(text: str) -> list[str]:
+    return [w for w in re.findall(r"[a-zà-ÿ][a-zà-ÿ'\-]*", text.casefold()) if w not in _STOP]
 
 
 def _shares_word(text: str, words: Sequence[str]) -> bool:
@@ -309,7 +333,10 @@ def _shares_word(text: str, words: Sequence[str]) -> bool:
 
 
 def _same_query(text: str, query: str) -> bool:
-    return " ".join(text.casefold().split()) == " ".join(query.casefold().split())
+    def plain(words: str) -> str:
+        return " ".join(words.casefold().split()).rstrip(".?! ")
+
+    return plain(text) == plain(query)
 
 
 def _matches(memory: EvidenceMemory, text: str, value: object, norm: Value | None) -> bool:
@@ -336,8 +363,10 @@ def _denied(memory: EvidenceMemory, text: str, request: EvidenceRequest) -> str:
         return "the caller said no to this"
     if denied_value and not _reason_then_request(parts, request, verb):
         return "the caller said no to these values"
-    if not denied_value and memory.negated and not any(
-        a and any(_mentions(a, v) for v in request.values) for a, _ in parts
+    if (
+        not denied_value
+        and memory.negated
+        and not any(a and any(_mentions(a, v) for v in request.values) for a, _ in parts)
     ):
         # The engine read a denial the clause reading could not place: not support, and against.
         return "the caller said no (engine)"
@@ -354,7 +383,9 @@ def _has_verb(part: str, verb: str) -> bool:
 _BACK_REFERENCE = re.compile(r"\b(?:it|that|them|this|those|one)\b")
 
 
-def _reason_then_request(parts: Sequence[tuple[str, str]], request: EvidenceRequest, verb: tuple[str, ...]) -> bool:
+def _reason_then_request(
+    parts: Sequence[tuple[str, str]], request: EvidenceRequest, verb: tuple[str, ...]
+) -> bool:
     if not verb:
         return False
     for asserted, denied in parts:
@@ -381,8 +412,8 @@ def _other_value(text: str, request: EvidenceRequest, matched: Sequence[bool]) -
 # -- the decision ---------------------------------------------------------------
 
 _VOIDS: dict[str, frozenset[str]] = {
-    "support": frozenset({"against", "retract", "change"}),
-    "against": frozenset({"support", "retract", "change"}),
+    "support": frozenset({"against", "retract", "change", "undo"}),
+    "against": frozenset({"support", "retract", "change", "undo"}),
 }
 
 
@@ -391,6 +422,26 @@ def _later(a: EvidenceMemory, b: EvidenceMemory) -> bool:
     if a.created_at is None or b.created_at is None:
         return True
     return b.created_at > a.created_at
+
+
+def _next_after(a: EvidenceMemory, b: EvidenceMemory, memories: Sequence[EvidenceMemory]) -> bool:
+    """Whether ``b`` may come right after ``a``: later, with nothing known said in between."""
+    if not _later(a, b):
+        return False
+    if a.created_at is None or b.created_at is None:
+        return True
+    lo, hi = a.created_at, b.created_at
+    return not any(m.created_at is not None and lo < m.created_at < hi for m in memories)
+
+
+def _voids(
+    m: EvidenceMemory, stance: str, o: EvidenceMemory, other: str, memories: Sequence[EvidenceMemory]
+) -> bool:
+    if o.id == m.id or other not in _VOIDS.get(stance, frozenset()):
+        return False
+    if other == "undo":
+        return _next_after(m, o, memories)
+    return _later(m, o)
 
 
 def judge(memories: Iterable[EvidenceMemory], request: EvidenceRequest) -> ServiceDecision:
@@ -402,22 +453,16 @@ def judge(memories: Iterable[EvidenceMemory], request: EvidenceRequest) -> Servi
     ``decision_id`` is empty; the service that records the decision fills it.
     """
     readings = [(m, read(m, request)) for m in memories]
+    everything = [m for m, _ in readings]
+    # On a slot-scoped request a support outside the slot neither counts nor voids.
+    usable = [
+        (m, r) for m, r in readings if not (r.stance == "support" and request.slot_only and not m.in_slot)
+    ]
     current: list[tuple[EvidenceMemory, Reading]] = []
-    for m, r in readings:
-        if r.stance == "support" and request.slot_only and not m.in_slot:
-            continue
+    for m, r in usable:
         if r.stance not in _VOIDS:
             continue
-        void = next(
-            (
-                o
-                for o, s in readings
-                if o.id != m.id and s.stance in _VOIDS[r.stance] and _later(m, o)
-                and not (s.stance == "support" and request.slot_only and not o.in_slot)
-            ),
-            None,
-        )
-        if void is None:
+        if not any(_voids(m, r.stance, o, s.stance, everything) for o, s in usable):
             current.append((m, r))
     against = [replace(m, role="against", note=r.why) for m, r in current if r.stance == "against"]
     trusted_against = [m for m in against if m.trusted]
@@ -433,10 +478,16 @@ def judge(memories: Iterable[EvidenceMemory], request: EvidenceRequest) -> Servi
     if against:
         cited = ", ".join(m.id for m in against)
         return ServiceDecision(
-            "", "abstain", against, [], f"the caller's latest words are against this, not yet confirmed ({cited})"
+            "",
+            "abstain",
+            against,
+            [],
+            f"the caller's latest words are against this, not yet confirmed ({cited})",
         )
     if support:
-        pending = [replace(m, role="pending", note="supports these arguments, not yet trusted") for m in support]
+        pending = [
+            replace(m, role="pending", note="supports these arguments, not yet trusted") for m in support
+        ]
         return ServiceDecision(
             "",
             "ask",

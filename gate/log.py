@@ -15,8 +15,9 @@ structlog's global configuration is never touched. While
 ``structlog.testing.capture_logs()`` is active, events go to it instead, so
 tests can assert on them.
 
-:func:`configure_cli` is for gate's own command line and worker: one stderr
-handler, dependencies at WARNING, gate at the level asked for.
+:func:`configure_cli` is for gate's own command line only: one stderr
+handler, dependencies at WARNING, gate at the level asked for (the worker
+leaves handlers to LiveKit's CLI and sets the levels).
 """
 
 from __future__ import annotations
@@ -42,17 +43,19 @@ _RESERVED = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
 
 def _text(value: Any) -> str:
     text = str(value)
-    return repr(text) if (not text or " " in text or "=" in text) else text
+    # Quoted when it would otherwise blur into the next pair or run onto another line.
+    return repr(text) if not text or any(ch.isspace() or ch in "=\"'" for ch in text) else text
 
 
 def _to_record(_: WrappedLogger, __: str, event_dict: EventDict) -> EventDict:
     """Turn the event into ``Logger`` keyword arguments: a key=value message and the fields as extras."""
     name = str(event_dict.pop("event"))
-    message = " ".join([name, *(f"{k}={_text(v)}" for k, v in event_dict.items())])
+    # A field with no value is left out of the text (the record still carries it as None).
+    message = " ".join([name, *(f"{k}={_text(v)}" for k, v in event_dict.items() if v is not None)])
     extra = {(f"gate_{k}" if k in _RESERVED else k): v for k, v in event_dict.items()}
     extra["gate_event"] = name
-    # Fields are already in the message: keep ``%`` in them from being read as format directives.
-    return {"msg": message.replace("%", "%%"), "extra": extra}
+    # No positional args go to ``logging``, so a ``%`` in a value is never read as a directive.
+    return {"msg": message, "extra": extra}
 
 
 _logger: structlog.stdlib.BoundLogger = structlog.wrap_logger(
@@ -67,18 +70,22 @@ def _capturing() -> bool:
 
 
 def _emit(level: int, name: str, fields: dict[str, Any]) -> None:
+    # ``level`` and ``event`` name the record itself in structlog's API: keep fields off them.
+    for taken in ("level", "event"):
+        if taken in fields:
+            fields[f"gate_{taken}"] = fields.pop(taken)
     if _capturing():
         structlog.get_logger("gate").log(level, name, **fields)
     elif _stdlib.isEnabledFor(level):
         _logger.log(level, name, **fields)
 
 
-def event(name: str, **fields: Any) -> None:
+def event(name: str, /, **fields: Any) -> None:
     """Emit one event at INFO (``gate.decision``, ``gate.receipt``, ...); never raises for a field."""
     _emit(logging.INFO, name, fields)
 
 
-def warning(name: str, **fields: Any) -> None:
+def warning(name: str, /, **fields: Any) -> None:
     """Emit one event at WARNING (something went wrong and gate carried on)."""
     _emit(logging.WARNING, name, fields)
 
@@ -105,12 +112,30 @@ def configure_cli(gate_level: int, *, dependencies: int = logging.WARNING) -> No
     Dependencies log at ``dependencies`` (WARNING: no DEBUG flood), gate at
     ``gate_level``. Only for processes gate owns; a host configures its own.
     """
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _Stderr()
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
-    for old in [h for h in root.handlers if getattr(h, "_gate_cli", False)]:
+    for old in [h for h in root.handlers if isinstance(h, _Stderr)]:
         root.removeHandler(old)
-    handler._gate_cli = True  # type: ignore[attr-defined]
     root.addHandler(handler)
     root.setLevel(dependencies)
     _stdlib.setLevel(gate_level)
+
+
+class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is when a record comes, not what it was at set-up.
+
+    A command run inside another program (a test runner swapping the streams)
+    must not keep writing to a stream that was closed after it.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _: Any) -> None:
+        pass

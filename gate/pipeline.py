@@ -96,17 +96,16 @@ class Pipeline:
         force_ask: str | None = None,
         forced: RuleResult | None = None,
         call_id: str | None = None,
-        request_words: str | None = None,
         notes: list[RuleResult] | None = None,
     ) -> Decision:
         """Run the policy, the state read and the evidence look-up; record the decision.
 
         ``attested``: the confirmation the caller said yes to; the state must
         still be at the version they confirmed, or the gate asks again.
-        ``request_words``: the caller's latest words, recorded with the decision
-        service as their request when the policy acts without requiring
-        evidence (so the service itself answers ``act`` and the receipt is
-        aligned). ``notes``: trace entries to keep (e.g. what the caller heard).
+        When the policy acts without requiring evidence, the request is first
+        recorded with the decision service (see :meth:`attest`), so the service
+        itself answers ``act`` and the receipt is aligned. ``notes``: trace entries
+        to keep (e.g. what the caller heard and answered).
 
         Never raises for a failing rule, state reader or decision service:
         each of those becomes an ``abstain`` with the rule that failed. Raises
@@ -124,8 +123,7 @@ class Pipeline:
 
         enforce = policy.mode == "enforce"
         record_request = (
-            request_words is not None
-            and enforce
+            enforce
             and attested is None
             and force_ask is None
             and policy.confirm != "always"
@@ -134,7 +132,7 @@ class Pipeline:
 
         async def evidence() -> ServiceDecision:
             if record_request:
-                await self.attest(caller, loaded, args, kind="request", words=request_words or "")
+                await self.attest(caller, loaded, args, kind="request")
             return await self._ask_service(policy, caller, args)
 
         verdict = await run_rules(
@@ -217,14 +215,13 @@ class Pipeline:
         args: dict[str, Any],
         *,
         kind: str,
-        words: str,
-        question: str | None = None,
         pending: list[str] | None = None,
     ) -> list[str]:
         """Record the caller's confirmed (or policy-allowed) request with the decision service.
 
-        Stores the request in the caller's own words as a memory of what they
-        asked for, then confirms it and the memories that caused the question,
+        Stores the request as a first-person memory of what the caller asked
+        for (``kind``: ``confirm`` after their yes, ``request`` when the policy
+        acts without requiring evidence), then confirms it and the memories that caused the question,
         so the service's next evaluation of this action answers ``act`` on the
         caller's record rather than the gate acting over the service's head.
         Returns the ids confirmed.
@@ -235,7 +232,7 @@ class Pipeline:
         """
         policy = loaded.policy
         query, slot, _, _ = evidence_request(policy, args)
-        content = attestation_text(kind, query, words, question)
+        content = attestation_text(kind, query)
         budget = policy.timeout_s
         memory_id = await asyncio.wait_for(
             self.backend.remember(
@@ -406,17 +403,16 @@ def _decision_row(
     )
 
 
-def attestation_text(kind: str, query: str, words: str, question: str | None) -> str:
+def attestation_text(kind: str, query: str) -> str:
     """The memory that records a caller's confirmed (``confirm``) or plain (``request``) request.
 
-    Fits the hosted 4,000-character limit: the quoted words are shortened, never the request.
+    A plain first-person statement of the request and nothing else: the words
+    themselves (which may be a question, or quote the agent) are kept in the
+    ledger with the confirmation, not in memory, where they would read as
+    something else.
     """
     lead = "I confirm" if kind == "confirm" else "I request"
-    said = " ".join(words.split())[:600]
-    if question:
-        asked = " ".join(question.split())[:600]
-        return f'{lead}: {query}. (Asked: "{asked}"; answered: "{said}")'
-    return f'{lead}: {query}. (Said: "{said}")' if said else f"{lead}: {query}."
+    return f"{lead}: {query.rstrip('.?! ')}."
 
 
 def evidence_request(policy: Policy, args: dict[str, Any]) -> tuple[str, EvidenceSlot | None, list[str], int]:

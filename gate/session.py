@@ -26,7 +26,7 @@ from gate.caller import Caller
 from gate.canonical import canonical_json, digest
 from gate.confirm.answer import read_answer
 from gate.confirm.heard import question_heard
-from gate.confirm.transcript import latest_caller_words, latest_exchange
+from gate.confirm.transcript import latest_exchange
 from gate.decorator import Action, Executed, GatedTool
 from gate.errors import StaleState
 from gate.inflight import InFlight
@@ -177,7 +177,6 @@ class GateSession:
             session_id=self.id,
             args=args,
             call_id=ctx.function_call.call_id if ctx is not None else None,
-            request_words=latest_caller_words(ctx.session.history if ctx is not None else None),
         )
         return await self._carry_out(tool, decision, ctx, key)
 
@@ -310,7 +309,7 @@ class GateSession:
                 f"answer, and call {CONFIRM_TOOL} only after they say yes. Nothing was done."
             )
         values = self._spoken_values(asked)
-        heard = question_heard(exchange.heard or "", values, lang=None)
+        heard = question_heard(exchange.heard or "", values, lang=self.language, question=asked.question)
         if exchange.heard is None or not heard.ok:
             event(
                 "gate.confirmation",
@@ -320,8 +319,8 @@ class GateSession:
                 missing=heard.missing,
             )
             raise ToolError(
-                "The caller's last answer was not to the pending question (what they heard did not "
-                f"name {', '.join(heard.missing) or 'the action'}), so nothing was done and it is still "
+                "The caller's last answer was not to the pending question "
+                f"({heard.reason or 'it was never put to them'}), so nothing was done and it is still "
                 f"waiting. Put this question to them: {asked.question!r} and call {CONFIRM_TOOL} only "
                 "after they answer it with yes."
             )
@@ -377,8 +376,6 @@ class GateSession:
                 loaded,
                 args,
                 kind="confirm",
-                words=exchange.answer,
-                question=exchange.heard,
                 pending=json.loads(answered.memory_ids_json),
             )
         except Exception as exc:

@@ -118,7 +118,7 @@ _NEG_EN = (
     r"not|never|no longer|no more|nor|neither|nothing|none|nobody|"
     r"\w+n't|cannot|dont|doesnt|didnt|cant|wont|isnt|arent|wasnt|werent|"
     r"wouldnt|shouldnt|couldnt|havent|hasnt|hadnt|aint|"
-    r"no(?=\s+\w)|without|refuse to|avoid"
+    r"no(?=\s+\w)|without|refuse to|avoid|impossible|unavailable|busy"
 )
 _NEG_ES = r"nunca|jamás|jamas|ya no|tampoco|ningún|ninguna|ninguno|sin|no(?=\s+\w)"
 _NEG_FR = r"ne|n'|pas|jamais|plus jamais|aucun|aucune|sans|non"
@@ -130,7 +130,8 @@ _NOT_NEGATION = re.compile(
     r"\b(?:(?:do|would|does)(?: not|n't|nt) mind|don'?t mind|can'?t wait|cannot wait|can not wait|"
     r"no problem|not a problem|no worries|(?:do not|don'?t) forget|(?:do not|don'?t) hesitate|"
     r"not only|why not|no doubt|without (?:delay|fail)|nothing else|no later than|"
-    r"as soon as possible|if not sooner|no,? (?:wait|sorry|actually|no|problem)|oh no|sin falta|sans faute|no te olvides|n'oublie pas|nicht vergessen)\b",
+    r"as soon as possible|if not sooner|no,? (?:wait|sorry|actually|no|problem)|oh no|"
+    r"sin falta|sans faute|no te olvides|n'oublie pas|nicht vergessen)\b",
     re.IGNORECASE,
 )
 # Cues whose scope is only what follows them: the words before are asserted.
@@ -194,6 +195,17 @@ _STATE_AFTER = re.compile(
     r"me va|sirve)\b",
     re.IGNORECASE,
 )
+# Negative predicates: "fridays at 10 are impossible for me" denies what came before.
+_PREDICATIVE = frozenset({"impossible", "unavailable", "busy"})
+_SUBJECT_BEFORE = re.compile(
+    r"\b(?:i|we|you|he|she|they|i'm|im|we're|they're)\s+(?:(?:can|could|will|would|do|does|did|am|are|is|"
+    r"really|just|definitely|honestly|simply|also|still|really)\s+){0,2}$",
+    re.IGNORECASE,
+)
+_FRONTED = re.compile(
+    r"^\W*(?:do|make|manage|want|need|like|take|afford|handle|fancy|use)\b\W*(?:it|that|them|one)?\W*$",
+    re.IGNORECASE,
+)
 # Withdrawing words deny what follows them ("forget the sunday delivery").
 _WITHDRAW = re.compile(
     r"\b(?:forget(?= about\b| the\b| that\b| it\b| my\b| what\b| our\b)|never ?mind|nevermind|scratch|"
@@ -224,7 +236,14 @@ def _scope(clause: str, lang: str | None) -> tuple[str, str]:
     if cues:
         cue = min(cues, key=lambda m: m.start())
         before, after = clause[: cue.start()], clause[cue.end() :]
-        if not after.strip() or _STATE_AFTER.match(after):
+        if not after.strip():
+            return "", clause
+        if cue.group().casefold() in _PREDICATIVE or _STATE_AFTER.match(after):
+            # "please close the silver plan i don't go anymore": the denial is the
+            # speaker's own predicate, unless its object was put first ("thursday i can't do").
+            subject = _SUBJECT_BEFORE.search(before)
+            if subject is not None and not _FRONTED.match(after):
+                return before[: subject.start()], clause[subject.start() :]
             return "", clause
         return before, after
     contrast = _CONTRAST.search(clause)
@@ -249,6 +268,8 @@ _REQUEST_AS_QUESTION = re.compile(
     r"know|confirm if|check if|remind)\w+|"
     r"(?:can|could|may)\s+(?:i|we)\s+(?:please\s+)?(?:have|get|book|order|make|schedule|switch|move)\b|"
     r"would you mind|i was hoping you could|"
+    r"(?:can|could|would|will)\s+(?:someone|somebody|anyone|one of you|your team|an engineer|"
+    r"a technician|a courier|the courier|the engineer|the technician)\s+(?:please\s+)?\w+|"
     r"(?:puede|podría|podrias|podrías|puedes)\s+(?!decirme)\w+|"
     r"(?:pouvez|pourriez|peux|pourrais)[- ](?:vous|tu)\s+\w+|"
     r"(?:können|könnten|kannst|könntest)\s+(?:sie|du)\s+\w+)",
@@ -258,7 +279,8 @@ _QUESTION_START = {
     "en": r"what|whats|what's|when|where|which|who|whom|whose|why|how|hows|is|isn't|isnt|are|aren't|"
     r"am|was|were|do(?!\s+not\b)|does(?!\s+not\b)|doesn't|did(?!\s+not\b)|didn't|can|can't|"
     r"could|would|will|won't|shall|should|may|might|"
-    r"(?:have|has|had)(?=\s+(?:you|u|i|we|they|he|she|it|my|the|that|this|anyone|someone)\b)|any chance|is there|are there|i wonder|i was wondering|wondering|"
+    r"(?:have|has|had)(?=\s+(?:you|u|i|we|they|he|she|it|that|this|anyone|someone)\b)|"
+    r"any chance|is there|are there|i wonder|i was wondering|wondering|"
     r"what about|how about|do you know|any idea",
     "es": r"qué|que|cuándo|cuando|dónde|donde|cómo|como|cuál|cual|quién|quien|por qué|"
     r"cuánto|cuanto|hay|es posible|puedo",
@@ -297,9 +319,7 @@ def is_question(text: str, lang: str | None = None) -> bool:
     pattern = _QUESTION_LANG.get(lang or "", _QUESTION_ANY)
     if pattern.search(first):
         return True
-    if first.endswith("?") or first.startswith("¿"):
-        return True
-    return False
+    return bool(first.endswith("?") or first.startswith("¿"))
 
 
 _WISH = re.compile(
@@ -320,19 +340,22 @@ _WISH = re.compile(
 )
 # Verbs a caller opens a request with ("cancel my premium plan", "book thursday").
 _IMPERATIVE = re.compile(
-    rf"^{_FILLER}(?:please\s+)?(?:(?:do not|don'?t|dont|never)\s+)?(?:book|reserve|schedule|reschedule|arrange|cancel|end|stop|drop|"
+    rf"^{_FILLER}(?:please\s+)?(?:(?:do not|don'?t|dont|never)\s+)?"
+    r"(?:book|reserve|schedule|reschedule|arrange|cancel|end|stop|drop|"
     r"terminate|close|refund|return|reimburse|credit|pay|settle|transfer|send|wire|deliver|ship|"
     r"bring|leave|drop off|move|change|update|switch|swap|upgrade|downgrade|add|remove|delete|keep|"
     r"put|set|make|give|get|take|sign|open|renew|extend|order|buy|charge|issue|process|hold|use|"
     r"go ahead|confirm|apply|enable|disable|activate|deactivate|start|pause|resume|register|"
     r"enrol|enroll|subscribe|unsubscribe|redirect|forward|collect|pick up|replace|exchange|"
     r"reserva|cancela|paga|envía|envia|entrega|cambia|réserve|annule|paie|envoie|livre|change|"
-    r"buche|storniere|kündige|zahle|schicke|liefere|ändere)"
-    # An imperative goes on to what it acts on; "order a-1042 arrived" is a noun opening a narrative.
-    r"\s+(?:(?:the|a|an|my|our|me|us|it|this|that|these|those|them|him|your|up|off|out|in|back|"
-    r"all|both|some|any|for|to|on|at|ahead|el|la|los|las|mi|mis|le|les|mon|ma|mes|"
-    r"den|die|das|meine|meinen|mein|invoice|order|account|plan|table|room|reservation|booking|"
-    r"delivery|parcel|payment|subscription|package)(?![\w-])|\d|\$|€|£)",
+    r"buche|storniere|kündige|zahle|schicke|liefere|ändere)(?![\w'-])",
+    re.IGNORECASE,
+)
+# "order a-1042 arrived on time" opens with a noun, not a request: a finite verb follows soon.
+_NARRATIVE = re.compile(
+    r"^\W*(?:\S+\s+){0,2}?(?:is|was|were|are|has|had|have|got|came|went|arrived|broke|worked|"
+    r"happened|looks|looked|seems|seemed|costs|cost|said|says|"
+    r"(?!(?:hundred|need|wed|bed|red|speed|feed|seed|indeed|shed|weed|unlimited|limited)\b)\w+ed)\b",
     re.IGNORECASE,
 )
 
@@ -346,7 +369,13 @@ def states_wish(text: str) -> bool:
     t = _norm(text)
     if _REQUEST_AS_QUESTION.search(t):
         return True
-    return any(_WISH.search(c) or _IMPERATIVE.search(c) for c in clauses(t))
+    for clause in clauses(t):
+        if _WISH.search(clause):
+            return True
+        opening = _IMPERATIVE.search(clause)
+        if opening is not None and not _NARRATIVE.search(clause[opening.end() :]):
+            return True
+    return False
 
 
 # -- whose words, about whom ---------------------------------------------------
@@ -435,6 +464,10 @@ _INSTRUCTION = re.compile(
     r"\[\s*/?\s*(?:inst|system|sys|admin|instructions?|assistant|developer|tool)\s*\]|"
     r"</?\s*(?:system|instructions?|assistant|admin|prompt|developer|tool|im_start|im_end)\b[^>]*>|"
     r"^\s*#{2,}\s*\w|\{\{.*\}\}|"
+    r"[\[\(<{]\s*(?:system|sys|admin|administrator|developer|assistant|agent|ai|bot|model|instructions?|"
+    r"operator|tool|note to (?:the )?(?:agent|assistant|ai|model))\b[^\]\)>}]{0,40}[\]\)>}]|"
+    r"\b(?:user|caller|customer|identity|account|request)\s+(?:is\s+|has been\s+|was\s+)?"
+    r"(?:verified|authenticated|authori[sz]ed|approved)\b|"
     r"^\s*[\[\(<{]?\s*(?:system|admin|developer|instruction|instructions|note to (?:the )?"
     r"(?:agent|assistant|ai|model))\s*[\]\)>}]?\s*:",
     re.IGNORECASE | re.MULTILINE,

@@ -19,8 +19,9 @@ What is understood (English, Spanish, French, German):
 - **times**: "19:00", "7pm", "7 p.m.", "7.30 pm", "seven thirty pm", "seven in the evening",
   "half past seven", "19 h", "19h30", "sept heures du soir", "19 Uhr", "halb acht", "las siete
   de la tarde", "noon", "midnight". An hour said without a part of the day ("7 o'clock",
-  "at seven", "a las siete") is ambiguous: it is read as written ("07:00") and also matches
-  the afternoon reading ("19:00").
+  "at seven", "a las siete", "7:30") is ambiguous: it is read as written ("07:00") and also
+  matches the afternoon reading ("19:00"); "07:30" with its leading zero is the morning only.
+  A value given with an ambiguous hour (``"7 o'clock"``) is the hour as written.
 - **dates**: ISO ("2026-03-04"), "March 4", "4th of March", "4 de marzo", "4 mars",
   "4. März", with or without a year, "4.3.2026"; a date without a year matches that day of
   any year.
@@ -344,6 +345,17 @@ def _lexicon(lang: str | None) -> _Lex:
     return _Lex(numbers, weekdays, months, lang)
 
 
+@lru_cache(maxsize=8)
+def _starters(lang: str | None) -> frozenset[str]:
+    """Every word that can open a value in this language's lexicon."""
+    lex = _lexicon(lang)
+    words: set[str] = set(lex.numbers) | set(lex.weekdays) | set(lex.months) | set(_EN_ORDINALS)
+    words |= {w for cue in _TIME_CUE for w in cue[:1]} | set(_NOON) | set(_MIDNIGHT)
+    words |= {"half", "quarter", "viertel", "halb", "the", "le", "el", "am", "den", "usd", "eur", "gbp"}
+    words |= _MINUS_WORDS
+    return frozenset(words)
+
+
 # German writes numbers as one word: "zweihundertfünfundzwanzig".
 _DE_MORPHEMES: dict[str, tuple[int, str]] = {
     "ein": (1, "unit"), "eins": (1, "unit"), "zwei": (2, "unit"), "zwo": (2, "unit"),
@@ -611,7 +623,17 @@ class _Scanner:
     def scan(self) -> list[Mention]:
         found: list[Mention] = []
         i = 0
+        starters = _starters(self.lex.lang)
+        german = self.lex.lang in (None, "de")
         while i < len(self.t):
+            tok = self.t[i]
+            if (
+                tok.kind == "word"
+                and tok.text not in starters
+                and not (german and _german_compound(tok.text) is not None)
+            ):
+                i += 1  # most words cannot open a value: skip the readers
+                continue
             for reader in (self.date, self.time, self.weekday, self.number, self.ident):
                 got = reader(i)
                 if got is not None:
@@ -966,6 +988,8 @@ class _Scanner:
                 hour = 0
             elif meaning == "night" and 5 <= hour < 12:
                 hour += 12
+        elif tok.kind == "clock" and tok.text.startswith("0"):
+            pass  # "07:30" is written on a 24-hour clock: the morning
         elif 1 <= hour < 12:
             also.add(f"{hour + 12:02d}:{minute:02d}")
         elif hour == 12:
@@ -1157,6 +1181,9 @@ def normalise(value: object, lang: str | None = None) -> Value:
         raise ValueError(f"expected a finite number, got {value!r}")
     if _LEADING_ZERO.fullmatch(text):
         return Value("ident", text)
+    day = _lexicon(None).weekdays.get(_fold(text).rstrip("."))
+    if day is not None:
+        return Value("weekday", day)  # "sun" alone is the day, though "the sun" is not
     found = _scan(text, _norm_lang(lang))
     if len(found) == 1:
         only = found[0]

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 import shutil
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from gate.cli.demo_run import run_demo
 from sqlalchemy import text
+from sqlalchemy.exc import OperationalError, ProgrammingError
 from typer.testing import CliRunner
 
 import gate
 from gate.cli import app
-from tests.conftest import POLICIES
+from gate.cli.demo_run import run_demo
+from tests.conftest import POLICIES, pg_url
 
 DEMO_POLICIES = Path(__file__).parent.parent / "policies"
 
@@ -42,9 +45,16 @@ def cli(*args: str) -> tuple[int, str]:
 def listed(db: str, *filters: str) -> list[dict[str, object]]:
     code, output = cli("audit", "list", "--database-url", db, "--json", *filters)
     assert code == 0, output
-    rows = json.loads(output)
+    rows = json.loads(output)["decisions"]
     assert isinstance(rows, list)
     return rows
+
+
+def no_reprs(output: str) -> None:
+    """Human output never shows Python's own spelling of values, nor box drawing when piped."""
+    for python in ("None", "{'", "['", "True", "False", "error=", "(call "):
+        assert python not in output, python
+    assert not set(output) & set("│┃━─┏┓┗┛╭╮"), "box drawing in piped output"
 
 
 def test_list_is_newest_first_and_filters(db: str) -> None:
@@ -58,13 +68,32 @@ def test_list_is_newest_first_and_filters(db: str) -> None:
     assert listed(db, "--violations") == []
     assert listed(db, "--undelivered") == []
     assert len(listed(db, "--since", "1h")) == 7 and listed(db, "--until", "2000-01-01") == []
-    first, second = listed(db, "--limit", "4"), listed(db, "--limit", "4", "--page", "2")
-    assert len(first) == 4 and len(second) == 3 and not {r["id"] for r in first} & {r["id"] for r in second}
+    assert {r["delivery"] for r in rows} == {"delivered", "local"}
 
 
-def test_list_table_and_bad_filters(db: str) -> None:
+def test_list_pages_by_key(db: str) -> None:
+    code, output = cli("audit", "list", "--database-url", db, "--json", "--limit", "4")
+    first = json.loads(output)
+    assert len(first["decisions"]) == 4 and first["next_after"] == first["decisions"][-1]["id"]
+    code, output = cli(
+        "audit", "list", "--database-url", db, "--json", "--limit", "4", "--after", first["next_after"]
+    )
+    second = json.loads(output)
+    assert len(second["decisions"]) == 3 and second["next_after"] is None
+    everything = [r["id"] for r in listed(db)]
+    assert [r["id"] for r in first["decisions"] + second["decisions"]] == everything
+    code, output = cli("audit", "list", "--database-url", db, "--limit", "4")
+    assert f"next page: --after {first['next_after']}" in output
+    code, output = cli("audit", "list", "--database-url", db, "--after", "gd_nope")
+    assert code == 1 and output.strip() == "gate: no decision gd_nope to page after"
+
+
+def test_list_is_plain_columns_when_piped_and_bad_filters_are_one_line(db: str) -> None:
     code, output = cli("audit", "list", "--database-url", db)
     assert code == 0 and "limits.amount.max" in output and "book_visit" in output
+    header = output.splitlines()[0].split()
+    assert header == ["time", "id", "caller", "tool", "outcome", "rule", "receipt", "delivery", "alignment"]
+    no_reprs(output)
     code, output = cli("audit", "list", "--database-url", db, "--outcome", "maybe")
     assert code == 2 and "outcome must be one of act, ask, abstain" in output
     code, output = cli("audit", "list", "--database-url", db, "--since", "last tuesday")
@@ -78,48 +107,86 @@ def test_show_tells_the_whole_story(db: str) -> None:
     assert code == 0
     story = json.loads(output)
     d = story["decision"]
-    assert d["caller"]["id"] == "alice" and d["arguments"] == {"amount": 40.0, "order_id": "A-1001"}
+    assert d["caller"]["id"] == "demo-alice-1" and d["arguments"] == {"amount": 40.0, "order_id": "A-1001"}
     assert d["policy"]["hash"].startswith("sha256:") and d["rule"] == "evidence"
     assert d["tool_call_id"].startswith("call_")
     assert "refund 40 on order A-1001" in story["evidence"]["memories"][0]["content"]
     assert story["confirmed_by"]["caller_words"] == "Yes, go ahead."
+    assert story["conversation"]["question"] == "Please confirm: refund 40 on order A-1001?"
     receipt = story["receipt"]
     assert receipt["status"] == "succeeded" and receipt["external_ref"].startswith("refund-A-1001-")
-    assert receipt["delivery"]["attempts"] == 1 and receipt["delivery"]["policy_alignment"] == "aligned"
+    assert (receipt["delivery_state"], receipt["policy_alignment"]) == ("delivered", "aligned")
+    (attempt,) = receipt["delivery"]
+    assert attempt["state"] == "delivered" and attempt["service_receipt_id"].startswith("rcpt_")
+    assert [e["kind"] for e in story["chain"]] == ["decision", "receipt.2", "delivery"]
+    assert story["chain"][0]["seq"] == d["chain_seq"]
     code, output = cli("audit", "show", str(refund["id"]), "--database-url", db)
-    assert code == 0 and "caller said 'Yes, go ahead.'" in output and "alignment=aligned" in output
+    assert code == 0 and "the caller said Yes, go ahead." in output
+    assert "delivery      delivered" in output and "alignment     aligned" in output
+    no_reprs(output)
 
 
 def test_show_unknown_id_is_one_line(db: str) -> None:
     code, output = cli("audit", "show", "gd_nope", "--database-url", db)
-    assert code == 1 and output.strip() == "gate: no decision 'gd_nope' in the ledger"
+    assert code == 1 and output.strip() == "gate: no decision gd_nope in the ledger"
 
 
 def test_verify_and_a_tampered_ledger(db: str) -> None:
     code, output = cli("audit", "verify", "--database-url", db)
-    assert code == 0 and "chain verified: 22 entries" in output
+    assert code == 0 and "chain verified: 28 entries" in output
+    code, output = cli("audit", "verify", "--database-url", db, "--json")
+    assert json.loads(output)["ok"] is True
     ledger = gate.Ledger(db, create=False)
     with ledger.engine.begin() as conn:
-        conn.execute(text("UPDATE gate_decisions SET outcome='act' WHERE rule='limits.amount.max'"))
+        conn.execute(text("UPDATE gate_deliveries SET policy_alignment='violated' WHERE state='delivered'"))
     ledger.close()
     code, output = cli("audit", "verify", "--database-url", db)
-    assert code == 1 and "decision was changed after it was recorded" in output
+    assert code == 1 and "delivery was changed after it was recorded" in output
+    code, output = cli("audit", "verify", "--database-url", db, "--json")
+    assert (
+        code == 1
+        and json.loads(output)["first_broken"]["reason"] == "delivery was changed after it was recorded"
+    )
 
 
-def test_export_jsonl_uses_genai_names(db: str) -> None:
+def test_export_streams_every_entry_with_the_state_as_of_it(db: str) -> None:
     code, output = cli("audit", "export", "--format", "jsonl", "--database-url", db)
     assert code == 0
     events = [json.loads(line) for line in output.splitlines()]
-    assert len(events) == 22
-    assert [e["gate.chain.seq"] for e in events] == list(range(1, 23))
+    assert [e["gate.chain.seq"] for e in events] == list(range(1, 29))
     decision = next(e for e in events if e["event.name"] == "gate.decision")
     assert decision["gen_ai.operation.name"] == "execute_tool"
     assert decision["gen_ai.tool.name"] == "book_visit" and decision["gen_ai.tool.call.id"]
-    assert decision["enduser.id"] == "alice"
+    assert decision["enduser.id"] == "demo-alice-1"
     kinds = {e["event.name"] for e in events}
-    assert kinds == {"gate.decision", "gate.receipt", "gate.confirmation"}
+    assert kinds == {"gate.decision", "gate.receipt", "gate.confirmation", "gate.delivery"}
+    # A question and its answer are two entries: the first shows it as asked.
+    by_confirmation: dict[str, list[dict[str, object]]] = {}
+    for e in events:
+        if e["event.name"] == "gate.confirmation":
+            by_confirmation.setdefault(str(e["gate.confirmation.id"]), []).append(e)
+    answered = [v for v in by_confirmation.values() if len(v) == 2]
+    assert answered
+    for asked, answer in answered:
+        assert (asked["gate.confirmation.status"], asked["gate.confirmation.words"]) == ("pending", None)
+        assert answer["gate.confirmation.status"] != "pending"
+    assert any(a["gate.confirmation.words"] == "Yes, go ahead." for _, a in answered)
     code, output = cli("audit", "export", "--format", "csv", "--database-url", db)
     assert code == 2 and "unknown format" in output
+
+
+def test_export_reports_a_missing_record_and_fails(db: str) -> None:
+    ledger = gate.Ledger(db, create=False)
+    with ledger.engine.begin() as conn:
+        seq, rid = conn.execute(
+            text("SELECT seq, ref_id FROM gate_chain WHERE kind='receipt.2' LIMIT 1")
+        ).one()
+        conn.execute(text("DELETE FROM gate_receipts WHERE id=:i"), {"i": rid})
+    ledger.close()
+    result = runner.invoke(app, ["audit", "export", "--database-url", db])
+    assert result.exit_code == 1
+    assert f"gate: entry {seq} ({rid}): the receipt it records is missing" in result.stderr
+    assert len(result.stdout.splitlines()) == 27  # every other entry is still exported
 
 
 def test_stats(db: str) -> None:
@@ -130,8 +197,10 @@ def test_stats(db: str) -> None:
     assert result["by_tool"]["book_visit"] == {"act": 1, "ask": 3, "abstain": 0}
     assert result["by_receipt_status"] == {"skipped": 5, "succeeded": 2}
     assert 0 < result["latency_ms"]["p50"] <= result["latency_ms"]["p95"]
+    assert sum(b["count"] for b in result["latency_histogram"]) == 7
     code, output = cli("audit", "stats", "--database-url", db)
     assert code == 0 and "decision latency: p50" in output
+    no_reprs(output)
 
 
 def test_missing_ledger_is_one_clear_line(tmp_path: Path) -> None:
@@ -139,6 +208,99 @@ def test_missing_ledger_is_one_clear_line(tmp_path: Path) -> None:
         code, output = cli("audit", *command, "--database-url", f"sqlite:///{tmp_path / 'none.db'}")
         assert code == 2 and output.startswith("gate: no ledger at"), command
         assert "Traceback" not in output
+
+
+def test_help_explains_every_status_word() -> None:
+    code, output = cli("audit", "--help")
+    assert code == 0
+    for word in (
+        "act",
+        "ask",
+        "abstain",
+        "local",
+        "pending",
+        "delivered",
+        "conflict",
+        "rejected",
+        "aligned",
+        "violated",
+        "skipped",
+    ):
+        assert f"{word} " in output, word
+    code, output = cli("receipts", "--help")
+    assert all(w in output for w in ("pending", "delivered", "conflict", "rejected", "local"))
+
+
+READS = (["list"], ["show", "{id}"], ["verify"], ["export"], ["stats"])
+
+
+def _every_read_works(url: str) -> None:
+    (first,) = listed(url, "--limit", "1")
+    for command in READS:
+        args = [a.replace("{id}", str(first["id"])) for a in command]
+        code, output = cli("audit", *args, "--database-url", url)
+        assert code == 0, (command, output)
+
+
+def test_a_read_only_copy_can_be_reviewed(db: str, tmp_path: Path) -> None:
+    path = Path(db.removeprefix("sqlite:///"))
+    folder = tmp_path / "readonly"
+    folder.mkdir()
+    copy = folder / "ledger.db"
+    shutil.copy(path, copy)
+    before = copy.read_bytes()
+    copy.chmod(0o444)
+    folder.chmod(0o555)
+    try:
+        url = f"sqlite:///{copy}"
+        _every_read_works(url)
+        assert sorted(p.name for p in folder.iterdir()) == ["ledger.db"]  # no -wal, -shm or lock file
+        assert copy.read_bytes() == before
+        ledger = gate.Ledger(url, create=False, read_only=True)
+        try:
+            with pytest.raises(OperationalError, match="readonly"), ledger.engine.begin() as conn:
+                conn.execute(text("DELETE FROM gate_chain"))
+        finally:
+            ledger.close()
+    finally:
+        folder.chmod(0o755)
+
+
+@pytest.mark.postgres
+def test_a_read_only_postgres_role_can_review(pg_ledger: tuple[str, str]) -> None:
+    _, reader = pg_ledger
+    _every_read_works(reader)
+    ledger = gate.Ledger(reader, create=False, read_only=True)
+    try:
+        with pytest.raises(ProgrammingError, match="permission denied"), ledger.engine.begin() as conn:
+            conn.execute(text("DELETE FROM gate_chain"))
+    finally:
+        ledger.close()
+
+
+@pytest.fixture
+def pg_ledger(tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """A demo ledger on PostgreSQL, and a URL of a role that may only read it."""
+    base = pg_url()
+    if not base:
+        pytest.skip("GATE_TEST_PG_URL is not set (.ci/run sets it)")
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    name = f"gate_ro_{uuid.uuid4().hex[:12]}"
+    role = f"reader_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+        conn.execute(f"CREATE ROLE {role} LOGIN")
+    owner = make_url(base).set(database=name)
+    owner_url = owner.render_as_string(hide_password=False)
+    assert run_demo(tmp_path / "home", database_url=owner_url) == 0
+    with psycopg.connect(owner_url.replace("postgresql+psycopg", "postgresql"), autocommit=True) as conn:
+        conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}")
+    yield owner_url, owner.set(username=role).render_as_string(hide_password=False)
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+        conn.execute(f"DROP ROLE {role}")
 
 
 def test_policy_explain_is_a_dry_run(db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -192,7 +354,7 @@ def test_policy_explain_reads_the_callers_memory(tmp_path: Path, monkeypatch: py
         "explain",
         "book_visit",
         "--caller",
-        "alice",
+        "demo-alice-1",
         "--verified",
         "--args",
         '{"day": "Friday"}',
@@ -202,8 +364,8 @@ def test_policy_explain_reads_the_callers_memory(tmp_path: Path, monkeypatch: py
     )
     assert code == 0, output
     result = json.loads(output)
-    # Friday is the caller's current wish; it was never confirmed (the slot was taken first).
-    assert (result["outcome"], result["rule"]) == ("ask", "evidence")
+    # The caller said yes to Friday (the slot was taken only afterwards): that memory is trusted.
+    assert (result["outcome"], result["rule"]) == ("act", "evidence")
     assert "Friday" in result["evidence"]["memories"][0]["content"]
     before = gate.Ledger(f"sqlite:///{home / 'ledger.db'}", create=False)
     assert len(before.decisions()) == 7  # nothing was recorded

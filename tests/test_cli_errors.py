@@ -62,7 +62,7 @@ def test_an_unknown_command_is_one_line() -> None:
     ("variable", "value", "args", "allowed"),
     [
         ("GATE_EMBEDDER", "nope", ["audit", "list"], "minilm, mock"),
-        ("GATE_MEMORY", "nope", ["forget", "x", "--yes"], "auto, local, cloud, geniffy"),
+        ("GATE_MEMORY", "nope", ["forget", "x"], "auto, local, cloud, geniffy"),
     ],
 )
 def test_a_malformed_setting_names_the_variable_and_the_allowed_values(

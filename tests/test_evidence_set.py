@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import yaml
@@ -31,6 +31,11 @@ from gate.evidence import ABOUT_THRESHOLD
 from gate.memory.embedder import MiniLMEmbedder
 
 SET = Path(__file__).parent / "data" / "evidence_set.yaml"
+CLASSES = (
+    *("supports_paraphrase", "negates", "same_words_other_matter", "other_amount", "other_entity"),
+    *("other_caller", "question", "third_party", "agent_words", "instruction", "retracted"),
+    *("changed_later", "number_forms", "day_time_forms", "confirmation_record"),
+)
 CONFIDENCE = {"trusted": 0.9, "untrusted": 0.5, "confirmed": 1.0}
 
 
@@ -42,7 +47,9 @@ class Outcome:
 
     @property
     def supported(self) -> bool:
-        return self.decision.outcome in ("act", "ask") and self.last_id in {m.id for m in self.decision.memories}
+        return self.decision.outcome in ("act", "ask") and self.last_id in {
+            m.id for m in self.decision.memories
+        }
 
     @property
     def cited_against(self) -> bool:
@@ -50,7 +57,8 @@ class Outcome:
 
     def describe(self) -> str:
         c = self.case
-        return f"[{c['class']}] {c['tool']}{c['args']} <- {c['memories']} -> {self.decision.outcome}: {self.decision.reason}"
+        d = self.decision
+        return f"[{c['class']}] {c['tool']}{c['args']} <- {c['memories']} -> {d.outcome}: {d.reason}"
 
 
 def spoken(value: Any) -> str:
@@ -83,7 +91,7 @@ async def write(engine: gate.LocalEngine, partition: str, memory: str | dict[str
         m["text"],
         metadata=metadata,
         confidence=CONFIDENCE[trust],
-        source=m.get("source", "user_stated"),
+        source=cast(Any, m.get("source", "user_stated")),
         action_relevant=True,
         user_id=who,
     )
@@ -114,18 +122,16 @@ async def test_labelled_set_zero_false_supports_and_95_percent_found(engine: gat
     assert len(cases) >= 150
     assert len({c["tool"] for c in cases}) >= 5
     classes = Counter(c["class"] for c in cases)
-    for name in (
-        "supports_paraphrase negates same_words_other_matter other_amount other_entity other_caller "
-        "question third_party agent_words instruction retracted changed_later number_forms "
-        "day_time_forms confirmation_record"
-    ).split():
+    for name in CLASSES:
         assert classes[name] >= 5, name
 
     outcomes = await run_set(engine)
     true_supports = [o for o in outcomes if o.case["expect"] == "support"]
     found = [o for o in true_supports if o.supported]
     misses = [o for o in true_supports if not o.supported]
-    false_supports = [o for o in outcomes if o.case["expect"] != "support" and o.decision.outcome in ("act", "ask")]
+    false_supports = [
+        o for o in outcomes if o.case["expect"] != "support" and o.decision.outcome in ("act", "ask")
+    ]
     negations = [o for o in outcomes if o.case["expect"] == "against"]
     uncited = [o for o in negations if not o.cited_against]
     share = len(found) / len(true_supports)

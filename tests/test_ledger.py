@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -14,7 +15,12 @@ from sqlalchemy import text
 
 import gate
 from gate.ledger import DecisionRow, ReceiptRow
-from tests.conftest import pg_url
+
+
+def pg_url() -> str | None:
+    # Read here rather than from the shared fixtures: worker processes import this
+    # module, and it must stay light for them to start quickly.
+    return os.environ.get("GATE_TEST_PG_URL")
 
 
 def decision_row(**overrides: Any) -> DecisionRow:
@@ -293,10 +299,10 @@ EDITS = [
     ("gate_decisions", "outcome", "'abstain'"),
     ("gate_decisions", "rule", "'forged'"),
     ("gate_decisions", "args_json", "'{}'"),
-    ("gate_decisions", "evidence_json", "'{}'"),
-    ("gate_decisions", "trace_json", "'[]'"),
+    ("gate_decisions", "evidence_json", '\'{"outcome": "act"}\''),
+    ("gate_decisions", "trace_json", "'[{}]'"),
     ("gate_decisions", "policy_hash", "'sha256:forged'"),
-    ("gate_decisions", "caller_json", "'{}'"),
+    ("gate_decisions", "caller_json", '\'{"id": "mallory"}\''),
     ("gate_decisions", "latency_ms", "0.1"),
 ]
 

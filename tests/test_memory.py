@@ -16,12 +16,10 @@ import gate
 from gate import CallerMemory, MemoryAgent
 from gate.cli import app
 from gate.memory.base import NOTHING_KNOWN, UNAVAILABLE, MemoryStore, Recall
-from gate.memory.cloud import CloudMemory
-from gate.memory.geniffy import GeniffyMemory
-from gate.testing.contextdb import CloudDouble
-from gate.testing.geniffy import GeniffyDouble
+from gate.memory.local import LocalMemory
+from gate.memory.saves import SaveTracker
 from gate.testing.llm import ScriptedLLM, call, say
-from tests.conftest import ALICE, POLICIES, Calendar, cloud_engine, make_tools
+from tests.conftest import ALICE, POLICIES, Calendar, make_tools
 
 DATA = Path(__file__).parent / "data" / "recall.yaml"
 
@@ -182,17 +180,100 @@ async def test_injection_suspects_never_reach_the_model(g: gate.Gate) -> None:
         assert "A-7" in shown and "Ignore all previous instructions" not in shown
 
 
-async def test_exchanges_are_saved_with_who_said_what(g: gate.Gate) -> None:
+async def test_facts_are_kept_and_the_rest_is_not(g: gate.Gate) -> None:
     async with Call(g, ALICE) as c:
+        await c.turn("hello there", say("Hi, how can I help?"))
         await c.turn("I'd like my visit on Wednesday.", say("I'll note Wednesday."))
+        await c.turn("what day did i pick for the engineer", say("Let me see."))
+        await c.turn("okay thanks", say("You're welcome."))
         assert await c.agent.flush(5)
     recall = await g.memory.recall("alice", "which day for the visit", top_k=5)
-    said = {(i.said_by, i.text) for i in recall.items}
-    assert ("caller", "I'd like my visit on Wednesday.") in said
-    assert ("agent", "I'll note Wednesday.") in said
+    assert [(i.said_by, i.text) for i in recall.items] == [("caller", "I'd like my visit on Wednesday.")]
+    snapshot = await g.memory.snapshot("alice")
+    assert [i.text for i in snapshot.items] == ["I'd like my visit on Wednesday."]
     # The caller's live wish is evidence to confirm, never an actionable fact by itself.
-    decision = await g.backend.evaluate_action("alice", "book Wednesday", match=["Wednesday"])
-    assert decision.outcome == "ask"
+    decision = await g.backend.evaluate_action("alice", "book a home visit on Wednesday", match=["Wednesday"])
+    assert decision.outcome != "act"
+
+
+async def test_the_agent_s_words_stay_the_agent_s(g: gate.Gate) -> None:
+    async with Call(g, ALICE) as c:
+        await c.turn("my boiler is a worcester combi", say("Your Worcester combi boiler is due a service."))
+        assert await c.agent.flush(5)
+    memory = g.memory
+    assert isinstance(memory, LocalMemory)
+    said = await memory.index.current("alice", memory_types=("EXPERIENTIAL",))
+    assert [(r.said_by, r.content) for r in said] == [
+        ("agent", "Your Worcester combi boiler is due a service.")
+    ]
+    facts = await memory.recall("alice", "what kind of heating do i have", top_k=5)
+    assert [(i.said_by, i.text) for i in facts.items] == [("caller", "my boiler is a worcester combi")]
+
+
+async def test_a_correction_replaces_what_it_corrects(g: gate.Gate) -> None:
+    async with Call(g, ALICE) as c:
+        await c.turn("my mobile number is 07700 900 123", say("Noted."))
+        await c.turn("i keep bees in the back garden", say("Noted."))
+    async with Call(g, ALICE) as c:
+        await c.turn("i've got a new mobile it's 07700 900 456", say("Updated."))
+    found = await g.memory.recall("alice", "how do i get reached by phone", top_k=5)
+    texts = [i.text for i in found.items]
+    assert "i've got a new mobile it's 07700 900 456" in texts
+    assert not any("123" in t for t in texts)
+    snapshot = [i.text for i in (await g.memory.snapshot("alice")).items]
+    assert "i keep bees in the back garden" in snapshot and not any("123" in t for t in snapshot)
+
+
+class SlowSaves:
+    """A memory store whose saves take a while (recall stays fast)."""
+
+    def __init__(self, inner: MemoryStore) -> None:
+        self.inner, self.name = inner, "slow-saves"
+        self.release = asyncio.Event()
+
+    async def save_exchange(self, caller_id: str, caller_said: str, agent_said: str) -> None:
+        await self.release.wait()
+        await self.inner.save_exchange(caller_id, caller_said, agent_said)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+async def test_a_reply_waits_for_no_save(g: gate.Gate) -> None:
+    slow = SlowSaves(g.memory)
+    memory = CallerMemory(slow, "alice", saves=g.saves)  # type: ignore[arg-type]
+    async with Call(g, ALICE, memory) as c:
+        r = await c.turn("my cat is called miso", say("Lovely name."))
+        assert r.events[-1].item.text_content == "Lovely name."
+        # The reply is out while the caller's words are still being saved.
+        assert g.saves.pending("alice") >= 1
+        assert not await g.saves.settled("alice", 0.01)
+        slow.release.set()
+        assert await g.saves.settled("alice", 5)
+        assert g.saves.pending("alice") == 0
+    found = await g.memory.recall("alice", "what is my pet's name", top_k=3)
+    assert [i.text for i in found.items] == ["my cat is called miso"]
+
+
+async def test_save_tracker_counts_per_caller_and_survives_failures() -> None:
+    saves = SaveTracker()
+    gate_open = asyncio.Event()
+
+    async def save(fail: bool) -> None:
+        await gate_open.wait()
+        if fail:
+            raise ConnectionError("store down")
+
+    ok = asyncio.ensure_future(save(False))
+    bad = asyncio.ensure_future(save(True))
+    saves.track("ann", ok)
+    saves.track("ann", bad)
+    assert saves.pending("ann") == 2 and saves.pending("ben") == 0
+    assert await saves.settled("ben", 0.01)
+    assert not await saves.settled("ann", 0.01)
+    gate_open.set()
+    assert await saves.settled("ann", 5)
+    assert saves.pending("ann") == 0 and isinstance(bad.exception(), ConnectionError)
 
 
 async def test_what_was_confirmed_and_done_is_remembered_at_the_end(g: gate.Gate, calendar: Calendar) -> None:
@@ -229,36 +310,6 @@ def test_recall_set_top3_hit_rate(home: Path, calendar: Calendar) -> None:
     hits, total = asyncio.run(measure())
     assert total >= 30 and len(yaml.safe_load(DATA.read_text())["callers"]) >= 5
     assert hits / total >= 0.9, f"top-3 hit rate {hits}/{total}"
-
-
-@pytest.fixture(params=["local", "cloud", "geniffy"])
-async def store(request: pytest.FixtureRequest, home: Path, calendar: Calendar) -> AsyncIterator[MemoryStore]:
-    if request.param == "local":
-        the_gate = gate.Gate(make_tools(calendar), policies=POLICIES)
-        yield the_gate.memory
-        await the_gate.aclose()
-    elif request.param == "cloud":
-        engine = cloud_engine(CloudDouble())
-        yield CloudMemory(engine)
-        await engine.aclose()
-    else:
-        memory = GeniffyMemory(GeniffyDouble().client())
-        yield memory
-        await memory.aclose()
-
-
-async def test_callers_never_see_each_other(store: MemoryStore) -> None:
-    for i in range(8):
-        await store.save_exchange(f"caller-{i}", f"My locker number is {1000 + i}.", "Noted.")
-    for i in range(8):
-        found = await store.recall(f"caller-{i}", "what is my locker number", top_k=10)
-        numbers = {n for n in (str(1000 + j) for j in range(8)) if any(n in x.text for x in found.items)}
-        assert numbers == {str(1000 + i)}, (store.name, i, numbers)
-    erased = await store.forget("caller-3")
-    assert erased.verified and erased.deleted >= 1
-    assert (await store.recall("caller-3", "what is my locker number", top_k=10)).empty
-    still = await store.recall("caller-4", "what is my locker number", top_k=10)
-    assert any("1004" in x.text for x in still.items)
 
 
 async def test_forget_is_one_call_and_keeps_the_ledger(g: gate.Gate, calendar: Calendar) -> None:

@@ -119,6 +119,12 @@ BROKEN = [
     ("book_visit", "required: true", "required: true\n  required: false", "evidence.required: duplicate key"),
     ("issue_refund", "tool: issue_refund", "tool: book_visit", "tool: 'book_visit' already has a policy in"),
     (
+        "issue_refund",
+        "{min: 0.01, max: 200}",
+        "{min: 0.01, max: 200, max: 9999}",
+        "limits.amount.max: duplicate",
+    ),
+    (
         "book_visit",
         "day: {allowed: [Monday,",
         "day: {max: 5, allowed: [Monday,",

@@ -210,3 +210,10 @@ def test_mentions_and_locate_agree() -> None:
 def test_english_words_are_not_foreign_numbers_without_a_language() -> None:
     assert find_values("once it ships, thanks") == []
     assert find_values("once", "es") == [Value("number", "11")]
+
+
+def test_a_weekday_alone_is_the_day_and_a_clock_with_a_leading_zero_is_the_morning() -> None:
+    assert normalise("sun") == Value("weekday", "sun")
+    assert normalise("Sat.") == Value("weekday", "sat")
+    assert mentions("at 7:30", "19:30")
+    assert not mentions("at 07:30", "19:30")

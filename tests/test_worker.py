@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -74,7 +77,7 @@ def test_an_unusable_identity_is_refused() -> None:
     ],
 )
 def test_a_missing_setting_is_one_clear_line(argv: list[str], env: dict[str, str], expected: str) -> None:
-    clean = {k: v for k, v in __import__("os").environ.items() if not k.startswith(("LIVEKIT_", "OPENAI_"))}
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("LIVEKIT_", "OPENAI_"))}
     done = subprocess.run(
         [sys.executable, str(ROOT / "worker.py"), *argv[1:]],
         env={**clean, **env},
@@ -96,7 +99,7 @@ def _portaudio_missing() -> bool:
 
 @pytest.mark.skipif(not _portaudio_missing(), reason="PortAudio is installed on this machine")
 def test_the_console_without_portaudio_says_what_to_install() -> None:
-    clean = {k: v for k, v in __import__("os").environ.items() if not k.startswith(("LIVEKIT_", "GATE_"))}
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("LIVEKIT_", "GATE_"))}
     done = subprocess.run(
         [sys.executable, str(ROOT / "worker.py"), "console", "--text"],
         env={**clean, "OPENAI_API_KEY": "sk-test"},
@@ -108,6 +111,39 @@ def test_the_console_without_portaudio_says_what_to_install() -> None:
     assert done.stderr == (
         "worker.py console: the audio library PortAudio is missing: apt-get install libportaudio2\n"
     )
+
+
+def test_the_worker_logs_no_debug_flood_at_start(tmp_path: Path) -> None:
+    """Started against a server that is not there, the first thing it says is a WARNING, alone."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("LIVEKIT_", "GATE_"))}
+    env = {
+        **clean,
+        "LIVEKIT_URL": "ws://127.0.0.1:1",
+        "LIVEKIT_API_KEY": "devkey",
+        "LIVEKIT_API_SECRET": "a-secret-long-enough-for-hmac-sha256-signing",
+        "GATE_HOME": str(tmp_path),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "worker.py"), "start"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    lines: list[str] = []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+            if "failed to connect to livekit" in line:
+                break
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=60)
+    assert "failed to connect to livekit" in lines[-1]
+    levels = [json.loads(line).get("level") for line in lines if line.startswith("{")]
+    assert levels and set(levels) <= {"WARNING", "ERROR", "CRITICAL"}, lines
 
 
 class FakeJob:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
 from livekit.agents.llm import ToolError
@@ -36,6 +37,11 @@ async def find_refund(idempotency_key: str) -> str | None:
 @gated_tool(state=order_state, reconcile=find_refund)
 async def issue_refund(order_id: OrderId, amount: Amount, action: Action) -> Executed:
     """Refund part of one of the caller's orders."""
+    # A SQLite commit waits for the disk: off the event loop, so the other calls go on meanwhile.
+    return await asyncio.to_thread(_refund, order_id, amount, action)
+
+
+def _refund(order_id: str, amount: float, action: Action) -> Executed:
     with Session(_business().engine) as session:
         done = session.get(Refund, action.idempotency_key)
         if done is not None:  # the same key never refunds twice

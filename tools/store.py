@@ -59,8 +59,10 @@ class Business:
 
     def __init__(self, home: Path) -> None:
         home.mkdir(parents=True, exist_ok=True)
+        # Workers on one machine share GATE_HOME: wait for another process's write, don't fail on it.
         self.engine: Engine = create_engine(
-            f"sqlite:///{home.resolve() / 'business.db'}", connect_args={"check_same_thread": False}
+            f"sqlite:///{home.resolve() / 'business.db'}",
+            connect_args={"check_same_thread": False, "timeout": 30.0},
         )
 
         @event.listens_for(self.engine, "connect")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
 from livekit.agents.llm import ToolError
@@ -38,7 +39,8 @@ async def find_booking(idempotency_key: str) -> str | None:
 @gated_tool(state=slot_state, reconcile=find_booking)
 async def book_visit(day: Day, action: Action) -> Executed:
     """Book a home visit for the caller on a weekday."""
-    return _change(day, action, booking=True)
+    # A SQLite commit waits for the disk: off the event loop, so the other calls go on meanwhile.
+    return await asyncio.to_thread(_change, day, action, booking=True)
 
 
 async def _cancel_state(day: str) -> State:
@@ -48,7 +50,7 @@ async def _cancel_state(day: str) -> State:
 @gated_tool(name="cancel_visit", policy="cancel_visit", state=_cancel_state, reconcile=find_booking)
 async def cancel_visit(day: Day, action: Action) -> Executed:
     """Cancel the caller's home visit on a weekday."""
-    return _change(day, action, booking=False)
+    return await asyncio.to_thread(_change, day, action, booking=False)
 
 
 def _change(day: str, action: Action, *, booking: bool) -> Executed:

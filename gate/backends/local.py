@@ -19,14 +19,14 @@ import uuid
 import warnings
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
-import numpy as np
-
 import contextdb
+import numpy as np
 from contextdb.core.models import MemoryItem
 from contextdb.core.slots import canonicalize_slot
-from contextdb.store.sqlite_store import SQLiteStore
+from contextdb.store.sqlite_store import SQLiteStore, _row_to_item
 from numpy.typing import NDArray
 from sqlmodel import Session, select
 
@@ -55,6 +55,11 @@ _STATUSES = {"succeeded", "failed", "skipped"}
 MAX_QUERY_CHARS = 2000
 # Memories embedded here when the engine's own vectors are not MiniLM's.
 _CONTENT_CACHE = 4096
+_Vector = NDArray[np.float32]
+# Rendered queries whose vectors are kept (the same action is often decided twice).
+_QUERY_CACHE = 512
+# How many later statements are read for a withdrawal or a change of a supporting memory.
+_LATER_LIMIT = 32
 
 
 class LocalEngine:
@@ -100,6 +105,7 @@ class LocalEngine:
             embedding_provider if isinstance(embedding_provider, MiniLMEmbedder) else MiniLMEmbedder()
         )
         self._content_vectors: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._query_vectors: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
 
     # -- decisions -------------------------------------------------------------
 
@@ -161,70 +167,115 @@ class LocalEngine:
             raise ServiceError(400, "invalid_request", f"query must be 1-{MAX_QUERY_CHARS} characters")
         request = EvidenceRequest.of(query, match, slot_only=slot is not None)
         vector = await self._vector(query)
-        nearby = await self._nearby(partition, query, vector, max(top_k * 4, 20))
+        rows = await self._nearby(partition, query, vector, max(top_k * 2, 10))
         if slot is not None:
             in_slot = await self._current_in_slot(partition, slot)
-            slot_ids = {m.id for m in in_slot}
-            nearby = [m for m in nearby if m.id not in slot_ids]
-            items = [(m, True) for m in in_slot] + [(m, False) for m in nearby]
-        else:
-            items = [(m, False) for m in nearby]
-        scores = await self._similarities(vector, [m for m, _ in items])
-        verdict = judge(
-            [self._evidence(m, similarity=s, in_slot=flag) for (m, flag), s in zip(items, scores, strict=True)],
-            request,
-        )
+            slot_ids = {item.id for item, _ in in_slot}
+            rows = [(item, True, vec) for item, vec in in_slot] + [r for r in rows if r[0].id not in slot_ids]
+        memories = await self._judged(vector, rows)
+        verdict = judge(memories, request)
+        if verdict.outcome in ("act", "ask"):
+            # What the caller said after the supporting memory may withdraw or change it
+            # without sharing its words ("no wait, make it monday"): read all of it.
+            since = min(m.created_at for m in verdict.memories if m.created_at is not None)
+            later = await self._said_after(partition, since, {m.id for m in memories})
+            if later:
+                memories += await self._judged(vector, [(item, False, vec) for item, vec in later])
+                verdict = judge(memories, request)
         return dataclasses.replace(verdict, memories=verdict.memories[:top_k])
 
     async def _vector(self, text: str) -> NDArray[np.float32]:
+        """The query's unit vector: embedded once, then kept (a confirmation decides the same query again)."""
+        cached = self._query_vectors.get(text)
+        if cached is not None:
+            self._query_vectors.move_to_end(text)
+            return cached
         (vector,) = await self._judge_embedder.embed([text])
-        return _unit(np.asarray(vector, dtype=np.float32))
+        unit = _unit(np.asarray(vector, dtype=np.float32))
+        self._query_vectors[text] = unit
+        while len(self._query_vectors) > _QUERY_CACHE:
+            self._query_vectors.popitem(last=False)
+        return unit
 
     async def _nearby(
         self, partition: str, query: str, vector: NDArray[np.float32], top_k: int
-    ) -> list[MemoryItem]:
-        """The caller's current factual memories closest in meaning to the query.
+    ) -> list[tuple[MemoryItem, bool, _Vector | None]]:
+        """The caller's current factual memories closest in meaning to the query (not in a slot).
 
         With MiniLM as the engine's embedder the stored vectors are searched
         (:class:`~gate.memory.index.MemoryIndex`) and only rows close enough to
         matter are loaded; with another embedder the engine's own recall ranks.
         """
         if not self._stored_vectors_judge:
-            return list(
-                await self.db.factual.recall(query, top_k=top_k, as_of=contextdb.utc_now(), user_id=partition)
+            found = await self.db.factual.recall(
+                query, top_k=top_k, as_of=contextdb.utc_now(), user_id=partition
             )
-        hits = await self.index.search(partition, vector, top_k, min_score=AGAINST_THRESHOLD)
-        if not hits:
-            return []
-        store = self.db._require_store()
-        items = [await store.get(h.memory_id) for h in hits]
-        now = contextdb.utc_now()
-        return [i for i in items if i is not None and i.user_id == partition and i.is_valid_at(now)]
+            return [(item, False, None) for item in found]
+        hits = await self.index.search(
+            partition, vector, top_k, min_score=AGAINST_THRESHOLD, exclude_suspects=True
+        )
+        return [(item, False, vec) for item, vec in await self._load(partition, [h.memory_id for h in hits])]
 
-    async def _similarities(self, vector: NDArray[np.float32], items: Sequence[MemoryItem]) -> list[float]:
-        """Cosine of each memory with the query: stored vectors when MiniLM made them, else embedded here."""
-        out: list[float] = []
-        missing: list[MemoryItem] = []
-        for item in items:
-            if self._stored_vectors_judge and item.embedding is not None:
-                continue
-            if item.id not in self._content_vectors:
-                missing.append(item)
+    async def _load(self, partition: str, ids: Sequence[str]) -> list[tuple[MemoryItem, _Vector | None]]:
+        """The caller's memories with these ids that are valid now, in that order, with their stored vectors.
+
+        One read on SQLite, and without the engine's ``get``, which writes an
+        access counter (a commit per memory) on every read.
+        """
+        if not ids:
+            return []
+        await self.db._ensure_init()
+        store = self.db._require_store()
+        now = contextdb.utc_now()
+        out: list[tuple[MemoryItem, _Vector | None]] = []
+        if isinstance(store, SQLiteStore):
+            marks = ",".join("?" * len(ids))
+            found = {
+                item.id: (item, vec)
+                for item, vec in await _select(
+                    store, f"SELECT * FROM memories WHERE id IN ({marks}) AND user_id = ?", [*ids, partition]
+                )
+            }
+            out = [found[i] for i in ids if i in found]
+        else:
+            for i in ids:
+                item = await store.get(i)
+                if item is not None and item.user_id == partition:
+                    vec = _unit(np.asarray(item.embedding, dtype=np.float32)) if item.embedding else None
+                    out.append((item, vec))
+        return [(item, vec) for item, vec in out if item.is_valid_at(now)]
+
+    async def _judged(
+        self, vector: NDArray[np.float32], rows: Sequence[tuple[MemoryItem, bool, _Vector | None]]
+    ) -> list[EvidenceMemory]:
+        """The rows as evidence, each with its cosine to the query.
+
+        Stored vectors are used when MiniLM made them; otherwise the memory's
+        text is embedded here (once per memory, kept).
+        """
+        missing = [
+            item
+            for item, _, vec in rows
+            if not (self._stored_vectors_judge and vec is not None) and item.id not in self._content_vectors
+        ]
         if missing:
             fresh = await self._judge_embedder.embed([m.content for m in missing])
-            for item, vec in zip(missing, fresh, strict=True):
-                self._content_vectors[item.id] = _unit(np.asarray(vec, dtype=np.float32))
+            for item, raw in zip(missing, fresh, strict=True):
+                self._content_vectors[item.id] = _unit(np.asarray(raw, dtype=np.float32))
                 while len(self._content_vectors) > _CONTENT_CACHE:
                     self._content_vectors.popitem(last=False)
-        for item in items:
-            if self._stored_vectors_judge and item.embedding is not None:
-                vec = _unit(np.asarray(item.embedding, dtype=np.float32))
-            else:
-                vec = self._content_vectors[item.id]
-            out.append(float(vec @ vector) if vec.shape == vector.shape else -1.0)
+        out = []
+        for item, in_slot, vec in rows:
+            use = (
+                vec if self._stored_vectors_judge and vec is not None else self._content_vectors.get(item.id)
+            )
+            score = float(use @ vector) if use is not None and use.shape == vector.shape else -1.0
+            out.append(self._evidence(item, similarity=score, in_slot=in_slot))
         return out
 
-    async def _current_in_slot(self, partition: str, slot: EvidenceSlot) -> list[MemoryItem]:
+    async def _current_in_slot(
+        self, partition: str, slot: EvidenceSlot
+    ) -> list[tuple[MemoryItem, _Vector | None]]:
         """The slot's current fact (older revisions are history, never evidence).
 
         The engine's ``slot_facts`` decodes every revision of the slot, embeddings
@@ -237,21 +288,43 @@ class LocalEngine:
         canonical = canonicalize_slot(slot.entity, slot.attribute)
         if not isinstance(store, SQLiteStore) or canonical is None:
             rows = await self.db.slot_facts(slot.entity, slot.attribute, user_id=partition)
-            return rows[:1]
+            return [
+                (item, _unit(np.asarray(item.embedding, dtype=np.float32)) if item.embedding else None)
+                for item in rows[:1]
+            ]
         scope_sql, scope_params = store._scope_sql(partition)
         clauses = ["entity_key = ?", "attribute_key = ?", "status = 'ACTIVE'", "memory_type = 'FACTUAL'"]
         if scope_sql:
             clauses.append(scope_sql)
-        cursor = await store._require_conn().execute(
-            f"SELECT id FROM memories WHERE {' AND '.join(clauses)} ORDER BY write_generation DESC LIMIT 16",
+        revisions = await _select(
+            store,
+            f"SELECT * FROM memories WHERE {' AND '.join(clauses)} ORDER BY write_generation DESC LIMIT 16",
             [canonical.entity, canonical.attribute, *scope_params],
         )
         now = contextdb.utc_now()
-        for (memory_id,) in await cursor.fetchall():
-            item = await store.get(memory_id)
-            if item is not None and item.user_id == partition and item.is_valid_at(now):
-                return [item]
-        return []
+        current = [(i, v) for i, v in revisions if i.user_id == partition and i.is_valid_at(now)]
+        return current[:1]
+
+    async def _said_after(
+        self, partition: str, since: float, known: set[str]
+    ) -> list[tuple[MemoryItem, _Vector | None]]:
+        """The caller's current factual memories written after ``since`` (at most 32, oldest first)."""
+        await self.db._ensure_init()
+        store = self.db._require_store()
+        moment = datetime.fromtimestamp(since, tz=UTC)
+        if not isinstance(store, SQLiteStore):
+            recent = await self.db.factual.recall(
+                "", top_k=_LATER_LIMIT, as_of=contextdb.utc_now(), user_id=partition
+            )
+            return [(m, None) for m in recent if m.created_at > moment and m.id not in known]
+        rows = await _select(
+            store,
+            "SELECT * FROM memories WHERE user_id = ? AND created_at > ? AND status = 'ACTIVE' "
+            "AND memory_type = 'FACTUAL' ORDER BY created_at LIMIT ?",
+            [partition, moment.isoformat(), _LATER_LIMIT],
+        )
+        now = contextdb.utc_now()
+        return [(item, vec) for item, vec in rows if item.id not in known and item.is_valid_at(now)]
 
     def _store_decision(self, row: ServiceDecisionRow) -> None:
         with Session(self.ledger.write_engine) as session:
@@ -398,6 +471,24 @@ class LocalEngine:
 
     async def aclose(self) -> None:
         await self.db.close()
+
+
+async def _select(
+    store: SQLiteStore, sql: str, params: Sequence[Any]
+) -> list[tuple[MemoryItem, _Vector | None]]:
+    """Memory rows as items with their unit vectors, read in one round trip.
+
+    The vector is read with numpy and left off the item: the engine's decoder
+    builds a Python list of floats, which costs more than the rest of the row.
+    """
+    cursor = await store._require_conn().execute(sql, list(params))
+    out = []
+    for raw in await cursor.fetchall():
+        row = dict(raw)
+        blob = row.get("embedding")
+        row["embedding"] = None
+        out.append((_row_to_item(row), _unit(np.frombuffer(blob, dtype=np.float32)) if blob else None))
+    return out
 
 
 def _unit(vec: NDArray[np.float32]) -> NDArray[np.float32]:

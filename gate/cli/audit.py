@@ -72,7 +72,7 @@ def audit_list(
     try:
         page = list_decisions(ledger, where, limit=limit, after=after)
     except LookupError as exc:
-        fail(str(exc).strip("'\""), 1)
+        fail(str(exc), 1)
     finally:
         ledger.close()
     if as_json:

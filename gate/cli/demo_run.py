@@ -153,9 +153,9 @@ class _Call:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one run did: its exit code and a decision worth opening with ``gate audit show``."""
+    """What one run did: what did not come out as designed, and a decision worth opening."""
 
-    code: int
+    problems: list[str]
     showcase: str | None
 
 
@@ -197,6 +197,16 @@ async def _run(console: Console, home: Path, database_url: str | None, root: Pat
         backend=backend,
         memory=LocalMemory(backend),
     )
+    try:
+        return await _story(console, worker, g, business, alice, run, tag)
+    finally:
+        await g.aclose()
+
+
+async def _story(
+    console: Console, worker: Any, g: Gate, business: Any, alice: Caller, run: int, tag: str
+) -> Outcome:
+    """The two calls, the audit of this run and whether everything came out as designed."""
     await g.warm()
     console.print(
         f"[bold]gate demo[/bold], run {run}: real sessions, gate, memory engine, ledger and tools; "
@@ -245,16 +255,22 @@ async def _run(console: Console, home: Path, database_url: str | None, root: Pat
     console.print(f"chain: {'verified' if report.ok else 'BROKEN'} ({report.checked} entries, all runs)")
     order = business.order("A-1001")
     visits = {d: business.slot(d).booked_by for d in ("Thursday", "Friday")}
-    await g.aclose()
-    ok = (
-        report.ok
-        and knows
-        and visits == {"Thursday": alice.id, "Friday": "bob"}
-        and order is not None
-        and order.refunded == 40
-    )
+    problems = [
+        *([] if report.ok else [f"the chain does not verify ({report.first_broken})"]),
+        *([] if knows else ["call 2 did not start knowing call 1"]),
+        *(
+            []
+            if visits == {"Thursday": alice.id, "Friday": "bob"}
+            else [f"visits booked by {visits}, not Thursday by {alice.id} and Friday by bob"]
+        ),
+        *(
+            []
+            if order is not None and order.refunded == 40
+            else [f"order A-1001 refunded {order.refunded if order else None}, not 40"]
+        ),
+    ]
     refunds = [d.id for d in mine if d.tool == "issue_refund" and d.outcome == "act"]
-    return Outcome(0 if ok else 1, refunds[-1] if refunds else (mine[-1].id if mine else None))
+    return Outcome(problems, refunds[-1] if refunds else (mine[-1].id if mine else None))
 
 
 def business_take(business: Any, day: str, who: str) -> None:
@@ -346,4 +362,9 @@ def run_demo(home: Path | None = None, database_url: str | None = None, root: Pa
     console.print("\nReview what the gate did (the list, one decision's whole story, the chain, a browser):")
     for line in review_commands(target, database_url, outcome.showcase):
         console.print(f"  {line}", markup=False)
-    return outcome.code
+    if outcome.problems:
+        from gate.cli.common import err
+
+        err.print(f"gate: the demo did not come out as designed: {'; '.join(outcome.problems)}")
+        return 1
+    return 0

@@ -29,9 +29,9 @@ def forget(
         Caller(caller)
     except ValueError as exc:
         fail(str(exc))
+    settings = GateSettings()  # a malformed setting fails before anything is asked
     if not yes and not typer.confirm(f"Erase all memory of {caller}?"):
         raise typer.Exit(1)
-    settings = GateSettings()
     settings.ensure_home()
     ledger = Ledger(settings.ledger_url())
 
@@ -44,8 +44,10 @@ def forget(
             await memory.aclose()
             await backend.aclose()
 
-    result = asyncio.run(run())
-    ledger.close()
+    try:
+        result = asyncio.run(run())
+    finally:
+        ledger.close()
     state = "verified" if result.verified else "NOT verified"
     out.print(f"forgot {caller}: {result.deleted} memories erased, {state}", markup=False)
     if not result.verified:

@@ -33,14 +33,16 @@ policy_app = typer.Typer(help="Write, test and roll out policies.", no_args_is_h
 
 Directory = Annotated[
     Path | None,
-    typer.Argument(help="policy directory (default: policies in [tool.gate] of pyproject.toml, or policies)"),
+    typer.Argument(
+        help="policy directory (default: policies in the tool.gate table of pyproject.toml, or policies)"
+    ),
 ]
 ToolsSpec = Annotated[
     str | None,
     typer.Option(
         "--tools",
         help="MODULE:NAME of your gated tools, imported from the current directory "
-        "(default: tools in [tool.gate] of pyproject.toml)",
+        "(default: tools in the tool.gate table of pyproject.toml)",
     ),
 ]
 _NO_TOOLS = (
@@ -283,7 +285,7 @@ def policy_test(
 ) -> None:
     """Run the policy unit tests written in YAML; exit 1 on any failure or problem.
 
-    The policies are checked first, as ``gate policy check`` checks them, and
+    The policies are checked first, as gate policy check checks them, and
     each case's arguments as the tool would check them.
     """
     from gate.policy.tests import load_test_files, run_policy_tests

@@ -164,7 +164,9 @@ class CloudEngine:
         """The memories with their cosine similarity to ``query`` (one embedding call for all)."""
         if not memories:
             return memories
-        vectors = np.asarray(await self._embedder.embed([query, *(m.content for m in memories)]), dtype=np.float32)
+        vectors = np.asarray(
+            await self._embedder.embed([query, *(m.content for m in memories)]), dtype=np.float32
+        )
         norms = np.linalg.norm(vectors, axis=1)
         norms[norms == 0] = 1.0
         unit = vectors / norms[:, None]

@@ -4,9 +4,10 @@ Only a plain yes to the question that was put confirms an action. The answer is 
 steps, deterministic and offline:
 
 1. **Tokenise** (lower case, accents folded, "dont" read as "don't") and find the values in it
-   (:mod:`gate.values`). A value that is pending or that the question itself carries is neutral
-   ("yes, book it for 10 am" when 10:00 is pending); any other value is new, and a new value
-   makes the answer a change ("yes but Friday", "yes, 60 instead").
+   (:mod:`gate.values`). A pending value is neutral ("yes, book it for 10 am" when 10:00 is
+   pending; "Monday afternoon" when 14:00 is); any other value is new, even one the question
+   offered as an alternative, and a new value makes the answer a change ("yes but Friday",
+   "yes, 60 instead").
 2. **Tag** words and phrases (longest phrase first) from a lexicon per language: affirmative,
    refusal, hesitation, self-correction, condition, question, deferral, sarcasm, words to
    someone else, change words, hedges, "but", politeness, fillers and ordinary function words.
@@ -19,9 +20,13 @@ steps, deterministic and offline:
 
 The verdict, most cautious first: sarcasm, words to someone else, a condition, a question ->
 ``unclear``; a new value or a change word -> ``change``; a refusal -> ``no`` (a yes corrected to
-no, "yes... actually no", is ``no``; a no corrected to yes is ``unclear``); self-correction,
+no, "yes... actually no", is ``no``; a no corrected to yes is ``unclear``; a yes followed by a
+withdrawing verb the question did not use, "yes, cancel it" to "book Friday?", is ``unclear``,
+as is the same answer when no question is given); self-correction,
 hesitation, deferral, hedging, a trailing "but", no affirmative at all, or a word the lexicon
-does not know and the question does not contain -> ``unclear``. Only what is left is ``yes``.
+does not know and the question does not contain -> ``unclear``. Only what is left is ``yes``;
+without a yes word, only the question's own verb said back with its object and nothing else
+("cancel it" to "cancel your visit?", "annulez-le", "stornieren Sie ihn") is a yes.
 Thanks and politeness are neutral at any length.
 
 Languages: English, Spanish, French, German. ``lang`` is the caller's language (from the policy or
@@ -55,7 +60,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from gate.values import Mention, Value, find_mentions, locate, normalise
+from gate.values import Value, find_mentions, locate, normalise
 
 __all__ = ["Answer", "AnswerReading", "classify_answer", "read_answer"]
 
@@ -99,6 +104,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "i can't wait|couldn't be better|that's all|that is all|that's everything|"
         # politeness
         "please|thanks|thank you|thank you so much|thanks so much|thanks a lot|thank you very much|"
+        "ever so much|thanks ever so much|thank you ever so much|so very much|"
         "thanks very much|thanks a million|many thanks|much appreciated|appreciate it|"
         "i appreciate it|i really appreciate it|i appreciate that|i appreciate your help|cheers|"
         "for your help|for helping|for helping me|for the help|for everything|for all your help|"
@@ -106,7 +112,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "you've been great|you've been very helpful|you've been so helpful|very helpful|so helpful|"
         "really helpful|a great help|such a help|so kind|very kind|that's kind|that's very kind|"
         "too kind|you're very kind|you're a star|have a nice day|have a good day|have a great day|"
-        "take care|bye|goodbye|bye bye|sir|ma'am|madam|mate|my friend|that's great|that's lovely|"
+        "take care|sir|ma'am|madam|mate|my friend|that's great|that's lovely|"
         "that's wonderful|that's brilliant|that's amazing|"
         # fillers
         "um|umm|uh|uhh|er|erm|ah|ahh|oh|well|so|like|okay so|alright so|eh|oh yes|"
@@ -117,12 +123,17 @@ _LEXICON: dict[str, dict[str, str]] = {
         "as soon as possible|be|been|is|are|was|will|would|can|could|should|shall|do|does|did|"
         "go|get|got|have|has|had|make|let|let's|want|wanted|need|needed|like|love|would like|"
         "through|with it|on it|that one|this one|the one|same|as planned|as discussed|as you said|"
-        "as agreed|like you said|what you said|what i said|everything|all of it|all good|all set|"
+        "as agreed|like you said|what you said|what i said|that's everything|all good|all set|"
         "good|nice|it is|that is|proceed|process|send|book|reserve|schedule|set|put|place|submit|"
         "complete|finish|finalize|finalise|apply|run|handle|arrange|sort|sort it out|carry on|"
         "get it done|get that done|go through|pay|charge|please proceed|yes|yeah|here|there|"
         "one more time|thing|things|stuff|happen|already|here we go|mind|also fine|lot|so much|"
-        "indeed|course|ahead|fine|okay|ok|works|work|suits|suit|that suits me",
+        "indeed|course|ahead|fine|okay|ok|works|work|suits|suit|that suits me|new|one|ones|"
+        "both|do both|the money|money|funds|it out|the lot|all of that|him|her|he|she|"
+        "what i want|what i need|what i wanted|what i asked for|for sorting this out|"
+        "for sorting that out|for sorting it out|for arranging this|for arranging that|"
+        "for your time|for your patience|for that|for this|"
+        "get rid of it|get rid of that",
         AFF: "yes|yeah|yea|yep|yup|ya|yah|yas|yes yes|sure|please|sure thing|ok|okay|o k|k|kay|alright|"
         "all right|right|correct|that's correct|that is correct|that's right|that is right|"
         "absolutely|definitely|certainly|of course|please do|go ahead|go ahead please|go for it|"
@@ -138,7 +149,13 @@ _LEXICON: dict[str, dict[str, str]] = {
         "excellent|awesome|cool|brilliant|done|deal|it's a deal|yes sir|yes ma'am|yessir|aye|"
         "totally|for sure|you got it|right on|will do|can do|please go ahead|yes go ahead|"
         "that'll do|proceed|please proceed|make it happen|i'd appreciate that|i would appreciate that|"
-        "yes i do|yes it is|it is|correct yes|good to go|all good|that works for me|perfecto|ok then",
+        "yes i do|yes it is|it is|correct yes|good to go|all good|that works for me|perfecto|ok then|"
+        "i'm sure|i am sure|yes i'm sure|i'm certain|quite sure|roger|roger that|copy that|fantastic|"
+        "terrific|superb|marvellous|marvelous|splendid|fab|sweet|nice one|smashing|grand|ace|"
+        "sounds like a plan|go right ahead|i'd love that|i would love that|that'd be lovely|"
+        "please and thank you|do go ahead|yes carry on|carry on|that's what i need|"
+        "that is what i want|that is what i need|exactly what i want|exactly what i need|"
+        "exactly what i wanted|just what i need|just what i wanted|that's exactly it",
         NEG: "no|nope|nah|naw|no no|negative|no thanks|no thank you|not really|absolutely not|"
         "definitely not|certainly not|of course not|no way|don't|do not|don't do it|don't do that|"
         "please don't|never|never mind|nevermind|forget it|forget about it|i don't think so|"
@@ -149,6 +166,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "i don't want|i do not want|i don't want that|not interested|i'm not interested|pass|"
         "i'll pass|skip it|hell no|no sir|no ma'am|not|n't|nothing|none|i won't|won't|not that|"
         "i'm good|i'm ok|i'm okay|i'm fine|we're good|keep it|wait no|actually no|sorry no|oh no|"
+        "i'll do it|i'll do it myself|i'll do that myself|i'll handle it|i'll take care of it|"
         "no actually",
         NEGVERB: "cancel|cancel that|cancel it|stop|stop it|stop that|don't proceed|abort|halt|"
         "call it off|call off",
@@ -171,8 +189,9 @@ _LEXICON: dict[str, dict[str, str]] = {
         "let me look|let me just|let me double check|let me confirm|i need to check|i have to check|"
         "i need to ask|i have to ask|i'll need to|i need to|i have to|i've got to|i gotta|first|"
         "check with|ask my|talk to my|speak to my|speak with|while i|later|not yet|in a minute|"
-        "in a bit|in a moment|hang on while|i'll call back|call me back|call you back|"
-        "i'll get back to you|get back to you|minutes|seconds|secs|moment",
+        "in a bit|in a moment|hang on while|i'll call back|call me back|call you back|not just yet|"
+        "not quite yet|not yet please|not right this minute|"
+        "i'll get back to you|get back to you|minutes|seconds|secs|moment|let me",
         NEWTIME: "tomorrow|day after tomorrow|next week|next month|tonight|this weekend|weekend|"
         "morning|afternoon|evening|today|yesterday|next time",
         CHANGE: "instead|rather than|make it|change it|change that|change to|change|switch|"
@@ -187,7 +206,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "i think so|i believe so|kind of|sort of|kinda|sorta|not really sure|if you say so|"
         "if you think so|if you must|might as well|i think|i think yes|yes and no|not at all|"
         "could be|sounds okay i guess|fine i guess|ok i guess|okay i guess|yes i guess|i reckon|"
-        "sure i guess|i hope so|hopefully",
+        "sure i guess|i hope so|hopefully|for now|for the moment|for the time being|for today",
     },
     "es": {
         SARC: "si hombre|ya claro|como quieras|lo que tu digas|lo que usted diga|lo que digas|"
@@ -207,7 +226,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "hazlo|hagalo|haga|haz|procede|proceda|envia|envialo|enviela|envielo|manda|mandalo|reserva|"
         "reservalo|confirma|confirmalo|sigue|siga|continua|continue|hacerlo|procesa|procesalo|"
         "tramita|tramitalo|realiza|paga|pagalo|nomas|entonces|eso mismo|lo mismo|todo bien|"
-        "de inmediato|enseguida|cuanto antes|mismo|gusto|un placer",
+        "de inmediato|enseguida|cuanto antes|mismo|gusto|un placer|los dos|las dos|ambos|ambas|"
+        "el dinero|dinero",
         AFF: "claro|claro que si|por supuesto|desde luego|adelante|vale|de acuerdo|dale|correcto|"
         "exacto|exactamente|perfecto|hazlo|procede|proceda|confirmo|confirmado|esta bien|sale|"
         "orale|venga|eso es|asi es|como no|sin duda|afirmativo|okey|ok|okay|ándale|andale|va|"
@@ -215,7 +235,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "de una|hagalo|con gusto|encantado|encantada|si quiero|lo quiero|justo|justamente|"
         "por que no|porque no|si por favor|claro que si por favor|si señor|si senor|si senora|"
         "de acuerdo adelante|eso|listo|me parece|hecho|trato hecho|por supuesto que si|"
-        "hagale|dele|si claro|si exacto|si correcto|perfecto gracias|bien hecho|me sirve|sirve",
+        "hagale|dele|si claro|si exacto|si correcto|perfecto gracias|bien hecho|me sirve|sirve|"
+        "estoy seguro|estoy segura|seguro|segura",
         NEG: "no|no gracias|para nada|de ninguna manera|ni hablar|mejor no|olvidalo|olvidelo|dejalo|"
         "dejelo|no lo hagas|no lo haga|no quiero|no lo quiero|nunca|jamas|claro que no|"
         "por supuesto que no|tampoco|nada|no me interesa|negativo|no creo|creo que no|no senor|"
@@ -243,7 +264,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         BUT: "pero|aunque|sin embargo|excepto|salvo|eso si",
         HEDGE: "tal vez|quizas|quiza|a lo mejor|supongo|supongo que si|creo que si|puede ser|"
         "probablemente|igual|mas o menos|si tu lo dices|si usted lo dice|creo|pienso que si|"
-        "no estoy muy seguro|si y no|ojala",
+        "no estoy muy seguro|si y no|ojala|por ahora|por el momento|de momento",
     },
     "fr": {
         SARC: "c'est ca oui|ouais c'est ca|c'est ca ouais|mon oeil|tu parles|cause toujours|"
@@ -266,7 +287,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "tout de suite|le faire|faites|fais|procedez|continuez|envoyez|envoyer|reservez|"
         "confirmez|allez|faire|est|sont|ma|mon|mes|votre|vos|ton|ta|ce qu'il faut|comme prevu|"
         "comme convenu|ce que j'ai dit|tout ca|immediatement|des que possible|veux|voudrais|"
-        "souhaite|aimerais|bien sur que oui|valider|validez|effectuer|effectuez|payer|payez",
+        "souhaite|aimerais|bien sur que oui|valider|validez|effectuer|effectuez|payer|payez|"
+        "les deux|tous les deux|l'argent",
         AFF: "oui|ouais|ouaip|ouep|d'accord|dac|ok|okay|vas y|allez y|allons y|bien sur|parfait|"
         "exactement|c'est ca|c'est bon|c'est parfait|c'est correct|c'est exact|c'est juste|"
         "volontiers|absolument|tout a fait|entendu|je confirme|confirme|carrement|bien entendu|"
@@ -275,7 +297,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "c'est ce que je veux|ca me convient|valide|je valide|on y va|allez hop|pourquoi pas|"
         "je ne dis pas non|ca ne me derange pas|d'ac|oki|okidoki|oui bien sur|oui merci|"
         "oui s'il vous plait|c'est d'accord|je suis d'accord|ca va|ca me semble bien|"
-        "c'est tout bon|oui allez y|si si|bien sur que oui|oui c'est ca|oui tout a fait",
+        "c'est tout bon|oui allez y|si si|bien sur que oui|oui c'est ca|oui tout a fait|"
+        "je suis sur|je suis sure|j'en suis sur|sur et certain",
         NEG: "non|non merci|nan|pas du tout|surtout pas|laisse tomber|laissez tomber|jamais|"
         "pas question|hors de question|certainement pas|bien sur que non|absolument pas|"
         "je ne veux pas|je veux pas|ne le faites pas|ne faites pas|non plus|je refuse|ne|pas|n'|"
@@ -299,14 +322,15 @@ _LEXICON: dict[str, dict[str, str]] = {
         "je vais demander|je vais verifier|je verifie|je cherche|pas encore|pas maintenant|"
         "pas tout de suite|attendez que|je vous rappelle|le temps de|secondes|minutes|instant",
         NEWTIME: "demain|apres demain|la semaine prochaine|ce soir|ce week end|le week end|"
-        "aujourd'hui|plus tot|matin|apres midi",
+        "aujourd'hui|plus tot|matin|apres midi|l'apres midi|soir|le soir",
         CHANGE: "a la place|plutot|plutot que|changez|changer|change|modifiez|modifier|deplacez|"
         "deplacer|autre|differente|different|seulement|juste|aussi|egalement|en plus|de plus|"
         "je prefere|je prefererais|preferez|et si|que diriez vous|la moitie|moitie|sinon|"
         "au lieu|au lieu de",
         BUT: "mais|par contre|sauf|cependant|toutefois|pourtant|quoique|sauf que",
         HEDGE: "peut etre|je suppose|je crois|je pense|je pense que oui|je crois que oui|"
-        "probablement|sans doute|on verra|bof|mouais|j'imagine|disons|oui et non|j'espere",
+        "probablement|sans doute|on verra|bof|mouais|j'imagine|disons|oui et non|j'espere|"
+        "pour l'instant|pour le moment|pour l'heure",
     },
     "de": {
         SARC: "ja ja|jaja|ja sicher doch|traum weiter|wer's glaubt|wers glaubt|von wegen|"
@@ -328,7 +352,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "mach|buchen|senden|schicken|uberweisen|bestatigen|ausfuhren|erledigen|durchfuhren|"
         "bearbeiten|weiter|weitermachen|fortfahren|alles|ganz|sehr|tun|tu|ist|zu|mit|fur|"
         "bitte sofort|wie besprochen|wie vereinbart|wie gesagt|genau so|so machen|das machen|"
-        "mochte|will|ware|wurde|hatte|gerne doch|auch gerne",
+        "mochte|will|ware|wurde|hatte|gerne doch|auch gerne|beides|beide|alle beide|das geld",
         AFF: "ja|jawohl|jap|jep|jo|joa|genau|klar|na klar|ja klar|naturlich|selbstverstandlich|"
         "gerne|gern|sehr gerne|in ordnung|einverstanden|passt|passt schon|passt so|okay|ok|"
         "richtig|stimmt|das stimmt|auf jeden fall|mach das|machen sie das|mach es|machen sie es|"
@@ -338,7 +362,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "geht klar|geht in ordnung|ist gut|ist in ordnung|das ist gut|mach mal|tun sie das|"
         "tu das|warum nicht|nichts dagegen|ich habe nichts dagegen|habe nichts dagegen|"
         "jawoll|jup|yes|gemacht|abgemacht|einverstanden ja|so ist es|das ist es|so machen wir das|"
-        "machen wir|machen wir so|bitte machen sie das|ja das passt|ja richtig|passt perfekt",
+        "machen wir|machen wir so|bitte machen sie das|ja das passt|ja richtig|passt perfekt|"
+        "ich bin sicher|ich bin mir sicher|ganz sicher",
         NEG: "nein|nee|ne|no|noe|nein danke|auf keinen fall|lieber nicht|bloss nicht|lass es|"
         "lassen sie es|lass das|lassen sie das|vergiss es|vergessen sie es|nicht|nie|niemals|"
         "keinesfalls|gar nicht|uberhaupt nicht|ich will nicht|ich mochte nicht|nicht machen|"
@@ -369,7 +394,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         BUT: "aber|jedoch|allerdings|ausser|nur dass|obwohl|trotzdem",
         HEDGE: "vielleicht|vermutlich|wahrscheinlich|eventuell|ich denke|ich denke schon|"
         "ich glaube|ich glaube schon|schatze|ich schatze|meinetwegen|von mir aus|wenn sie meinen|"
-        "wenn du meinst|kommt drauf an|hoffentlich|ja und nein|glaub schon",
+        "wenn du meinst|kommt drauf an|hoffentlich|ja und nein|glaub schon|vorerst|erstmal|erst mal|"
+        "furs erste|fur den moment",
     },
 }
 
@@ -388,20 +414,92 @@ _ALIASES = {
 _QUESTION_CAN_NEUTRALISE = frozenset({CHANGE, NEGVERB, NEWTIME, "unknown"})
 # Words after an auxiliary that make it a question ("does that include", "kann ich").
 _SUBJECTS = frozenset(
-    "i you it that this there we they he she the my your his her these those "
-    "usted eso esto ella el ello ca c'est il elle on vous tu nous je das es er sie ich wir du man "
-    "dies ihr".split()
+    [
+        "i",
+        "you",
+        "it",
+        "that",
+        "this",
+        "there",
+        "we",
+        "they",
+        "he",
+        "she",
+        "the",
+        "my",
+        "your",
+        "his",
+        "her",
+        "these",
+        "those",
+        "usted",
+        "eso",
+        "esto",
+        "ella",
+        "el",
+        "ello",
+        "ca",
+        "c'est",
+        "il",
+        "elle",
+        "on",
+        "vous",
+        "tu",
+        "nous",
+        "je",
+        "das",
+        "es",
+        "er",
+        "sie",
+        "ich",
+        "wir",
+        "du",
+        "man",
+        "dies",
+        "ihr",
+    ]
 )
 # Words after which a clause opens.
-_CLAUSE_OPENERS = frozenset("and so but also just y pero et mais und aber also ok okay".split())
-_SPANISH_QUESTION = frozenset("qué cuánto cuánta cuántos cuántas cuándo cómo dónde cuál cuáles quién".split())
-_DURATION_WORDS = frozenset(
-    "minute minutes min mins second seconds sec secs moment moments minuto minutos segundo segundos "
-    "momento momentos seconde secondes instant instants minuten minute sekunde sekunden augenblick "
-    "hours hour horas heures stunden".split()
+_CLAUSE_OPENERS = frozenset(
+    ["and", "so", "but", "also", "just", "y", "pero", "et", "mais", "und", "aber", "also", "ok", "okay"]
 )
-# Tags that carry no opinion of their own.
-_NEUTRAL_TAGS = frozenset({NEUT, "value", "qterm"})
+_SPANISH_QUESTION = frozenset(
+    ["qué", "cuánto", "cuánta", "cuántos", "cuántas", "cuándo", "cómo", "dónde", "cuál", "cuáles", "quién"]
+)
+_DURATION_WORDS = frozenset(
+    [
+        "minute",
+        "minutes",
+        "min",
+        "mins",
+        "second",
+        "seconds",
+        "sec",
+        "secs",
+        "moment",
+        "moments",
+        "minuto",
+        "minutos",
+        "segundo",
+        "segundos",
+        "momento",
+        "momentos",
+        "seconde",
+        "secondes",
+        "instant",
+        "instants",
+        "minuten",
+        "minute",
+        "sekunde",
+        "sekunden",
+        "augenblick",
+        "hours",
+        "hour",
+        "horas",
+        "heures",
+        "stunden",
+    ]
+)
 
 
 def _fold(text: str) -> str:
@@ -436,12 +534,74 @@ def _tokens(text: str) -> list[_Tok]:
 
 
 # When one phrase carries two tags, the more cautious wins; neutral loses to everything.
-_PRIORITY = (SARC, ELSE, COND, QUEST, QAUX, DEFER, HES, CORR, HEDGE, BUT, CHANGE, NEWTIME, NEGVERB, NEG, AFF, NEUT)
+_PRIORITY = (
+    SARC,
+    ELSE,
+    COND,
+    QUEST,
+    QAUX,
+    DEFER,
+    HES,
+    CORR,
+    HEDGE,
+    BUT,
+    CHANGE,
+    NEWTIME,
+    NEGVERB,
+    NEG,
+    AFF,
+    NEUT,
+)
+
+
+# Words of neutral phrases that say something on their own ("a better one", "something else").
+_NOT_INNER = frozenset(
+    [
+        "better",
+        "else",
+        "everything",
+        "time",
+        "day",
+        "out",
+        "take",
+        "soon",
+        "away",
+        "see",
+        "big",
+        "happen",
+        "planned",
+        "discussed",
+        "said",
+        "asked",
+        "mismo",
+        "todo",
+        "ahora",
+        "fois",
+        "suite",
+        "fait",
+        "dis",
+        "dit",
+        "fall",
+        "schon",
+        "sofort",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class _Table:
+    phrases: dict[tuple[str, ...], str]  # phrase -> tag
+    longest: int
+    # Words met only inside longer neutral or affirmative phrases ("beaucoup", "help"): neutral
+    # when they turn up on their own.
+    inner: frozenset[str]
+    # First word -> the multi-word phrases of tags that count wherever they occur.
+    anywhere: dict[str, list[tuple[tuple[str, ...], str]]]
 
 
 @lru_cache(maxsize=8)
-def _phrases(lang: str) -> tuple[dict[tuple[str, ...], str], int]:
-    """Phrase -> tag for a language (its own words first, then English); and the longest phrase."""
+def _table(lang: str) -> _Table:
+    """The lexicon for a language: its own phrases first, then English ones."""
     table: dict[tuple[str, ...], str] = {}
     order = (lang, "en") if lang != "en" else ("en",)
     for code in order:
@@ -453,24 +613,25 @@ def _phrases(lang: str) -> tuple[dict[tuple[str, ...], str], int]:
                     own[words] = tag
         for words, tag in own.items():
             table.setdefault(words, tag)
-    return table, max(len(k) for k in table)
+    inner = frozenset(
+        w for phrase, tag in table.items() if len(phrase) > 1 and tag in (NEUT, AFF) for w in phrase
+    )
+    inner -= frozenset(phrase[0] for phrase, tag in table.items() if len(phrase) == 1 and tag != NEUT)
+    inner -= _NOT_INNER
+    anywhere: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for words, tag in table.items():
+        if tag in _ANYWHERE and len(words) > 1:
+            anywhere.setdefault(words[0], []).append((words, tag))
+    return _Table(table, max(len(k) for k in table), inner, anywhere)
 
 
-_PHRASE_WORDS: dict[int, frozenset[str]] = {}
-
-
-def _phrase_words(table: dict[tuple[str, ...], str]) -> frozenset[str]:
-    """Words that appear inside longer neutral or affirmative phrases ("beaucoup", "help")."""
-    words = _PHRASE_WORDS.get(id(table))
-    if words is None:
-        words = frozenset(w for phrase, tag in table.items() if len(phrase) > 1 and tag in (NEUT, AFF) for w in phrase)
-        words -= frozenset(w for (w, *rest), tag in table.items() if not rest and tag != NEUT)
-        _PHRASE_WORDS[id(table)] = words
-    return words
-
-
-def _stem_match(word: str, terms: frozenset[str]) -> bool:
+def _stem_match(word: str, terms: frozenset[str], *, compound: bool = False) -> bool:
+    """Same word or same stem ("cancelled"/"cancel"); with ``compound`` (for words the lexicon
+    does not know), also the head of a compound word ("Besuch" in "Klempnerbesuch") and a looser
+    stem ("transferencia"/"transfiero")."""
     if word in terms:
+        return True
+    if compound and len(word) >= 5 and any(len(term) > len(word) and term.endswith(word) for term in terms):
         return True
     if len(word) < 4:
         return False
@@ -483,6 +644,8 @@ def _stem_match(word: str, terms: frozenset[str]) -> bool:
                 break
             n += 1
         if n >= 4 and n >= min(len(word), len(term)) - 3:
+            return True
+        if compound and n >= 5 and n >= min(len(word), len(term)) - 4:
             return True
     return False
 
@@ -508,6 +671,7 @@ class _Tagged:
     tag: str
     phrase: int  # id of the phrase this token belongs to (tokens of one phrase share it)
     phrase_len: int
+    clitic: bool = False  # a Spanish verb with its object attached ("cancélela")
 
 
 def read_answer(
@@ -535,11 +699,13 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
     tokens = _tokens(words)
     if not tokens:
         return AnswerReading("unclear", "no words")
-    table, longest = _phrases(lang)
-    tagged = _tag(tokens, table, longest)
+    lexicon = _table(lang)
+    table = lexicon.phrases
+    tagged = _tag(tokens, lexicon)
+    _overlay(tagged, lexicon)
 
-    # Values: pending ones and the question's own are neutral; a value said anew is a change.
-    question_values = [m for m in find_mentions(question, lang)] if question else []
+    # Values: pending ones are neutral; any other value is a change, even one the question
+    # offered as an alternative ("Friday, or would Saturday suit?" - "yes, Saturday").
     pending_spans = [span for value in pending for span in locate(words, value, lang)]
     new_values: list[str] = []
     for start, end in pending_spans:
@@ -548,9 +714,11 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
         covered = [t for t in tagged if t.tok.start < mention.end and t.tok.end > mention.start]
         if not covered or any(t.tag == "value" for t in covered):
             continue
+        if _pronoun_one(tagged, covered):
+            continue  # "the thursday one", "the other one": which one, not a number
         if all(t.phrase_len > 1 for t in covered) or _is_duration(tagged, covered):
             continue  # "that one", "mil gracias", "deux secondes": the phrase explains the number
-        if _restates(mention, pending, question_values):
+        if any(mention.means(value) for value in pending):
             _mark(tagged, mention.start, mention.end, "value")
             continue
         _mark(tagged, mention.start, mention.end, "newvalue")
@@ -558,15 +726,32 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
 
     # The question's own words are neutral where they would otherwise change or withdraw.
     terms = _terms(question, table)
+    # A phrase is the question's own when each of its words is the question's or a function
+    # word: "switch it" to "switch your plan?", but not "next month" to "for 12 months?".
+    phrases: dict[int, list[_Tagged]] = {}
+    for t in tagged:
+        if t.tag in _QUESTION_CAN_NEUTRALISE:
+            phrases.setdefault(t.phrase, []).append(t)
     restated = {
-        t.phrase
-        for t in tagged
-        if t.tag in _QUESTION_CAN_NEUTRALISE and table.get((t.tok.key,)) != NEUT and _stem_match(_bare(t.tok.key), terms)
+        pid
+        for pid, members in phrases.items()
+        if any(_stem_match(_bare(m.tok.key), terms, compound=m.tag == "unknown") for m in members)
+        and all(
+            table.get((m.tok.key,)) == NEUT
+            or _stem_match(_bare(m.tok.key), terms, compound=m.tag == "unknown")
+            for m in members
+        )
+        and not any(m.tag == NEWTIME and _bare(m.tok.key) not in terms for m in members)
     }
     for t in tagged:
         if t.phrase in restated and t.tag in _QUESTION_CAN_NEUTRALISE:
             t.tag = "qterm"
 
+    _thanks_for(tagged, words)
+    _negate_in_scope(tagged)
+    _resolve_dayparts(tagged, pending)
+    if lang == "es":
+        _resolve_clitics(tagged, terms)
     _resolve_si(tagged, lang)
     _resolve_aux(tagged)
     for t in tagged:
@@ -577,7 +762,100 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
         if t.tok.key == "¿":
             t.tag = QUEST
 
-    return _verdict(tagged, new_values)
+    return _verdict(tagged, new_values, terms)
+
+
+# Thanks, then what the caller thanks for: "thank you so much for sorting all of this out today".
+_THANKS = frozenset(
+    {"thanks", "thank", "thx", "appreciate", "appreciated", "gracias", "merci", "danke", "dank"}
+)
+_THANKS_FOR = frozenset({"for", "por", "pour", "fur", "fuer"})
+# What ends the thanks: a clause of its own weight, never swallowed as politeness.
+_THANKS_STOP = frozenset(
+    {"BUT", "COND", "QUEST", "QAUX", "NEG", "NEGVERB", "CHANGE", "SARC", "ELSE", "newvalue"}
+)
+
+
+_ONE = frozenset({"one", "ones"})
+_DETERMINERS = frozenset({"the", "that", "this", "which", "other", "same", "first", "last", "next"})
+
+
+def _pronoun_one(tagged: list[_Tagged], covered: list[_Tagged]) -> bool:
+    """English "one" after a determiner (perhaps with one word between) names a thing, not 1."""
+    if len(covered) != 1 or covered[0].tok.key not in _ONE:
+        return False
+    k = tagged.index(covered[0])
+    before = [t.tok.key for t in tagged[max(0, k - 2) : k]]
+    return any(w in _DETERMINERS for w in before)
+
+
+def _thanks_for(tagged: list[_Tagged], words: str) -> None:
+    """What a caller thanks the agent for is politeness, whatever its words ("for being so patient").
+
+    The object of the thanks runs from "for" to the end of the clause (punctuation, or a word that
+    carries weight of its own: a "but", a condition, a question, a refusal, a change or a new
+    value). Only unknown words and "today" inside it become neutral, so "thanks, but Friday" and
+    "thank you tomorrow works better" keep their weight.
+    """
+    k = 0
+    while k < len(tagged):
+        if tagged[k].tok.key not in _THANKS:
+            k += 1
+            continue
+        j = k + 1
+        while (
+            j < len(tagged)
+            and j - k <= 4
+            and tagged[j].tok.key not in _THANKS_FOR
+            and tagged[j].tag in (NEUT, "unknown")
+        ):
+            j += 1
+        if j >= len(tagged) or tagged[j].tok.key not in _THANKS_FOR:
+            k += 1
+            continue
+        for t in tagged[k + 1 : j]:
+            t.tag = NEUT  # "thanks again for", "merci beaucoup pour"
+        end = j + 1
+        while end < len(tagged):
+            between = words[tagged[end - 1].tok.end : tagged[end].tok.start]
+            if any(mark in between for mark in ",.;:!?") or tagged[end].tag in _THANKS_STOP:
+                break
+            word, earlier = tagged[end], tagged[end - 1].tok.key
+            if word.tag == "unknown" or (
+                word.tag == NEWTIME and (word.tok.key == "today" or earlier == "this")
+            ):
+                word.tag = NEUT
+            end += 1
+        _praise_after(tagged, words, end)
+        k = end
+
+
+_PRAISE_OPENERS = frozenset({"you've", "you're", "you", "honestly", "really", "seriously"})
+
+
+def _praise_after(tagged: list[_Tagged], words: str, start: int) -> None:
+    """After thanks, a clause of praise ("honestly, you've saved my week") is politeness too.
+
+    Only a clause that opens with "you" (or "honestly"/"really" and then "you"), holds nothing of
+    weight (no yes or no, change, value, condition or question) and is set off by punctuation.
+    """
+    k = start
+    while k < len(tagged):
+        clause = [tagged[k]]
+        j = k + 1
+        while j < len(tagged) and not any(
+            m in words[tagged[j - 1].tok.end : tagged[j].tok.start] for m in ",.;:!"
+        ):
+            clause.append(tagged[j])
+            j += 1
+        keys = [t.tok.key for t in clause]
+        opens = keys[0] in _PRAISE_OPENERS and any(w.startswith("you") for w in keys[:2])
+        light = all(t.tag in (NEUT, "unknown") for t in clause) and "?" not in keys
+        if not (opens and light):
+            return
+        for t in clause:
+            t.tag = NEUT
+        k = j
 
 
 def _bare(word: str) -> str:
@@ -586,29 +864,45 @@ def _bare(word: str) -> str:
 
 
 def _terms(question: str, table: dict[tuple[str, ...], str]) -> frozenset[str]:
-    """The question's content words (its function words would neutralise too much)."""
+    """The question's words, less short function words ("je", "the") that would neutralise much."""
     return frozenset(
-        _bare(t.key) for t in _tokens(question) if table.get((t.key,)) != NEUT and len(_bare(t.key)) >= 3
+        _bare(t.key)
+        for t in _tokens(question)
+        if len(_bare(t.key)) >= 3 and (table.get((t.key,)) != NEUT or len(t.key) >= 4)
     )
 
 
-def _tag(tokens: list[_Tok], table: dict[tuple[str, ...], str], longest: int) -> list[_Tagged]:
+def _tag(tokens: list[_Tok], lexicon: _Table) -> list[_Tagged]:
+    """Tag tokens left to right, the longest known phrase first."""
     tagged: list[_Tagged] = []
+    keys = [t.key for t in tokens]
     i = 0
     phrase_id = 0
-    keys = [t.key for t in tokens]
     while i < len(tokens):
-        for n in range(min(longest, len(tokens) - i), 0, -1):
-            tag = table.get(tuple(keys[i : i + n]))
+        for n in range(min(lexicon.longest, len(tokens) - i), 0, -1):
+            tag = lexicon.phrases.get(tuple(keys[i : i + n]))
             if tag is not None:
                 break
         else:
-            n, tag = 1, NEUT if keys[i] in _phrase_words(table) else "unknown"
+            n, tag = 1, NEUT if keys[i] in lexicon.inner else "unknown"
         phrase_id += 1
-        for k in range(i, i + n):
-            tagged.append(_Tagged(tokens[k], tag, phrase_id, n))
+        tagged.extend(_Tagged(tokens[k], tag, phrase_id, n) for k in range(i, i + n))
         i += n
     return tagged
+
+
+# Tags whose phrases count wherever they occur, even across a phrase the greedy pass took first
+# ("oui c'est ça oui": "c'est ça oui" is sarcasm though "oui c'est ça" is a yes).
+_ANYWHERE = (SARC, ELSE)
+
+
+def _overlay(tagged: list[_Tagged], lexicon: _Table) -> None:
+    keys = [t.tok.key for t in tagged]
+    for i, key in enumerate(keys):
+        for words, tag in lexicon.anywhere.get(key, ()):
+            if tuple(keys[i : i + len(words)]) == words:
+                for t in tagged[i : i + len(words)]:
+                    t.tag = tag
 
 
 def _mark(tagged: list[_Tagged], start: int, end: int, tag: str) -> None:
@@ -629,18 +923,127 @@ def _is_duration(tagged: list[_Tagged], covered: list[_Tagged]) -> bool:
     return False
 
 
-def _restates(mention: Mention, pending: tuple[Value, ...], question_values: list[Mention]) -> bool:
-    if any(mention.means(value) for value in pending):
-        return True
-    # A value the question carries: the same value, read either way round.
-    for q in question_values:
-        if mention.means(q.value) or q.means(mention.value):
-            return True
-    return False
+# Parts of the day and the hours they cover: "Monday afternoon at 2" restates 14:00.
+_DAYPART_HOURS: dict[str, range] = {
+    "morning": range(5, 12), "afternoon": range(12, 18), "evening": range(17, 24),
+    "tonight": range(17, 24), "tarde": range(12, 21), "noche": range(19, 24), "matin": range(5, 12),
+    "soir": range(17, 24), "morgens": range(5, 12), "vormittag": range(5, 12),
+    "nachmittag": range(12, 18), "nachmittags": range(12, 18), "abend": range(17, 24),
+    "abends": range(17, 24), "vormittags": range(5, 12), "l'apres": range(12, 18),
+    "apres": range(12, 18),
+}  # fmt: skip
+
+
+# A negation that takes the words after it into its scope: "don't do that", "not okay".
+_SCOPING = frozenset({"don't", "not", "n't", "never", "nicht", "pas", "ne", "nunca", "jamais", "nie"})
+
+
+def _negate_in_scope(tagged: list[_Tagged]) -> None:
+    for k, t in enumerate(tagged[:-1]):
+        nxt = tagged[k + 1]
+        if t.tag == NEG and t.tok.key in _SCOPING and nxt.tag == AFF and nxt.phrase != t.phrase:
+            for u in tagged[k + 1 :]:
+                if u.phrase != nxt.phrase:
+                    break
+                u.tag = NEG
+
+
+def _resolve_dayparts(tagged: list[_Tagged], pending: tuple[Value, ...]) -> None:
+    hours = {int(v.key[:2]) for v in pending if v.kind == "time"}
+    if not hours:
+        return
+    consistent: set[int] = set()
+    for k, t in enumerate(tagged):
+        span = _DAYPART_HOURS.get(t.tok.key)
+        if t.tok.key == "manana" and k > 0 and tagged[k - 1].tok.key == "la":
+            span = range(5, 12)  # "por la mañana"; "mañana" alone is tomorrow
+        today = k > 0 and tagged[k - 1].tok.key in ("this", "esta", "ce", "cet", "heute", "today")
+        if t.tag in (NEWTIME, "unknown") and span is not None and not today and any(h in span for h in hours):
+            consistent.add(t.phrase)
+    for t in tagged:
+        if t.phrase in consistent:
+            t.tag = "value"
+
+
+# Spanish imperatives carry their objects: "mándaselos", "envíelo", "cancélela".
+_CLITICS = (
+    "selos",
+    "selas",
+    "selo",
+    "sela",
+    "melo",
+    "mela",
+    "noslo",
+    "nosla",
+    "los",
+    "las",
+    "lo",
+    "la",
+    "les",
+    "le",
+    "me",
+    "nos",
+)
+_ES_GO_AHEAD = frozenset(
+    [
+        "pas",
+        "mand",
+        "envi",
+        "hag",
+        "haz",
+        "proced",
+        "reserv",
+        "confirm",
+        "pag",
+        "cancel",
+        "transfier",
+        "tramit",
+        "program",
+        "realic",
+    ]
+)
+
+
+def _resolve_clitics(tagged: list[_Tagged], terms: frozenset[str]) -> None:
+    for t in tagged:
+        if t.tag not in ("unknown", "qterm") or t.phrase_len != 1:
+            continue
+        for clitic in _CLITICS:
+            stem = t.tok.key.removesuffix(clitic)
+            if stem == t.tok.key or len(stem) < 3:
+                continue
+            if _stem_match(stem, terms) or any(stem.startswith(v) for v in _ES_GO_AHEAD):
+                t.tag = "qterm"
+                t.clitic = True
+                break
+
+
+# What may follow a bare "si" for it still to be a yes: thanks and forms of address.
+_AFTER_SI = frozenset(
+    [
+        "por",
+        "favor",
+        "gracias",
+        "muchas",
+        "muchisimas",
+        "senor",
+        "senora",
+        "senorita",
+        "merci",
+        "beaucoup",
+        "s'il",
+        "vous",
+        "plait",
+        "svp",
+        "stp",
+        "monsieur",
+        "madame",
+    ]
+)
 
 
 def _resolve_si(tagged: list[_Tagged], lang: str) -> None:
-    """Unaccented "si": yes when alone, repeated, after "que", or with only yes/polite words."""
+    """Unaccented "si": yes when alone, repeated, after "que", or with only yes or polite words."""
     for k, t in enumerate(tagged):
         if t.tok.key != "si" or t.phrase_len != 1 or t.tag not in (COND, "unknown", AFF):
             continue
@@ -649,17 +1052,10 @@ def _resolve_si(tagged: list[_Tagged], lang: str) -> None:
             continue
         if lang not in ("es", "fr"):
             continue
-        rest = [u for u in tagged[k + 1 :]]
+        rest = tagged[k + 1 :]
         before = tagged[k - 1].tok.key if k else ""
-        only_kind = all(u.tag in (AFF, NEUT) or u.tok.key == "si" for u in rest)
-        if lang == "es" and (before == "que" or only_kind):
-            t.tag = AFF
-        elif lang == "fr" and only_kind and not any(u.tag == AFF and u.tok.key != "si" for u in rest):
-            t.tag = AFF
-        elif lang == "fr" and before == "si":
-            t.tag = AFF
-        else:
-            t.tag = COND
+        only_yes = all(u.tag == AFF or u.tok.key in _AFTER_SI or u.tok.key == "si" for u in rest)
+        t.tag = AFF if only_yes or (lang == "es" and before == "que") else COND
 
 
 def _resolve_aux(tagged: list[_Tagged]) -> None:
@@ -668,9 +1064,14 @@ def _resolve_aux(tagged: list[_Tagged]) -> None:
         if t.tag != QAUX:
             continue
         opens = k == 0 or tagged[k - 1].tag in (AFF, BUT, HES) or tagged[k - 1].tok.key in _CLAUSE_OPENERS
-        opens = opens or (tagged[k - 1].tag == NEUT and tagged[k - 1].tok.key in ("please", "um", "uh", "oh", "so", "well"))
+        opens = opens or (
+            tagged[k - 1].tag == NEUT and tagged[k - 1].tok.key in ("please", "um", "uh", "oh", "so", "well")
+        )
         subject = k + 1 < len(tagged) and tagged[k + 1].tok.key in _SUBJECTS
-        t.tag = QUEST if opens and subject else NEUT
+        if opens and subject:
+            t.tag = QUEST
+        else:
+            t.tag = NEG if t.tok.key.endswith("n't") else NEUT  # "yes, won't" is no yes
 
 
 _REASONS = {
@@ -681,7 +1082,7 @@ _REASONS = {
 }
 
 
-def _verdict(tagged: list[_Tagged], new_values: list[str]) -> AnswerReading:
+def _verdict(tagged: list[_Tagged], new_values: list[str], terms: frozenset[str]) -> AnswerReading:
     tags = [t.tag for t in tagged]
     present = set(tags)
     for tag in (SARC, ELSE, COND, QUEST):
@@ -694,23 +1095,57 @@ def _verdict(tagged: list[_Tagged], new_values: list[str]) -> AnswerReading:
         if tag in present:
             return AnswerReading("change", f"change word: {_words(tagged, tag)}")
     polar = [t for t in tagged if t.tag in (AFF, NEG, NEGVERB)]
+    if polar and polar[0].tag == AFF and NEG not in present and NEGVERB in present:
+        # "yes, cancel it" where the question did not say cancel: which action is meant is
+        # unknown, so it is neither a yes nor a refusal.
+        return AnswerReading("unclear", f"yes, then: {_words(tagged, NEGVERB)}")
     if any(t.tag in (NEG, NEGVERB) for t in polar):
+        last_no = max(k for k, t in enumerate(tagged) if t.tag in (NEG, NEGVERB))
+        pause = [t for t in tagged[last_no + 1 :] if t.tag in (HES, CORR)]
+        if polar[-1].tag in (NEG, NEGVERB) and pause:
+            return AnswerReading("unclear", f"hesitation: {_words(tagged, HES, CORR)}")
         if polar[-1].tag in (NEG, NEGVERB):
             if any(t.tag == AFF for t in polar):
                 return AnswerReading("no", f"corrected to no: {_words(tagged, NEG, NEGVERB)}")
             return AnswerReading("no", f"refusal: {_words(tagged, NEG, NEGVERB)}")
         return AnswerReading("unclear", "no then yes")
-    for tag, reason in ((CORR, "self-correction"), (HES, "hesitation"), (DEFER, "defers"), (HEDGE, "hedged"), (BUT, "reservation")):
+    for tag, reason in (
+        (CORR, "self-correction"),
+        (HES, "hesitation"),
+        (DEFER, "defers"),
+        (HEDGE, "hedged"),
+        (BUT, "reservation"),
+    ):
         if tag in present:
             return AnswerReading("unclear", f"{reason}: {_words(tagged, tag)}")
-    if AFF not in present:
-        return AnswerReading("unclear", "no affirmative")
     unknown = [t.tok.raw for t in tagged if t.tag == "unknown"]
+    if AFF not in present:
+        if not unknown and _imperative(tagged, terms):
+            return AnswerReading("yes", "the question's own request, restated")
+        return AnswerReading("unclear", "no affirmative")
     if unknown:
         return AnswerReading("unclear", "unrecognised: " + " ".join(unknown[:4]))
     if "value" in present or "qterm" in present:
         return AnswerReading("yes", "affirmative, restating the question")
     return AnswerReading("yes", "affirmative")
+
+
+# Object pronouns after a verb: "cancel it", "annulez-le", "stornieren Sie ihn".
+_OBJECTS = frozenset(
+    {"it", "them", "that", "this", "lo", "la", "los", "las", "le", "les", "ihn", "sie", "es", "das"}
+)
+
+
+def _imperative(tagged: list[_Tagged], terms: frozenset[str]) -> bool:
+    """The question's verb said back with an object, and nothing else of weight: "cancel it"."""
+    for k, t in enumerate(tagged):
+        restated = t.tag == "qterm" or (t.tag == NEUT and t.phrase_len == 1 and _stem_match(t.tok.key, terms))
+        if not restated:
+            continue
+        rest = [u.tok.key for u in tagged[k + 1 : k + 3]]
+        if t.clitic or any(w in _OBJECTS for w in rest):
+            return k == 0 or all(u.tag == NEUT for u in tagged[:k])
+    return False
 
 
 def _words(tagged: list[_Tagged], *tags: str) -> str:

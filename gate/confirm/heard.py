@@ -6,12 +6,20 @@ a value ("50", "fifty" and "$50.00" are one amount; "Thu" and "Thursday" one day
 never "A-10011"). A message that carries other values (900 instead of 50, account Y instead of
 X), or only some of them, did not put the pending question.
 
+The caller answers the last thing asked. So when the message goes on, after its last sentence
+with a pending value, to ask something else ("Transfer 50 to ACC-7734? And would you like our
+newsletter?"), a yes could be to either: the question was not put. A closing question that only
+asks for the go-ahead ("Shall I go ahead?", "¿Le parece bien?", "D'accord ?", "Passt das?") is
+part of the pending question.
+
 Masking is the caller's business: pass only the values the caller must have heard (a masked
 card number is not spoken, so it is not passed).
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -22,26 +30,105 @@ __all__ = ["Heard", "question_heard"]
 
 @dataclass(frozen=True)
 class Heard:
-    """Whether the question was put; ``missing`` names the pending values not found, in order."""
+    """Whether the question was put.
+
+    ``missing`` names the pending values not found, in order; ``reason`` says why not in a short
+    phrase ("" when heard).
+    """
 
     ok: bool
     missing: list[str] = field(default_factory=list)
+    reason: str = ""
 
 
-def question_heard(agent_words: str, pending: Mapping[str, object], *, lang: str | None = None) -> Heard:
-    """Whether ``agent_words`` carry every value in ``pending`` (name -> value), as values.
+# Words of a closing question that only asks for the go-ahead, in the four languages.
+_GO_AHEAD_TEXT = """
+    shall should can may i we go ahead proceed do it that this is right correct okay ok alright all
+    sound sounds good fine confirm you want me to would like with does work works for yes or no
+    please then so just happy agree agreed are sure ready still want that's it's is everything what
+    you'd i'll now your ok
+    procedo confirmo de acuerdo esta bien lo hago le te parece correcto si o no vale quiere quieres
+    que continuo sigo adelante es asi todo bien puedo hacerlo lo la confirma confirmamos
+    je procede confirmez confirmer vous d'accord c'est ca est ce ok on y va continue vous va
+    correct oui ou non bien puis le faire valide valider tout bon convient
+    soll ich das so machen ist richtig korrekt einverstanden passt okay in ordnung darf fortfahren
+    weitermachen ja oder nein es sie wirklich alles bestatigen durchfuhren ausfuhren
+"""
+_GO_AHEAD_WORDS = frozenset(_GO_AHEAD_TEXT.split())
+# Verbs a closing question uses for the action itself ("Should I send it?", "Book it?").
+_ACTION_VERBS_TEXT = """
+    send make book do process submit place cancel put transfer pay change move schedule order
+    refund set update switch start finish complete apply arrange reserve add remove
+    envio envie hago reservo cancelo pago cambio proceso transfiero
+    envoie fais reserve annule paie change traite transfere
+    senden buchen stornieren zahlen andern uberweisen erledigen
+"""
+_ACTION_VERBS = frozenset(_ACTION_VERBS_TEXT.split())
+# A sentence ends at ".", "!" or "?" followed by a space: "49.99" and "A.1" stay whole.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def _fold(text: str) -> str:
+    text = text.lower().replace("’", "'")
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip(" .!?")]
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+(?:'[^\W_]+)*", _fold(text))
+
+
+def _asks_only_to_go_ahead(sentence: str, question_words: frozenset[str]) -> bool:
+    words = _words(sentence)
+    allowed = _GO_AHEAD_WORDS | _ACTION_VERBS | question_words
+    return bool(words) and all(w in allowed for w in words)
+
+
+def question_heard(
+    agent_words: str, pending: Mapping[str, object], *, lang: str | None = None, question: str = ""
+) -> Heard:
+    """Whether ``agent_words`` put the pending question: every value in ``pending`` (name ->
+    value) said as a value, and no other question asked after the last of them.
 
     ``lang`` narrows how values are read ("en", "es", "fr", "de"); None reads all four.
+    ``question``: the gate's own question; a closing question made of its words, go-ahead
+    words and a verb for the action ("Should I send it?") is part of the pending question.
     A value that cannot be a value (NaN, infinity, a bool, a list) can never have been heard:
     it is reported missing rather than raised, so a bad argument fails closed.
     An empty ``pending`` is heard by any message, including an empty one.
     """
     missing: list[str] = []
+    heard_values: list[object] = []
     for name, value in pending.items():
         try:
             heard = mentions(agent_words, value, lang)
         except (ValueError, TypeError):
             heard = False
-        if not heard:
+        if heard:
+            heard_values.append(value)
+        else:
             missing.append(name)
-    return Heard(ok=not missing, missing=missing)
+    if missing:
+        return Heard(ok=False, missing=missing, reason="not said: " + ", ".join(missing))
+    if not pending:
+        return Heard(ok=True)
+    sentences = _sentences(agent_words)
+    last = max(
+        (i for i, s in enumerate(sentences) if any(_mentions(s, v, lang) for v in heard_values)),
+        default=-1,
+    )
+    own = frozenset(_words(question))
+    for sentence in sentences[last + 1 :]:
+        if sentence.endswith("?") and not _asks_only_to_go_ahead(sentence, own):
+            return Heard(ok=False, reason=f"another question follows: {sentence[:80]}")
+    return Heard(ok=True)
+
+
+def _mentions(sentence: str, value: object, lang: str | None) -> bool:
+    try:
+        return mentions(sentence, value, lang)
+    except (ValueError, TypeError):
+        return False

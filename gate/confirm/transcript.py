@@ -59,13 +59,3 @@ def latest_exchange(history: ChatContext | None, *, since: float) -> Exchange | 
     return Exchange(
         words, answered.id, answered.created_at, (agent.text_content or "").strip(), agent.created_at
     )
-
-
-def latest_caller_words(history: ChatContext | None) -> str:
-    """The caller's latest message, or an empty string."""
-    if history is None:
-        return ""
-    for item in reversed(history.items):
-        if isinstance(item, ChatMessage) and item.role == "user":
-            return (item.text_content or "").strip()
-    return ""

@@ -150,9 +150,6 @@ def upgrade(engine: Engine) -> tuple[str | None, str]:
     A database written before versioning is stamped with the baseline first.
     An empty database is created at the head. Runs under the schema lock.
     """
-    from alembic import command
-    from alembic.config import Config
-
     with schema_lock(engine):
         with engine.connect() as conn:
             before = revision(conn)
@@ -161,15 +158,27 @@ def upgrade(engine: Engine) -> tuple[str | None, str]:
             return None, HEAD
         if before == HEAD:
             return before, HEAD
-        with engine.begin() as conn:
-            config = Config()
-            config.set_main_option("script_location", str(MIGRATIONS))
-            config.attributes["connection"] = conn
-            if before == BASELINE and not inspect(conn).has_table("alembic_version"):
-                command.stamp(config, BASELINE)
-            command.upgrade(config, "head")
+        migrate(engine, "head", stamp_baseline=before == BASELINE)
         with engine.connect() as conn:
             return before, revision(conn) or HEAD
+
+
+def migrate(engine: Engine, target: str, *, stamp_baseline: bool = False) -> None:
+    """Run the Alembic migrations up to ``target`` in one transaction (no lock: see :func:`upgrade`).
+
+    ``stamp_baseline`` first records a ledger written before versioning as the
+    baseline revision, so only the migrations after it run.
+    """
+    from alembic import command
+    from alembic.config import Config
+
+    with engine.begin() as conn:
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        config.attributes["connection"] = conn
+        if stamp_baseline and not inspect(conn).has_table("alembic_version"):
+            command.stamp(config, BASELINE)
+        command.upgrade(config, target)
 
 
 def _script() -> ScriptDirectory:

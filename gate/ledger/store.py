@@ -519,13 +519,17 @@ def _first_line(exc: BaseException) -> str:
 def _read_only_sqlite(url: str, *, immutable: bool = False) -> str:
     """A read-only URI for a SQLite file: ``mode=ro``, or ``immutable`` when the file is read-only.
 
-    A WAL database opened ``mode=ro`` still writes its shared-memory file; on a
-    read-only copy that fails, and ``immutable=1`` (no locks, no WAL) is the
-    only way in. A live ledger is opened ``mode=ro`` so its readers see writes.
+    A WAL database opened ``mode=ro`` still creates its shared-memory and WAL
+    files; on a read-only copy that fails, and ``immutable=1`` (no locks, no
+    WAL, nothing created) is the only way in. A live ledger is opened
+    ``mode=ro`` so its readers see what the writers commit.
     """
     parsed = make_url(url)
     path = Path(parsed.database or "").resolve()
-    writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+    # A file nobody may write (mode 0444) is a frozen copy even to a superuser, whom
+    # os.access always lets write: read it as one.
+    frozen = path.exists() and not path.stat().st_mode & 0o222
+    writable = not frozen and os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
     flag = "mode=ro" if writable and not immutable else "immutable=1"
     return f"sqlite:///file:{path}?{flag}&uri=true"
 

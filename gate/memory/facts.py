@@ -160,6 +160,8 @@ _FIRST_PERSON = _bag(
 )
 _CORRECTION = re.compile(
     r"\b(actually|correction|i meant|i mean|no wait|sorry i meant|scratch that|my new|our new|the new|"
+    r"(has|have|got|gave me) a new|new (number|address|email|phone|mobile|landline|flat|house|home)|"
+    r"now,? not|not \w+ any ?more|"
     r"i('ve| have)? (just )?moved|we('ve| have)? (just )?moved|changed (my|our|the)|(has|have) changed|"
     r"is now|are now|no longer|not any ?more|anymore|instead|from now on|these days|update (my|our)|"
     r"it('?s| is| was) not \w+ (it('?s| is)|but)|not \w+ but|rather than \w+ now)\b"
@@ -173,6 +175,31 @@ _REQUEST_VERBS = _bag(
     """
 )
 _POLITE = ("please", "kindly", "can", "could", "would", "will")
+
+
+# Personal details a correction usually replaces, whatever words it uses for them.
+_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("email", re.compile(r"\b(e-?mail|inbox)\b|@|\bat \w+ dot (com|org|net|co)\b")),
+    (
+        "phone",
+        re.compile(r"\b(phone|mobile|cell|landline|number is \d|number \d|new number|ring me|call me)\b"),
+    ),
+    (
+        "home",
+        re.compile(
+            r"\b(i|we) (live|moved|have moved|'ve moved|just moved)\b|\baddress\b|"
+            r"\bmy (home|house|flat) is\b|\b(moving|relocat\w*) to\b"
+        ),
+    ),
+    ("availability", re.compile(r"\b(free|available|suits? me|works? for me|best days?)\b")),
+    ("hours", re.compile(r"\b(hours|open(ing)? times?|till|until) \w+|\b(open|close) at\b")),
+)
+
+
+def topics(text: str) -> frozenset[str]:
+    """Which personal details ``text`` is about (email, phone, home, availability, hours), if any."""
+    folded = text.casefold()
+    return frozenset(name for name, pattern in _TOPICS if pattern.search(folded))
 
 
 def read_caller(utterance: str) -> list[Statement]:
@@ -295,7 +322,10 @@ def _question_inside(words: list[str]) -> int | None:
         word, nxt, prev = words[j], words[j + 1], words[j - 1]
         if prev in _SUBJECT or prev in _AUX or prev in {"to", "know", "wonder", "ask", "asking", "and", "or"}:
             continue
-        asks = (word in _WH and nxt in _AUX | {"you", "i"} and prev not in {"is", "was"}) or (
+        after = words[j + 2] if j + 2 < len(words) else ""
+        # "what is my", "when do you", "can you": a new question. "greyhounds who are
+        # gentle", "the day when i": a relative clause, part of the statement.
+        asks = (word in _WH and nxt in _AUX and after in _SUBJECT) or (
             word in {"do", "does", "did", "can", "could", "would", "will", "is", "are"}
             and nxt in {"you", "i"}
         )

@@ -5,6 +5,10 @@ session reads ``briefing`` (also written without a model). Exchanges are
 added as messages with their roles, so Geniffy keeps who said what. The SDK
 retries POSTs with waits of up to a minute: gate's deadlines bound every
 call. Close only the root client: space clients share its connection pool.
+
+What is sent is decided as on the other stores (:mod:`gate.memory.facts`): the
+caller's facts as the user's turns, the agent's words (filler aside) as the
+assistant's; questions, greetings and filler are not sent.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from geniffy import AsyncGeniffy, GeniffyError
 from gate.backends.base import ForgetResult
 from gate.errors import ConfigError, ServiceError
 from gate.memory.base import Recall, Recalled
+from gate.memory.facts import agent_statement, caller_facts
 
 
 class GeniffyMemory:
@@ -43,7 +48,7 @@ class GeniffyMemory:
             found = await self._space(caller_id).search(question or "caller", limit=top_k)
         except (GeniffyError, KeyError) as exc:
             raise _error(exc) from exc
-        return Recall([Recalled(str(m.id), m.text, "caller", m.said_at) for m in found])
+        return Recall([Recalled(str(m.id), m.text, _said_by(m.about), m.said_at) for m in found])
 
     async def snapshot(self, caller_id: str, *, limit: int = 12) -> Recall:
         try:
@@ -54,9 +59,14 @@ class GeniffyMemory:
         return Recall([Recalled(f"briefing-{i}", line, "other") for i, line in enumerate(lines[:limit])])
 
     async def save_exchange(self, caller_id: str, caller_said: str, agent_said: str) -> None:
-        messages = [{"role": "user", "content": caller_said}, {"role": "assistant", "content": agent_said}]
+        messages = [{"role": "user", "content": s.text} for s in caller_facts(caller_said)]
+        spoken = agent_statement(agent_said)
+        if spoken is not None:
+            messages.append({"role": "assistant", "content": spoken})
+        if not messages:
+            return
         try:
-            await self._space(caller_id).memories.add(messages=[m for m in messages if m["content"].strip()])
+            await self._space(caller_id).memories.add(messages=messages)
         except (GeniffyError, KeyError) as exc:
             raise _error(exc) from exc
 
@@ -82,6 +92,10 @@ class GeniffyMemory:
 
     async def aclose(self) -> None:
         await self.root.close()
+
+
+def _said_by(about: str | None) -> str:
+    return {"user": "caller", "assistant": "agent"}.get(about or "", "other")
 
 
 def _error(exc: Exception) -> ServiceError:

@@ -27,7 +27,7 @@ import asyncio
 import math
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -38,6 +38,8 @@ from numpy.typing import NDArray
 
 # Scores this close are a tie on meaning; trust then recency decide.
 TIE = 0.01
+# How much of the caller's mean direction ranking removes (see _centred).
+CENTRE = 0.5
 # How many callers' vectors stay loaded (least recently searched go first).
 MAX_PARTITIONS = 256
 # The engine's trust bar for a caller's own statements.
@@ -79,37 +81,109 @@ class Indexed:
         return self.confirmed or (self.source == "user_stated" and self.confidence >= TRUST_BAR)
 
 
-@dataclass
 class _Partition:
-    """One caller's rows: every row's ``updated_at`` (to see changes), current rows' vectors."""
+    """One caller's rows: every row's ``updated_at`` (to see changes), current rows' vectors.
 
-    revision: int = -1
-    total: int = 0
-    newest: str = ""
-    stamps: dict[str, str] = field(default_factory=dict)
-    rows: dict[str, tuple[Indexed, NDArray[np.float32], float, float]] = field(default_factory=dict)
-    # Dense copies, rebuilt lazily after a change.
-    ids: list[str] = field(default_factory=list)
-    matrix: NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
-    meta: list[Indexed] = field(default_factory=list)
-    valid_from: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
-    valid_until: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
-    dirty: bool = True
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    Rows live in preallocated arrays, so a change costs one row, not a rebuild:
+    a new memory takes the next free row, a memory that stops being current is
+    marked dead, and dead rows are compacted away once they are half the table.
+    """
 
-    def pack(self) -> None:
-        if not self.dirty:
-            return
-        self.ids = list(self.rows)
-        entries = list(self.rows.values())
-        self.meta = [e[0] for e in entries]
-        if entries:
-            self.matrix = np.stack([e[1] for e in entries]).astype(np.float32, copy=False)
+    def __init__(self) -> None:
+        self.revision = -1
+        self.total = 0
+        self.newest = ""
+        self.stamps: dict[str, str] = {}
+        self.lock = asyncio.Lock()
+        self.slot: dict[str, int] = {}
+        self.ids: list[str] = []
+        self.meta: list[Indexed | None] = []
+        self.size = 0
+        self.dead = 0
+        self.matrix = np.zeros((0, 0), dtype=np.float32)
+        self.alive = np.zeros(0, dtype=bool)
+        self.valid_from = np.zeros(0, dtype=np.float64)
+        self.valid_until = np.zeros(0, dtype=np.float64)
+        self.kind = np.zeros(0, dtype=np.int16)
+        self.suspect = np.zeros(0, dtype=bool)
+        self.kinds: dict[str, int] = {}
+
+    def clear(self) -> None:
+        self.__init__()  # type: ignore[misc]
+
+    def put(
+        self, indexed: Indexed, vector: NDArray[np.float32], valid_from: float, valid_until: float
+    ) -> None:
+        row = self.slot.get(indexed.id)
+        if row is None:
+            if self.matrix.shape[1] not in (0, vector.shape[0]):
+                return  # another embedder's vector: it cannot be compared with this caller's others
+            if self.size == len(self.alive):
+                self._grow(max(64, self.size * 2), vector.shape[0])
+            row = self.size
+            self.size += 1
+            self.slot[indexed.id] = row
+            self.ids.append(indexed.id)
+            self.meta.append(indexed)
         else:
-            self.matrix = np.zeros((0, 0), dtype=np.float32)
-        self.valid_from = np.array([e[2] for e in entries], dtype=np.float64)
-        self.valid_until = np.array([e[3] for e in entries], dtype=np.float64)
-        self.dirty = False
+            self.meta[row] = indexed
+        self.matrix[row] = vector
+        self.alive[row] = True
+        self.valid_from[row] = valid_from
+        self.valid_until[row] = valid_until
+        self.kind[row] = self.kinds.setdefault(indexed.memory_type, len(self.kinds))
+        self.suspect[row] = indexed.injection_suspect
+
+    def drop(self, memory_id: str) -> None:
+        row = self.slot.pop(memory_id, None)
+        if row is None:
+            return
+        self.alive[row] = False
+        self.meta[row] = None
+        self.dead += 1
+        if self.dead * 2 > self.size:
+            self._compact()
+
+    def indexed(self, memory_id: str) -> Indexed | None:
+        row = self.slot.get(memory_id)
+        return None if row is None else self.meta[row]
+
+    def rows(self) -> list[tuple[Indexed, float, float]]:
+        return [
+            (meta, float(self.valid_from[i]), float(self.valid_until[i]))
+            for i, meta in enumerate(self.meta)
+            if meta is not None
+        ]
+
+    def _grow(self, capacity: int, dim: int) -> None:
+        matrix = np.zeros((capacity, dim), dtype=np.float32)
+        if self.size:
+            matrix[: self.size] = self.matrix[: self.size]
+        self.matrix = matrix
+        self.alive = _resized(self.alive, capacity)
+        self.valid_from = _resized(self.valid_from, capacity)
+        self.valid_until = _resized(self.valid_until, capacity)
+        self.kind = _resized(self.kind, capacity)
+        self.suspect = _resized(self.suspect, capacity)
+
+    def _compact(self) -> None:
+        keep = np.flatnonzero(self.alive[: self.size])
+        self.matrix = self.matrix[keep].copy()
+        self.alive = self.alive[keep].copy()
+        self.valid_from = self.valid_from[keep].copy()
+        self.valid_until = self.valid_until[keep].copy()
+        self.kind = self.kind[keep].copy()
+        self.suspect = self.suspect[keep].copy()
+        self.ids = [self.ids[i] for i in keep]
+        self.meta = [self.meta[i] for i in keep]
+        self.slot = {memory_id: row for row, memory_id in enumerate(self.ids)}
+        self.size, self.dead = len(keep), 0
+
+
+def _resized(array: NDArray[Any], capacity: int) -> NDArray[Any]:
+    out = np.zeros(capacity, dtype=array.dtype)
+    out[: len(array)] = array
+    return out
 
 
 class MemoryIndex:
@@ -124,6 +198,7 @@ class MemoryIndex:
         self.db = db
         self.max_partitions = max_partitions
         self._parts: OrderedDict[str, _Partition] = OrderedDict()
+        self._covered: set[int] = set()
 
     # -- public -----------------------------------------------------------------
 
@@ -147,50 +222,52 @@ class MemoryIndex:
         Raises whatever the engine raises when its database cannot be read.
         """
         part = await self._fresh(partition)
-        part.pack()
-        if top_k <= 0 or not part.ids:
+        n = part.size
+        if top_k <= 0 or n - part.dead == 0:
             return []
         query = np.asarray(vector, dtype=np.float32)
         norm = float(np.linalg.norm(query))
         if norm == 0.0 or part.matrix.shape[1] != query.shape[0]:
             return []
-        scores = part.matrix @ (query / norm)
+        unit = query / norm
+        matrix = part.matrix[:n]
+        scores = matrix @ unit
         now = _now()
-        wanted = {t.upper() for t in memory_types}
-        mask = (part.valid_from <= now) & (now < part.valid_until)
-        for i, meta in enumerate(part.meta):
-            if meta.memory_type not in wanted or (exclude_suspects and meta.injection_suspect):
-                mask[i] = False
+        codes = [part.kinds[t] for t in {t.upper() for t in memory_types} if t in part.kinds]
+        pool = part.alive[:n] & (part.valid_from[:n] <= now) & (now < part.valid_until[:n])
+        pool &= np.isin(part.kind[:n], codes)
+        mask = pool.copy()
+        if exclude_suspects:
+            mask &= ~part.suspect[:n]
         if min_score is not None:
             mask &= scores >= min_score
         candidates = np.flatnonzero(mask)
         if candidates.size == 0:
             return []
+        rank = _centred(matrix, pool, unit, scores, candidates)
         # Only rows near the best few can be reordered by the tie-breakers.
         take = min(candidates.size, top_k * 4 + 8)
-        order = candidates[np.argsort(-scores[candidates], kind="stable")[:take]]
-        newest_first = sorted(order.tolist(), key=lambda i: part.meta[i].created_at, reverse=True)
-        best = sorted(
-            newest_first,
-            key=lambda i: (-math.floor(float(scores[i]) / TIE), not part.meta[i].trusted),
-        )
-        return [Hit(part.ids[i], float(scores[i])) for i in best[:top_k]]
+        order = np.argsort(-rank, kind="stable")[:take]
+        picked = [(int(candidates[i]), float(rank[i])) for i in order]
+        meta = part.meta
+        newest_first = sorted(picked, key=lambda p: _created(meta[p[0]]), reverse=True)
+        best = sorted(newest_first, key=lambda p: (-math.floor(p[1] / TIE), not _trusted(meta[p[0]])))
+        return [Hit(part.ids[row], float(scores[row])) for row, _ in best[:top_k]]
 
     async def get(self, partition: str, memory_ids: Iterable[str]) -> list[Indexed]:
         """The indexed rows for ``memory_ids`` (current memories only), in that order."""
         part = self._parts.get(partition)
         if part is None:
             part = await self._fresh(partition)
-        return [part.rows[i][0] for i in memory_ids if i in part.rows]
+        found = [part.indexed(i) for i in memory_ids]
+        return [row for row in found if row is not None]
 
     async def current(self, partition: str, *, memory_types: Iterable[str] = ("FACTUAL",)) -> list[Indexed]:
         """Every current memory of ``partition`` of those types, newest first."""
         part = await self._fresh(partition)
         wanted = {t.upper() for t in memory_types}
         now = _now()
-        rows = [
-            row[0] for row in part.rows.values() if row[0].memory_type in wanted and row[2] <= now < row[3]
-        ]
+        rows = [row for row, start, end in part.rows() if row.memory_type in wanted and start <= now < end]
         return sorted(rows, key=lambda r: r.created_at, reverse=True)
 
     def invalidate(self, partition: str | None = None) -> None:
@@ -230,6 +307,13 @@ class MemoryIndex:
 
     async def _sync_sqlite(self, store: SQLiteStore, partition: str, part: _Partition) -> None:
         conn = store._require_conn()
+        if id(store) not in self._covered:
+            # Lets the change check below read an index instead of the caller's rows.
+            await conn.execute(
+                "CREATE INDEX IF NOT EXISTS gate_memories_user_updated ON memories(user_id, updated_at)"
+            )
+            await conn.commit()
+            self._covered.add(id(store))
         cursor = await conn.execute(
             "SELECT count(*), max(updated_at) FROM memories WHERE user_id = ?", (partition,)
         )
@@ -248,9 +332,7 @@ class MemoryIndex:
                 part.total, part.newest = total, newest
                 return
         # A deletion (or a first load): read the caller's rows again.
-        part.stamps.clear()
-        part.rows.clear()
-        part.dirty = True
+        part.clear()
         cursor = await conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE user_id = ?", (partition,))
         for row in await cursor.fetchall():
             self._apply_row(part, row)
@@ -279,9 +361,8 @@ class MemoryIndex:
             metadata,
         ) = tuple(row)
         part.stamps[memory_id] = updated_at
-        part.dirty = True
         if blob is None or not _is_current(status, superseded_by):
-            part.rows.pop(memory_id, None)
+            part.drop(memory_id)
             return
         indexed = Indexed(
             id=memory_id,
@@ -297,24 +378,55 @@ class MemoryIndex:
             said_by=_said_by(metadata),
         )
         vec = _unit(np.frombuffer(blob, dtype=np.float32))
-        part.rows[memory_id] = (indexed, vec, _iso_ts(valid_from, -math.inf), _iso_ts(valid_until, math.inf))
+        part.put(indexed, vec, _iso_ts(valid_from, -math.inf), _iso_ts(valid_until, math.inf))
 
     async def _reload_generic(self, store: Any, partition: str, part: _Partition) -> None:
-        part.stamps.clear()
-        part.rows.clear()
-        part.dirty = True
+        part.clear()
         async for item in store.iter_memories(user_id=partition, status=None):
             part.stamps[item.id] = item.updated_at.isoformat()
             if item.embedding is None or not _is_current(item.status.value, item.superseded_by):
                 continue
             vec = _unit(np.asarray(item.embedding, dtype=np.float32))
-            part.rows[item.id] = (
-                _from_item(item),
-                vec,
-                _ts(item.valid_from, -math.inf),
-                _ts(item.valid_until, math.inf),
-            )
+            part.put(_from_item(item), vec, _ts(item.valid_from, -math.inf), _ts(item.valid_until, math.inf))
         part.total = len(part.stamps)
+
+
+def _centred(
+    matrix: NDArray[np.float32],
+    pool: NDArray[np.bool_],
+    query: NDArray[np.float32],
+    scores: NDArray[np.float32],
+    rows: NDArray[np.intp],
+) -> NDArray[np.float32]:
+    """For ``rows``: cosine after taking out half of the caller's mean direction, for ranking.
+
+    Sentence embeddings share a common direction (anisotropy): a caller's
+    generic facts ("we grow potatoes") then sit close to every question and
+    crowd out the one that answers it. Removing part of the mean of the
+    caller's own current memories (``pool``) spreads them apart; the raw
+    cosine still decides what is relevant at all (``min_score``) and is what
+    a hit reports. Rows and query are unit vectors, so two matrix-vector
+    products are all it takes: (r - m)·(q - m) = r·q - r·m - m·q + m·m.
+    """
+    count = int(pool.sum())
+    if count < 2:
+        return scores[rows]
+    mean = (pool.astype(np.float32) @ matrix) * (CENTRE / count)
+    mm = float(mean @ mean)
+    mq = float(mean @ query)
+    rm = matrix[rows] @ mean
+    dot = scores[rows] - rm - mq + mm
+    norms = np.sqrt(np.maximum(1.0 - 2.0 * rm + mm, 1e-12)) * math.sqrt(max(1.0 - 2.0 * mq + mm, 1e-12))
+    centred: NDArray[np.float32] = (dot / norms).astype(np.float32)
+    return centred
+
+
+def _created(row: Indexed | None) -> str:
+    return row.created_at if row is not None else ""
+
+
+def _trusted(row: Indexed | None) -> bool:
+    return row is not None and row.trusted
 
 
 def _is_current(status: str, superseded_by: str | None) -> bool:

@@ -32,15 +32,15 @@ from contextdb.core.models import MemoryType
 from gate.backends.base import ForgetResult
 from gate.backends.local import LocalEngine
 from gate.memory.base import Recall, Recalled
-from gate.memory.facts import agent_statement, caller_facts
+from gate.memory.facts import agent_statement, caller_facts, topics
 from gate.memory.index import Indexed, MemoryIndex
 
 # A caller's live words are kept below the engine's trust bar (0.7): a wish is
 # something to confirm, never an actionable fact by itself.
 SAID_CONFIDENCE = 0.5
-# Below this cosine similarity (MiniLM) a memory does not bear on the words:
-# the block then says nothing relevant is known instead of listing noise.
-MIN_SCORE = 0.3
+# Below this cosine similarity (MiniLM) a memory does not bear on the words at
+# all; between it and ``base.CLEAR`` it only may (the block says which).
+MIN_SCORE = 0.15
 # A correction replaces the caller's closest current fact only when it is at least this close.
 SUPERSEDE_SCORE = 0.45
 # Within the engine's embedding cache (2048 entries by default).
@@ -83,7 +83,8 @@ class LocalMemory:
             caller_id, vector, top_k, min_score=self.min_score, exclude_suspects=True
         )
         rows = await self.index.get(caller_id, [h.memory_id for h in hits])
-        return Recall([_recalled(r) for r in rows])
+        scores = {h.memory_id: h.score for h in hits}
+        return Recall([_recalled(r, scores.get(r.id)) for r in rows])
 
     async def snapshot(self, caller_id: str, *, limit: int = 12) -> Recall:
         """The caller's newest current facts (for the start of a call)."""
@@ -102,6 +103,9 @@ class LocalMemory:
                 confidence=SAID_CONFIDENCE,
                 correction=statement.kind == "correction",
                 kind=statement.kind,
+                # Action-relevant, so a yes to the action it asked for can confirm it;
+                # below the trust bar, so it never acts by itself.
+                action_relevant=True,
             )
         spoken = agent_statement(agent_said)
         if spoken is not None:
@@ -144,6 +148,7 @@ class LocalMemory:
         confidence: float,
         correction: bool = False,
         kind: str | None = None,
+        action_relevant: bool | None = None,
     ) -> str:
         older: list[Indexed] = []
         if correction:
@@ -158,6 +163,7 @@ class LocalMemory:
                 memory_type=MemoryType.FACTUAL,
                 epistemic_source=source,  # type: ignore[arg-type]
                 confidence=confidence,
+                action_relevant=action_relevant,
                 metadata=metadata,
                 user_id=caller_id,
             )
@@ -167,12 +173,25 @@ class LocalMemory:
         return str(item.id)
 
     async def _corrected(self, caller_id: str, correction: str) -> list[Indexed]:
-        """The caller's current fact that ``correction`` replaces, if one is close enough."""
+        """The caller's current fact that ``correction`` replaces, if there is one.
+
+        The closest fact in meaning about the same personal detail (phone, email,
+        home, ...) when the correction names one; otherwise the closest fact, when
+        it is close enough to be the same thing said again.
+        """
         embedder = await self._embedder()
         # Embedded as a document: the write that follows finds it in the engine's cache.
         vector = (await embedder.embed_documents([correction]))[0]
-        hits = await self.index.search(caller_id, vector, 1, min_score=SUPERSEDE_SCORE)
-        return await self.index.get(caller_id, [h.memory_id for h in hits])
+        about = topics(correction)
+        hits = await self.index.search(caller_id, vector, 8, min_score=-1.0)
+        rows = await self.index.get(caller_id, [h.memory_id for h in hits])
+        score = {h.memory_id: h.score for h in hits}
+        for row in rows:
+            if row.source != "user_stated" or row.confirmed:
+                continue  # what the caller confirmed, or someone else stated, is not overwritten here
+            if (about and about & topics(row.content)) or score[row.id] >= SUPERSEDE_SCORE:
+                return [row]
+        return []
 
     async def _supersede(self, old_id: str, new_id: str) -> None:
         store = self.db._require_store()
@@ -206,7 +225,7 @@ def _said_by(source: str) -> str:
     return {"user_stated": "caller", "agent_inferred": "agent"}.get(source, "other")
 
 
-def _recalled(row: Indexed) -> Recalled:
+def _recalled(row: Indexed, score: float | None = None) -> Recalled:
     if row.said_by in ("caller", "agent", "other"):
         said_by = row.said_by
     elif row.memory_type == "EXPERIENTIAL" or row.source == "agent_inferred":
@@ -215,4 +234,5 @@ def _recalled(row: Indexed) -> Recalled:
         said_by = "caller"
     else:
         said_by = "other"
-    return Recalled(row.id, row.content, said_by, row.created_at[:10] or None, row.injection_suspect)
+    when = row.created_at[:10] or None
+    return Recalled(row.id, row.content, said_by, when, row.injection_suspect, score)

@@ -80,8 +80,8 @@ class _Scan:
                 here = (*path, str(key.value))
                 line = key.start_mark.line + 1
                 if isinstance(key, yaml.ScalarNode) and key.tag != _MERGE:
-                    seen_at = first.setdefault((key.tag, key.value), line)
-                    if seen_at != line:
+                    seen_at = first.get((key.tag, key.value))
+                    if seen_at is not None:
                         self.issues.append(
                             PolicyIssue(
                                 self.file,
@@ -92,6 +92,7 @@ class _Scan:
                             )
                         )
                         continue
+                    first[(key.tag, key.value)] = line
                 self.lines.setdefault(here, line)
                 self.walk(value, here)
         elif isinstance(node, yaml.SequenceNode):

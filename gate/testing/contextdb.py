@@ -296,9 +296,12 @@ class CloudDouble:
         body = await self._body(request, allowed)
         if isinstance(body, JSONResponse):
             return body
+        key = request.headers.get("idempotency-key")
+        if key is not None and not _KEY.match(key):
+            return self._error(400, "invalid_request", "Idempotency-Key must match ^[A-Za-z0-9._:-]{8,128}$")
         content, source = body.get("content"), body.get("source")
-        if not isinstance(content, str) or not content:
-            return self._error(400, "invalid_request", "content is required")
+        if not isinstance(content, str) or not 1 <= len(content) <= 4000:
+            return self._error(400, "invalid_request", "content must be 1-4000 characters")
         if source not in ("user_stated", "agent_inferred", "third_party"):
             return self._error(400, "invalid_request", "source is required")
         relevant = body.get("action_relevant")
@@ -343,8 +346,11 @@ class CloudDouble:
         if isinstance(body, JSONResponse):
             return body
         user = body["user_id"]
+        key = request.headers.get("idempotency-key")
+        if key is not None and not _KEY.match(key):
+            return self._error(400, "invalid_request", "Idempotency-Key must match ^[A-Za-z0-9._:-]{8,128}$")
         if body.get("erase_partition"):
-            if body.get("confirmation") != user or not request.headers.get("idempotency-key"):
+            if body.get("confirmation") != user or not key:
                 return self._error(400, "invalid_request", "erasure needs confirmation=user_id and a key")
             with self._lock:
                 doomed = [k for k, m in self.memories.items() if m.user_id == user]

@@ -1,0 +1,412 @@
+"""Load: many concurrent calls through the worker's own agent, on one machine, in the production shape.
+
+Every session is a real text-mode ``AgentSession`` with the worker's agent
+(caller memory, the example tools of ``tools/``, ``confirm_action``) and a
+scripted model that reads the gate's question out word for word. Each
+session runs a refund that the gate asks about, the caller's yes and the
+refund itself (ask -> yes -> act), then a refund above the policy's limit
+(abstain): three decisions, three receipts. Decisions and memory run on the
+embedded engine with its MiniLM embedder (each process its own GATE_HOME).
+
+  single   one worker process, 50 concurrent sessions, the SQLite ledger in GATE_HOME
+  shared   8 worker processes x 25 sessions on one PostgreSQL ledger (a server
+           started here on a unix socket in a temporary directory, stopped after)
+
+Each process is set up as the worker is (embedder loaded, one warm-up call,
+which pays for lazy imports: checked, not timed); then all processes start
+their sessions at once. Checked after each run: no session went wrong (a
+decision that fails closed under load, e.g. past its 2 s budget, counts as an
+error), exactly one receipt per decision, the hash chain verifies. Reported:
+decision latency as the gate records it (policy, state, evidence:
+``latency_ms``), with the ledger write (the whole ``Pipeline.decide``), the
+decision service's look-ups on their own, and the caller's wait for each turn.
+
+Run: python bench/load.py [--sessions 50] [--processes 8] [--per-process 25]
+                          [--agent worker|gate] [--skip-postgres]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PG_USER = "gatepg"
+
+
+@dataclass
+class Measured:
+    """What one process saw."""
+
+    sessions: int = 0
+    errors: list[str] = field(default_factory=list)
+    decide_ms: list[float] = field(default_factory=list)  # the whole Pipeline.decide, ledger write included
+    evidence_ms: list[float] = field(default_factory=list)  # the decision service's answer, inside decide
+    turn_ms: list[float] = field(default_factory=list)
+
+
+def _question(chat_ctx: Any) -> Any:
+    """The model reads the gate's question out as it was put (the first line of the tool's answer)."""
+    from livekit.agents.llm import FunctionCallOutput
+
+    from gate.testing.llm import say
+
+    for item in reversed(chat_ctx.items):
+        if isinstance(item, FunctionCallOutput):
+            return say(item.output.splitlines()[0] if item.output else "")
+    return say("")
+
+
+def _outputs(result: Any) -> list[tuple[str, bool]]:
+    return [(e.item.output, e.item.is_error) for e in result.events if e.type == "function_call_output"]
+
+
+async def one_session(
+    g: Any, worker: Any, business: Any, caller_id: str, order: str, m: Measured, *, memory: bool
+) -> None:
+    """ask -> yes -> act, then an abstain; anything unexpected is recorded as an error."""
+    from livekit.agents import Agent, AgentSession
+
+    import gate
+    from gate.testing.llm import ScriptedLLM, call, say
+
+    caller = gate.Caller(caller_id, verified=True, roles=frozenset({"customer"}))
+    business.add_order(order, caller_id, 100.0)
+    llm = ScriptedLLM()
+    session: AgentSession[Any] = AgentSession(llm=llm, vad=None, turn_handling={"turn_detection": None})
+    if memory:
+        agent, _ = worker.build_call(g, caller, session)
+    else:
+        agent = Agent(instructions=worker.INSTRUCTIONS, tools=g.bind(caller, session).tools)
+
+    async def turn(words: str, *steps: Any) -> list[tuple[str, bool]]:
+        llm.add(*steps)
+        started = time.perf_counter()
+        result: Any = await session.run(user_input=words)
+        m.turn_ms.append((time.perf_counter() - started) * 1000)
+        return _outputs(result)
+
+    try:
+        await session.start(agent)
+        asked = await turn(
+            f"Please refund 20 on order {order}.", call("issue_refund", order_id=order, amount=20), _question
+        )
+        if not asked or asked[0][1] or "?" not in asked[0][0]:
+            m.errors.append(f"{caller_id}: no question: {asked}")
+        done = await turn("Yes.", call(gate.CONFIRM_TOOL), say("Done."))
+        if not done or not done[0][0].startswith("Refunded 20"):
+            m.errors.append(f"{caller_id}: not refunded after yes: {done}")
+        refused = await turn(
+            f"And refund 500 on {order}.", call("issue_refund", order_id=order, amount=500), say("Sorry.")
+        )
+        if not refused or not refused[0][1]:
+            m.errors.append(f"{caller_id}: 500 was not refused: {refused}")
+    except Exception as exc:  # a session that breaks is an error of the run, not of the bench
+        m.errors.append(f"{caller_id}: {type(exc).__name__}: {exc}")
+    finally:
+        if memory:
+            await agent.flush()
+        await session.aclose()
+    found = business.order(order)
+    if found is None or found.refunded != 20:
+        m.errors.append(f"{caller_id}: order {order} refunded {found.refunded if found else None}, not 20")
+    m.sessions += 1
+
+
+def _timed(decide: Callable[..., Awaitable[Any]], into: list[float]) -> Callable[..., Awaitable[Any]]:
+    async def timed(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return await decide(*args, **kwargs)
+        finally:
+            into.append((time.perf_counter() - started) * 1000)
+
+    return timed
+
+
+async def run_worker(
+    home: Path,
+    database_url: str | None,
+    sessions: int,
+    tag: str,
+    memory: bool,
+    ready: Callable[[], Awaitable[None]] | None = None,
+) -> Measured:
+    """One worker process: ``sessions`` concurrent calls through one process-wide Gate.
+
+    Set up as the worker is (the embedder loaded, one call made), then ``ready``
+    is awaited, so that every process starts its calls at the same moment.
+    """
+    import tools
+    import worker
+    from gate import Gate
+    from gate.config import GateSettings
+
+    settings = GateSettings(
+        home=home, database_url=database_url, memory="local", embedder="minilm", policies=ROOT / "policies"
+    )
+    business = tools.Business(home)
+    tools.use_business(business)
+    g = Gate(tools.TOOLS, settings=settings, policies=settings.policies)
+    m = Measured()
+    g.pipeline.decide = _timed(g.pipeline.decide, m.decide_ms)  # type: ignore[method-assign,assignment]
+    g.backend.evaluate_action = _timed(g.backend.evaluate_action, m.evidence_ms)  # type: ignore[method-assign,assignment]
+    await g.warm()
+    g.start()
+    # One call first, not measured: the first decisions of a process pay for lazy imports.
+    await one_session(g, worker, business, f"warm-{tag}", f"W-{tag}", m, memory=memory)
+    m.sessions = 0
+    m.decide_ms.clear()
+    m.evidence_ms.clear()
+    m.turn_ms.clear()
+    if ready is not None:
+        await ready()
+    await asyncio.gather(
+        *(
+            one_session(g, worker, business, f"load-{tag}-{i}", f"O-{tag}-{i}", m, memory=memory)
+            for i in range(sessions)
+        )
+    )
+    await g.outbox.drain(reconcile_grace_s=None)
+    await g.aclose()
+    return m
+
+
+@dataclass(frozen=True)
+class Checked:
+    decisions: int
+    receipts_ok: bool
+    receipt_problems: str
+    chain_ok: bool
+    recorded_ms: list[float]
+
+
+def check_ledger(url: str) -> Checked:
+    """Exactly one receipt per decision, and the chain verifies."""
+    from gate.ledger import Ledger
+
+    ledger = Ledger(url, create=False)
+    decisions = ledger.decisions()
+    per = Counter(r.decision_id for r in ledger.receipts())
+    missing = [d.id for d in decisions if per[d.id] == 0]
+    doubled = [k for k, n in per.items() if n > 1]
+    report = ledger.verify()
+    ledger.close()
+    problems = f"{len(missing)} without a receipt, {len(doubled)} with more than one"
+    measured = [d.latency_ms for d in decisions if not d.caller_id.startswith("warm-")]
+    return Checked(len(decisions), not missing and not doubled, problems, report.ok, measured)
+
+
+def pct(values: list[float], q: int) -> float:
+    if len(values) < 2:
+        return values[0] if values else float("nan")
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
+
+
+def p50_95(values: list[float]) -> str:
+    return f"{pct(values, 50):.1f} / {pct(values, 95):.1f}"
+
+
+# -- PostgreSQL on a unix socket, as .ci/run starts it ---------------------------------
+
+
+class Postgres:
+    """A throw-away PostgreSQL server in a temporary directory (run as an unprivileged user when root)."""
+
+    def __init__(self) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="gate-load-pg."))
+        self.data = self.dir / "data"
+        self.as_root = os.geteuid() == 0
+
+    def _run(self, command: str) -> None:
+        argv = ["su", PG_USER, "-s", "/bin/bash", "-c", command] if self.as_root else ["bash", "-c", command]
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def __enter__(self) -> str:
+        if self.as_root:
+            known = subprocess.run(["id", PG_USER], capture_output=True, check=False).returncode == 0
+            if not known:
+                subprocess.run(["useradd", "--system", "--no-create-home", PG_USER], check=True)
+            shutil.chown(self.dir, PG_USER)
+        self._run(f"initdb -D '{self.data}' -U postgres --auth=trust")
+        options = f"-c listen_addresses='' -k '{self.dir}' -c max_connections=200 -c fsync=off"
+        self._run(f"pg_ctl -D '{self.data}' -l '{self.dir}/server.log' -w -o \"{options}\" start")
+        return f"postgresql://postgres@/postgres?host={self.dir}"
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self._run(f"pg_ctl -D '{self.data}' -m fast stop")
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+# -- the runs ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    sessions: int
+    decisions: int
+    errors: int
+    receipts: str
+    chain: str
+    recorded: str
+    decide: str
+    evidence: str
+    turn: str
+    wall_s: float
+
+
+def _row(name: str, runs: list[Measured], checked: Checked, wall: float) -> Row:
+    errors = [e for m in runs for e in m.errors]
+    for e in errors[:8]:
+        print(f"  error: {e}", file=sys.stderr)
+    return Row(
+        name=name,
+        sessions=sum(m.sessions for m in runs),
+        decisions=checked.decisions,
+        errors=len(errors),
+        receipts="exactly one each" if checked.receipts_ok else checked.receipt_problems,
+        chain="verified" if checked.chain_ok else "BROKEN",
+        recorded=p50_95(checked.recorded_ms),
+        decide=p50_95([x for m in runs for x in m.decide_ms]),
+        evidence=p50_95([x for m in runs for x in m.evidence_ms]),
+        turn=p50_95([x for m in runs for x in m.turn_ms]),
+        wall_s=wall,
+    )
+
+
+def _agent(memory: bool) -> str:
+    return "worker's agent" if memory else "gate only"
+
+
+def single(sessions: int, memory: bool) -> Row:
+    home = Path(tempfile.mkdtemp(prefix="gate-load-single."))
+    try:
+        started = time.perf_counter()
+        m = asyncio.run(run_worker(home, None, sessions, "s", memory))
+        wall = time.perf_counter() - started
+        return _row(
+            f"1 process x {sessions}, SQLite, {_agent(memory)}",
+            [m],
+            check_ledger(f"sqlite:///{home / 'ledger.db'}"),
+            wall,
+        )
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def shared(processes: int, per_process: int, memory: bool) -> Row:
+    with Postgres() as url:
+        from gate.ledger import Ledger
+
+        Ledger(url).close()  # the schema, once, before the workers race to use it
+        homes = [Path(tempfile.mkdtemp(prefix=f"gate-load-p{i}.")) for i in range(processes)]
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("GATE_", "CONTEXTDB_"))}
+        children = [
+            subprocess.Popen(
+                [sys.executable, __file__, "--child", str(home), url, str(per_process), f"p{i}", str(memory)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=env,
+                text=True,
+            )
+            for i, home in enumerate(homes)
+        ]
+        for child in children:  # every worker is up and warm before any call starts
+            assert child.stdout is not None
+            child.stdout.readline()
+        started = time.perf_counter()
+        for child in children:
+            assert child.stdin is not None
+            child.stdin.write("go\n")
+            child.stdin.flush()
+        runs = []
+        for child in children:
+            out, _ = child.communicate(timeout=900)
+            if child.returncode != 0:
+                runs.append(Measured(errors=[f"worker process exited {child.returncode}"]))
+                continue
+            runs.append(Measured(**json.loads(out.strip().splitlines()[-1])))
+        wall = time.perf_counter() - started
+        for home in homes:
+            shutil.rmtree(home, ignore_errors=True)
+        name = f"{processes} processes x {per_process}, one PostgreSQL, {_agent(memory)}"
+        return _row(name, runs, check_ledger(url), wall)
+
+
+def table(rows: list[Row]) -> str:
+    head = (
+        "| run | sessions | decisions | errors | receipts | chain | decision p50 / p95 ms "
+        "| decision + ledger write p50 / p95 | evidence look-up p50 / p95 | caller's turn p50 / p95 "
+        "| wall s |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n"
+    )
+    lines = [
+        f"| {r.name} | {r.sessions} | {r.decisions} | {r.errors} | {r.receipts} | {r.chain} "
+        f"| {r.recorded} | {r.decide} | {r.evidence} | {r.turn} | {r.wall_s:.1f} |"
+        for r in rows
+    ]
+    return head + "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sessions", type=int, default=50, help="concurrent sessions in the single process")
+    parser.add_argument("--processes", type=int, default=8)
+    parser.add_argument("--per-process", type=int, default=25)
+    parser.add_argument("--skip-postgres", action="store_true")
+    parser.add_argument(
+        "--agent",
+        choices=("worker", "gate"),
+        default="worker",
+        help="worker: worker.py's agent, caller memory on (default); gate: a plain Agent, gated tools",
+    )
+    parser.add_argument(
+        "--child", nargs=5, metavar=("HOME", "URL", "SESSIONS", "TAG", "MEMORY"), help=argparse.SUPPRESS
+    )
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    # A refused tool call is part of every session's script: LiveKit's error line for it is noise here.
+    logging.getLogger("livekit").setLevel(logging.CRITICAL)
+    if args.child:
+        home, url, sessions, tag, memory = args.child
+
+        async def ready() -> None:
+            print("ready", flush=True)
+            await asyncio.to_thread(sys.stdin.readline)
+
+        m = asyncio.run(run_worker(Path(home), url, int(sessions), tag, memory == "True", ready))
+        print(json.dumps(asdict(m)))
+        return
+    memory = args.agent == "worker"
+    rows = [single(args.sessions, memory)]
+    if not args.skip_postgres:
+        rows.append(shared(args.processes, args.per_process, memory))
+    print(table(rows))
+    if any(r.errors or r.chain != "verified" or r.receipts != "exactly one each" for r in rows):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
