@@ -7,8 +7,10 @@ engine with the MiniLM embedder gate ships, it measures per path:
   evidence  the evidence look-up alone (inside the gate decision)
   overhead  gate minus evidence
   stock     contextdb's VerifyBeforeAct.decide for the same question
-and, once per size: the query embedding alone, and the engine's own recall
-(top 20, as of now) that the per-caller index replaces on the query path.
+and, once per size: the query embedding alone (the engine keeps a rendered
+query's vector, so a repeated query is embedded once), the per-caller index
+search alone, and the engine's own recall (top 20, as of now) that the index
+replaces on the query path.
 
 Paths: "slot" (policy names an exact memory slot: book_visit) and "query"
 (no slot: the caller's memories closest in meaning to the query,
@@ -260,8 +262,14 @@ async def measure(
             QUESTION["query"], top_k=20, as_of=contextdb.utc_now(), user_id="alice"
         )
 
+    vector = await engine._vector(QUESTION["query"])
+
+    async def search() -> None:
+        await engine.index.search("alice", vector, 10, min_score=0.3, exclude_suspects=True)
+
     results["once"] = {
         "embed": await timed(embed, samples),
+        "search": await timed(search, samples),
         "recall": await timed(recall, stock_samples),
     }
 
@@ -302,6 +310,7 @@ def main() -> None:
             )
         once.append(
             f"{size:,} memories: query embedding {cell(r['once']['embed'])} ms; "
+            f"per-caller index search {cell(r['once']['search'])} ms; "
             f"engine recall top 20 {cell(r['once']['recall'])} ms"
         )
     for line in once:

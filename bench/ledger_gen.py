@@ -1,9 +1,12 @@
-"""Generate a large, valid audit ledger (decisions, confirmations, receipts, chain).
+"""Generate a large, valid audit ledger (decisions, confirmations, receipts, deliveries, chain).
 
 Rows are written in bulk through the ledger's own tables, digests and chain
-hashes, so ``gate audit verify`` accepts the result.
+hashes, so ``gate audit verify`` accepts the result. Every receipt was
+delivered once and acknowledged; confirmations are asked, then answered
+(two chain entries each), as the gate writes them.
 
 Run: python bench/ledger_gen.py --decisions 1000000 --out /tmp/ledger.db
+     python bench/ledger_gen.py --decisions 100000 --url postgresql://...
 """
 
 from __future__ import annotations
@@ -22,8 +25,14 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import insert  # noqa: E402
 
 from gate.ledger import Ledger  # noqa: E402
-from gate.ledger.chain import GENESIS, RecordDigest, entry_hash  # noqa: E402
-from gate.ledger.tables import ChainRow, ConfirmationRow, DecisionRow, ReceiptRow  # noqa: E402
+from gate.ledger.chain import CURRENT_KIND, FORMATS, GENESIS, RecordDigest, entry_hash  # noqa: E402
+from gate.ledger.tables import (  # noqa: E402
+    ChainRow,
+    ConfirmationRow,
+    DecisionRow,
+    DeliveryRow,
+    ReceiptRow,
+)
 
 TOOLS = [
     ("book_visit", "booking.create"),
@@ -44,17 +53,20 @@ def generate(url: str, decisions: int, callers: int, seed: int = 7) -> None:
         "decision": DecisionRow.__table__,  # type: ignore[attr-defined]
         "confirmation": ConfirmationRow.__table__,  # type: ignore[attr-defined]
         "receipt": ReceiptRow.__table__,  # type: ignore[attr-defined]
+        "delivery": DeliveryRow.__table__,  # type: ignore[attr-defined]
     }
-    digests = {k: RecordDigest(t) for k, t in tables.items()}
+    kinds = {k: CURRENT_KIND[t.name] for k, t in tables.items()}
+    digests = {k: RecordDigest(t, FORMATS[kinds[k]][1]) for k, t in tables.items()}
     chain_table = ChainRow.__table__  # type: ignore[attr-defined]
     prev, seq = GENESIS, 0
     start = time.time() - decisions * 2.0  # one decision every two seconds, ending now
-    batch: dict[str, list[dict[str, Any]]] = {"decision": [], "confirmation": [], "receipt": [], "chain": []}
+    batch: dict[str, list[dict[str, Any]]] = {k: [] for k in [*tables, "chain"]}
 
-    def chain(kind: str, row: dict[str, Any], at: float) -> None:
+    def chain(table: str, row: dict[str, Any], at: float, *, values: dict[str, Any] | None = None) -> None:
         nonlocal prev, seq
         seq += 1
-        digest = digests[kind].of_values([row[c] for c in digests[kind].columns])
+        kind = kinds[table]
+        digest = digests[table].of_values([(values or row)[c] for c in digests[table].columns])
         hashed = entry_hash(prev, seq, at, kind, row["id"], digest)
         batch["chain"].append(
             {
@@ -147,7 +159,10 @@ def generate(url: str, decisions: int, callers: int, seed: int = 7) -> None:
                     "answer_message_id": f"item_{i:x}",
                     "chain_seq": None,
                 }
-                chain("confirmation", conf, at + 0.001)
+                asked = {**conf, "status": "pending", "words": None, "answered_at": None}
+                asked["answer_message_id"] = None
+                chain("confirmation", conf, at + 0.001, values=asked)
+                chain("confirmation", conf, at + 5)
                 batch["confirmation"].append(conf)
             status = "succeeded" if outcome == "act" else "skipped"
             receipt = {
@@ -162,14 +177,23 @@ def generate(url: str, decisions: int, callers: int, seed: int = 7) -> None:
                 "error_code": None,
                 "chain_seq": None,
                 "service_decision_id": f"dec_{i:032x}",
-                "delivered_at": at + 0.02,
-                "attempts": 1,
-                "last_error": None,
-                "policy_alignment": "aligned",
-                "service_receipt_id": f"rcpt_{i:x}",
             }
             chain("receipt", receipt, at + 0.01)
             batch["receipt"].append(receipt)
+            delivery = {
+                "id": f"gv_{i:032x}",
+                "receipt_id": receipt["id"],
+                "at": at + 0.02,
+                "attempt": 1,
+                "state": "delivered",
+                "service_decision_id": f"dec_{i:032x}",
+                "error": None,
+                "policy_alignment": "aligned",
+                "service_receipt_id": f"rcpt_{i:x}",
+                "chain_seq": None,
+            }
+            chain("delivery", delivery, at + 0.02)
+            batch["delivery"].append(delivery)
             if len(batch["chain"]) >= 20000:
                 flush(conn)
         flush(conn)
@@ -182,13 +206,16 @@ def main() -> None:
     )
     parser.add_argument("--decisions", type=int, default=1_000_000)
     parser.add_argument("--callers", type=int, default=20_000)
-    parser.add_argument("--out", type=Path, required=True, help="SQLite file to create")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out", type=Path, help="SQLite file to create")
+    where.add_argument("--url", help="an empty database to fill (e.g. PostgreSQL)")
     args = parser.parse_args()
-    if args.out.exists():
+    if args.out is not None and args.out.exists():
         sys.exit(f"{args.out} exists; remove it first")
+    url = args.url or f"sqlite:///{args.out.resolve()}"
     started = time.perf_counter()
-    generate(f"sqlite:///{args.out.resolve()}", args.decisions, args.callers)
-    print(f"{args.decisions:,} decisions in {time.perf_counter() - started:.0f}s -> {args.out}")
+    generate(url, args.decisions, args.callers)
+    print(f"{args.decisions:,} decisions in {time.perf_counter() - started:.0f}s -> {args.url or args.out}")
 
 
 if __name__ == "__main__":

@@ -150,7 +150,8 @@ async def run_size(n: int, samples: int, others: int) -> dict[str, float | list[
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    raw_help = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=raw_help)
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--samples", type=int, default=100)
     parser.add_argument("--others", type=int, default=2000)
@@ -172,8 +173,8 @@ def main() -> None:
         assert isinstance(save, list) and isinstance(raw_save, list)
         ratio = pct(raw_lookup, 95) / pct(lookup, 95)
         print(
-            f"| {size:,} | {cell(lookup)} | {cell(raw_lookup)} | {ratio:.1f}x | {cell(save)} | {cell(raw_save)} "
-            f"| {r['seeding']:.0f} s | {r['raw_seeding']:.0f} s | {r['cold']:.0f} |",
+            f"| {size:,} | {cell(lookup)} | {cell(raw_lookup)} | {ratio:.1f}x | {cell(save)} "
+            f"| {cell(raw_save)} | {r['seeding']:.0f} s | {r['raw_seeding']:.0f} s | {r['cold']:.0f} |",
             flush=True,
         )
 

@@ -26,15 +26,22 @@ Status words, as the ledger and every command use them:
 
 from __future__ import annotations
 
+import itertools
 import json
+import multiprocessing
+import os
+import queue
 import re
 import statistics
+import threading
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, and_, exists, func, or_, select
+from sqlalchemy import Table, and_, exists, func, or_, select, true
 
 from gate.ledger import ConfirmationRow, DecisionRow, DeliveryRow, Ledger, ReceiptRow
 from gate.ledger.chain import FORMATS, RecordDigest
@@ -270,11 +277,19 @@ def story(ledger: Ledger, decision_id: str) -> dict[str, Any] | None:
             if receipt is not None
             else []
         )
-        ref_ids = [decision_id] + ([receipt._mapping["id"]] if receipt is not None else [])
-        ref_ids += [c._mapping["id"] for c in asked] + [v._mapping["id"] for v in deliveries]
+        # By sequence number where the record names its one entry (an index look-up
+        # each); a confirmation has one entry per state, found by kind and id.
+        seqs = [d["chain_seq"]] + ([receipt._mapping["chain_seq"]] if receipt is not None else [])
+        seqs += [v._mapping["chain_seq"] for v in deliveries]
+        asked_ids = [c._mapping["id"] for c in asked]
         entries = conn.execute(
             select(_CH.c.seq, _CH.c.at, _CH.c.kind, _CH.c.ref_id, _CH.c.hash, _CH.c.prev_hash)
-            .where(_CH.c.ref_id.in_(ref_ids))
+            .where(
+                or_(
+                    _CH.c.seq.in_([s for s in seqs if s is not None]),
+                    and_(_CH.c.kind == "confirmation", _CH.c.ref_id.in_(asked_ids)),
+                )
+            )
             .order_by(_CH.c.seq)
         ).all()
     chain = [
@@ -394,48 +409,213 @@ class MissingRecord:
         return f"entry {self.seq} ({self.ref_id}): the {self.kind.split('.')[0]} it records is missing"
 
 
-def _export_query() -> Any:
+_EXPORTED: dict[str, tuple[str, ...]] = {
+    "d": (
+        "id",
+        "tool",
+        "call_id",
+        "session_id",
+        "caller_id",
+        "action_name",
+        "args_json",
+        "args_digest",
+        "policy_name",
+        "policy_hash",
+        "mode",
+        "outcome",
+        "enforced_outcome",
+        "rule",
+        "state_version",
+        "latency_ms",
+    ),
+    "cf": (*FORMATS["confirmation"][1], "chain_seq"),
+    "r": ("id", "decision_id", "caller_id", "status", "external_ref", "error_code"),
+    "v": (
+        "id",
+        "receipt_id",
+        "attempt",
+        "state",
+        "error",
+        "service_decision_id",
+        "service_receipt_id",
+        "policy_alignment",
+    ),
+}
+
+
+def _export_page(after: int, since: float | None, *, lateral: bool, upto: int | None = None) -> Any:
+    """One page of the chain (by key) with every record joined in.
+
+    The page is cut first, in a subquery, so each join is an index look-up
+    for its rows only and a page costs the same however large the ledger.
+    ``lateral`` (PostgreSQL) says so to the planner, which would otherwise
+    hash whole tables for a 2,000-row page; SQLite looks rows up that way
+    already.
+    """
     c = _CH.c
-    d, cf, r, v = _D.alias("d"), _CF.alias("cf"), _R.alias("r"), _V.alias("v")
+    page = select(c.seq, c.at, c.kind, c.ref_id, c.digest, c.hash).where(c.seq > after)
+    if upto is not None:
+        page = page.where(c.seq <= upto)
+    if since is not None:
+        page = page.where(c.at >= since)
+    ch = page.order_by(c.seq).limit(_EXPORT_PAGE).subquery("ch")
+
+    def record(table: Table, name: str, kinds: tuple[str, ...], wanted: tuple[str, ...]) -> tuple[Any, Any]:
+        # Only the columns an event shows: the JSON blobs it leaves out are most of a row.
+        if lateral:
+            # LIMIT keeps the planner from flattening the lateral into a plain join.
+            columns = [table.c[n] for n in wanted]
+            found = select(*columns).where(table.c.id == ch.c.ref_id, ch.c.kind.in_(kinds))
+            return found.limit(1).lateral(name), true()
+        alias = table.alias(name)
+        return alias, and_(ch.c.kind.in_(kinds), alias.c.id == ch.c.ref_id)
+
+    d, d_on = record(_D, "d", ("decision",), _EXPORTED["d"])
+    cf, cf_on = record(_CF, "cf", ("confirmation",), _EXPORTED["cf"])
+    r, r_on = record(_R, "r", ("receipt", "receipt.2"), _EXPORTED["r"])
+    v, v_on = record(_V, "v", ("delivery",), _EXPORTED["v"])
     rd = _D.alias("rd")  # the decision a receipt closes
-    cols: list[Any] = [c.seq, c.at, c.kind, c.ref_id, c.digest, c.hash]
-    cols += [col.label(f"d_{col.name}") for col in d.c]
-    cols += [col.label(f"cf_{col.name}") for col in cf.c]
-    cols += [col.label(f"r_{col.name}") for col in r.c]
+    cols: list[Any] = list(ch.c)
+    for prefix, rel in (("d", d), ("cf", cf), ("r", r), ("v", v)):
+        cols += [rel.c[n].label(f"{prefix}_{n}") for n in _EXPORTED[prefix]]
     cols += [rd.c.tool.label("rd_tool"), rd.c.call_id.label("rd_call_id")]
-    cols += [col.label(f"v_{col.name}") for col in v.c]
     joined = (
-        _CH.outerjoin(d, and_(c.kind == "decision", d.c.id == c.ref_id))
-        .outerjoin(cf, and_(c.kind == "confirmation", cf.c.id == c.ref_id))
-        .outerjoin(r, and_(c.kind.in_(("receipt", "receipt.2")), r.c.id == c.ref_id))
+        ch.outerjoin(d, d_on)
+        .outerjoin(cf, cf_on)
+        .outerjoin(r, r_on)
         .outerjoin(rd, rd.c.id == r.c.decision_id)
-        .outerjoin(v, and_(c.kind == "delivery", v.c.id == c.ref_id))
+        .outerjoin(v, v_on)
     )
-    return select(*cols).select_from(joined).order_by(c.seq)
+    return select(*cols).select_from(joined).order_by(ch.c.seq)
 
 
-def export_events(ledger: Ledger, *, since: float | None = None) -> Iterator[dict[str, Any] | MissingRecord]:
+def export_events(
+    ledger: Ledger, *, since: float | None = None, after: int = 0, upto: int | None = None
+) -> Iterator[dict[str, Any] | MissingRecord]:
     """One object per chain entry in chain order, each with the state as of that entry.
 
     Reads the chain a page at a time by key (one query per page, every record
-    joined in), so memory stays flat however large the ledger. A
+    joined in), so memory stays flat however large the ledger: at most two
+    pages are held. The next page is read in a background thread while this
+    one is turned into events, so the database and the formatting overlap. A
     confirmation's first entry is shown as it was asked (pending), not as it
     was later answered. An entry whose record is missing yields a
     :class:`MissingRecord` instead of an event. OpenTelemetry GenAI names are
-    used where they fit.
+    used where they fit. ``after`` and ``upto`` bound the entries by sequence
+    number. A database error while reading is raised here.
     """
-    base_query = _export_query()
-    if since is not None:
-        base_query = base_query.where(_CH.c.at >= since)
-    last = 0
-    with ledger.engine.connect() as conn:
-        while True:
-            rows = conn.execute(base_query.where(_CH.c.seq > last).limit(_EXPORT_PAGE)).all()
-            for row in rows:
-                yield _event(row._mapping)
-            if len(rows) < _EXPORT_PAGE:
+    pages: queue.Queue[list[dict[str, Any]] | BaseException | None] = queue.Queue(maxsize=2)
+    stop = threading.Event()
+
+    def put(item: list[dict[str, Any]] | BaseException | None) -> None:
+        while not stop.is_set():
+            try:
+                pages.put(item, timeout=0.2)
                 return
-            last = rows[-1].seq
+            except queue.Full:
+                continue
+
+    def read() -> None:
+        lateral = ledger.engine.dialect.name == "postgresql"
+        last = after
+        try:
+            with ledger.engine.connect() as conn:
+                while not stop.is_set():
+                    result = conn.execute(_export_page(last, since, lateral=lateral, upto=upto))
+                    keys = list(result.keys())
+                    rows = [dict(zip(keys, row, strict=True)) for row in result]
+                    put(rows)
+                    if len(rows) < _EXPORT_PAGE:
+                        break
+                    last = rows[-1]["seq"]
+            put(None)
+        except BaseException as exc:  # handed to the reading side, which raises it
+            put(exc)
+
+    reader = threading.Thread(target=read, name="gate-export", daemon=True)
+    reader.start()
+    try:
+        while True:
+            item = pages.get()
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            for m in item:
+                yield _event(m)
+    finally:
+        stop.set()
+        reader.join()
+
+
+_PARALLEL_EXPORT_ABOVE = 100_000
+_EXPORT_CHUNK = 25_000
+
+
+def export_jsonl(
+    ledger: Ledger, *, since: float | None = None, parallel: bool | None = None
+) -> Iterator[tuple[str, list[MissingRecord]]]:
+    """The export as JSON Lines, a block of text at a time in chain order, with each block's missing records.
+
+    ``parallel`` (default: automatic above 100,000 entries on a machine with
+    more than one core) formats ranges of the chain in worker processes, as
+    :meth:`gate.Ledger.verify` checks in parallel; at most two blocks per
+    worker are in flight, so memory stays flat. Covers the chain as it was
+    when the export started.
+    """
+    with ledger.engine.connect() as conn:
+        size = int(conn.execute(select(func.coalesce(func.max(_CH.c.seq), 0))).scalar_one())
+    workers = min(os.cpu_count() or 1, 4)
+    if parallel is None:
+        parallel = size > _PARALLEL_EXPORT_ABOVE and workers > 1
+    if not parallel:
+        yield from _blocks(export_events(ledger, since=since, upto=size))
+        return
+    bounds = iter([(lo, min(lo + _EXPORT_CHUNK, size)) for lo in range(0, size, _EXPORT_CHUNK)])
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+
+        def submit(bound: tuple[int, int]) -> Future[tuple[str, list[MissingRecord]]]:
+            return pool.submit(_export_range, ledger.url, ledger.read_only, bound[0], bound[1], since)
+
+        running = deque(submit(b) for b in itertools.islice(bounds, workers * 2))
+        while running:
+            block = running.popleft().result()
+            nxt = next(bounds, None)
+            if nxt is not None:
+                running.append(submit(nxt))
+            yield block
+
+
+def _blocks(
+    events: Iterator[dict[str, Any] | MissingRecord], size: int = _EXPORT_PAGE
+) -> Iterator[tuple[str, list[MissingRecord]]]:
+    """Events as JSON Lines text, ``size`` entries a block."""
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    lines: list[str] = []
+    missing: list[MissingRecord] = []
+    for item in events:
+        if isinstance(item, MissingRecord):
+            missing.append(item)
+        else:
+            lines.append(encode(item) + "\n")
+        if len(lines) + len(missing) >= size:
+            yield "".join(lines), missing
+            lines, missing = [], []
+    if lines or missing:
+        yield "".join(lines), missing
+
+
+def _export_range(
+    url: str, read_only: bool, after: int, upto: int, since: float | None
+) -> tuple[str, list[MissingRecord]]:
+    """Entries ``(after, upto]`` as JSON Lines, in a worker process with its own connection."""
+    ledger = Ledger(url, create=False, read_only=read_only)
+    try:
+        blocks = list(_blocks(export_events(ledger, since=since, after=after, upto=upto), size=_EXPORT_CHUNK))
+    finally:
+        ledger.close()
+    return "".join(text for text, _ in blocks), [m for _, gone in blocks for m in gone]
 
 
 def _event(m: Any) -> dict[str, Any] | MissingRecord:

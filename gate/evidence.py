@@ -2,41 +2,54 @@
 
 The stock verify-before-act rule counts any trusted memory the query
 happens to retrieve. gate reads each memory and gives it a *stance* towards
-the requested action:
+the requested action (:func:`read`), then keeps what is current
+(:func:`judge`):
 
 ``support``
     (a) it is about the action: its cosine similarity with the rendered
     evidence query (all-MiniLM-L6-v2, the embedder gate ships) is at least
-    :data:`ABOUT_THRESHOLD`; (b) every bound value is mentioned *as a value*
-    (:func:`gate.values.mentions`: "1,500" is 1500 and never 500, "thu" is
-    Thursday, identifiers exact) or is the memory's slot value; (c) no clause
-    that mentions a value or the action denies it (:func:`gate.utterance.negation_of`,
-    plus the engine's ``negated`` flag) and it does not ask for the opposite
-    ("keep" against "cancel"); (d) it is the caller's own stated wish: not a
-    question, not about someone else, not the agent's words, not text that
-    tries to instruct the agent. The gate's own confirmation record
-    ("I confirm: <query>. (Asked: ...; answered: ...)") supports exactly the
-    query it names.
+    :data:`CLEAR_THRESHOLD`, or at least :data:`ABOUT_THRESHOLD` and it
+    names the action or its object (a word of the query, of the same stem,
+    or of the same family: "end" for "cancel", "parcel" for "deliver"), and
+    when it asks for an action in so many words, that action is the query's
+    ("please add my wife to the joint account" is not about closing it);
+    (b) every bound value is mentioned *as a value* (:func:`gate.values.mentions`:
+    "1,500" is 1500 and never 500, "thu" is Thursday, identifiers exact) or
+    is the memory's slot value; (c) no clause denies a value or the action
+    (:func:`gate.utterance.scopes`, plus the engine's ``negated`` flag when the
+    clause reading cannot place it) and it does not ask for the opposite
+    ("keep" against "cancel"); (d) it is the caller's own stated wish: a
+    request or preference, not a question, not about someone else, not the
+    agent's words, not text that tries to instruct the agent. The gate's own
+    records ("I confirm: <query>." after the caller's yes, "I request:
+    <query>.") support exactly the query they name, and only when trusted.
 ``against``
-    About the action, every value mentioned, and denied or opposed: "i can
-    never do thursday", "do not cancel my premium plan, ever". A trusted one
-    makes the decision ``abstain`` and is cited (``role="against"``).
-``retract`` / ``change``
-    A later statement on the same matter that withdraws ("forget the sunday
-    delivery") or names another value of the same kind ("actually make it
-    monday"). Neither supports anything; both end what came before.
+    About the action, mentioning a bound value, and denying it or the action,
+    or asking for the opposite: "i can never do thursday", "do not cancel my
+    premium plan, ever", "never send money to account 12345678". A trusted
+    one makes the decision ``abstain`` and is returned with ``role="against"``
+    and named in the reason.
+``retract`` / ``change`` / ``undo``
+    A statement that withdraws something on the same matter ("forget the
+    sunday delivery"), names another value of a bound kind ("actually make
+    it monday", "can we do thursday instead"), or withdraws what was said
+    just before without naming it ("scratch that"). None supports anything.
 
-(e) Only what is current counts: a support is void when a later memory on
-the same matter is against, retracts or changes it; an ``against`` is void
-when a later memory supports, retracts or changes. Memories without a time
+(e) Only what is current counts: a support is void when a later memory is
+against it, retracts, changes or (right after it) undoes it; an ``against``
+is void the same way when a later memory supports. Memories without a time
 (hosted answers) are treated as possibly later than any other, so a mixed
 answer never acts.
 
-The threshold was calibrated on ``tests/data/evidence_set.yaml`` (see
-``tests/test_evidence_set.py``): the largest value that still finds every
-true support the other checks pass, with margin; shared values alone
-("my sister arrives on friday at 7pm" against "book a table for 4 on friday
-at 7pm") stay well below it.
+Calibration (``tests/data/evidence_set.yaml``, run by
+``tests/test_evidence_set.py``, which prints the figures and every miss):
+true supports in paraphrase reach 0.43-0.98 with the query, while
+memories that only share the values ("i'd like a paris themed cake for
+sunday" against "book a flight to paris on sunday": 0.60; "2 tickets for
+the concert on saturday at 8 pm" against a table for 2 on saturday at
+20:00: 0.44) overlap that range. So similarity alone never decides below
+0.75; the floor of 0.40 keeps unrelated memories out, and the word check
+separates the rest.
 
 Nothing here does I/O or raises on odd text; :func:`judge` is a pure
 function of the memories it is given.
@@ -50,7 +63,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from gate import utterance
-from gate.values import Value, find_values, mentions, normalise
+from gate.values import Value, find_values, locate, mentions, normalise
 
 # Cosine similarity (MiniLM, unit vectors) from which a memory may be about the query;
 # below CLEAR_THRESHOLD it must also name the action or its object (a word of the
@@ -83,23 +96,26 @@ _CALLER_SOURCES = frozenset({"user_stated", "", "none"})
 _FAMILIES: tuple[frozenset[str], ...] = tuple(
     frozenset(group.split("|"))
     for group in (
-        "cancel|end|stop|terminate|drop|quit|discontinue|get rid of|unsubscribe|close|want out|opt out",
+        "cancel|end|stop|terminate|drop|quit|discontinue|get rid of|unsubscribe|close|want out|opt out|shut",
         "plan|subscription|membership|package|contract|tariff|bundle|service|account",
-        "refund|money back|reimburse|repay|refunded|credit back|my money",
+        "refund|money back|reimburse|repay|refunded|credit back|my money|give me back|give me my",
+        "return|send back|sending back|bring back|give back|take back",
         "pay|settle|payment|transfer|send|wire|move money|deposit",
-        "deliver|delivery|deliveries|drop off|drop it|bring|ship|shipping|parcel|package|receive|courier",
+        "deliver|delivery|deliveries|drop off|drop it|bring|ship|shipping|parcel|package|receive|courier|"
+        "leave",
         "visit|come out|come round|come over|come by|call out|callout|technician|engineer|appointment",
         "home|house|flat|apartment|my place",
-        "book|reserve|schedule|booking|reservation|appointment|slot",
+        "book|reserve|schedule|booking|reservation|appointment|slot|sign up|sign me up|enrol|enroll|register|"
+        "join|get in|fit me in|put me down|see the",
         "table|restaurant|dinner|lunch|breakfast|brunch|seat",
         "flight|fly|flying|plane|airline|trip",
         "hotel|room|stay|check in|check-in|accommodation|reservation",
-        "move|change|switch|reschedule|push|shift|update|swap|put",
+        "move|change|switch|reschedule|push|shift|update|swap|put|redirect|forward|send",
         "address|live|living|moved|moving|residence",
         "remove|take off|take out|drop|get rid of|delete",
         "add-on|addon|extra|bolt-on|option|channel",
         "invoice|bill|statement",
-        "order|purchase|item",
+        "order|purchase|item|buy|get me|have",
         "phone|mobile|line|sim",
     )
 )
@@ -292,10 +308,21 @@ def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
         if not record and utterance.retracts(text) and not utterance.states_wish(text):
             return Reading("retract", "withdrawn or changed later")
         if about and (record or utterance.states_wish(text)):
+            if not record and not _same_action(text, request.action_words):
+                return Reading("none", "asks for another action on the same thing")
             return Reading("support", "the caller asked for this")
+        if not about and not memory.trusted and _bare(text, request) and utterance.states_wish(text):
+            # "thursday please" names no matter at all: not enough to act on, enough to ask
+            # the caller the whole question (an untrusted support only ever makes the gate ask).
+            return Reading("support", "the caller asked for these values")
         if not about:
             return Reading("none", f"about another matter (similarity {similarity:.2f})")
         return Reading("none", "not a request or a preference")
+    if near and any(matched):
+        # "never send money to account 12345678" denies every transfer to it, whatever the amount.
+        denied = _denied(memory, text, request)
+        if denied:
+            return Reading("against", denied)
     if not record and utterance.retracts(text):
         if about or (near and any(matched)):
             return Reading("retract", "withdrawn or changed later")
@@ -303,7 +330,7 @@ def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
         # changes to is what ties it to the request.
         if _other_value(text, request, matched):
             return Reading("change", "changed to another value")
-        if not find_values(text) and len(_content_words(text)) <= 4:
+        if not find_values(text) and (utterance.undoes(text) or len(_content_words(text)) <= 4):
             return Reading("undo", "withdraws what was said just before")
     # The gate's records are completed requests, each its own matter: a confirmed refund of
     # one order never changes a request about another.
@@ -312,6 +339,77 @@ def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
     if not near:
         return Reading("none", f"about another matter (similarity {similarity:.2f})")
     return Reading("none", "does not mention these values")
+
+
+def _same_action(text: str, words: Sequence[str]) -> bool:
+    """False when the memory asks, in so many words, for another action than the query's.
+
+    "please add my wife to the joint account" asks to add, not to close. A
+    memory that names no verb ("friday works best") agrees, and so does one
+    whose verb is a word of the query or of a family of one ("fly" for
+    "book a flight", "come out" for "a home visit").
+    """
+    asked = utterance.requested_verb(text)
+    if asked is None or not words:
+        return True
+    # The verb with the words right after it: "sign me up", "take it off".
+    folded = text.casefold()
+    at = folded.find(asked)
+    phrase = " ".join(folded[at:].split()[:4]) if at >= 0 else asked
+    return _shares_word(phrase, words)
+
+
+_WISH_WORDS = frozenset(
+    [
+        "yes",
+        "yeah",
+        "ok",
+        "okay",
+        "please",
+        "pls",
+        "thanks",
+        "thank",
+        "you",
+        "id",
+        "i'd",
+        "like",
+        "want",
+        "would",
+        "love",
+        "prefer",
+        "works",
+        "work",
+        "fine",
+        "good",
+        "great",
+        "perfect",
+        "best",
+        "better",
+        "suits",
+        "suit",
+        "then",
+        "let's",
+        "lets",
+        "go",
+        "with",
+    ]
+)
+
+
+def _bare(text: str, request: EvidenceRequest) -> bool:
+    """Whether ``text`` is only the values and words of wanting ("thursday please", "7pm works")."""
+    rest = text
+    for value in request.values:
+        for start, end in sorted(_locate(rest, value), reverse=True):
+            rest = rest[:start] + " " + rest[end:]
+    return all(w in _WISH_WORDS for w in _content_words(rest))
+
+
+def _locate(text: str, value: object) -> list[tuple[int, int]]:
+    try:
+        return locate(text, value)
+    except (ValueError, TypeError):
+        return []
 
 
 def _content_words(text: str) -> list[str]:

@@ -195,7 +195,9 @@ class Outbox:
             state = _state_after(exc)
             name = "gate.receipt.conflict" if state == "conflict" else "gate.receipt.undelivered"
             why = cause(exc, timeout_s=self.attempt_timeout_s)
-            warning(name, receipt_id=receipt.id, decision_id=receipt.decision_id, state=state, cause=why)
+            # Info, not warning: the ledger keeps the attempt and its cause, and whoever
+            # drains (the background loop below, or `gate receipts drain`) reports it once.
+            event(name, receipt_id=receipt.id, decision_id=receipt.decision_id, state=state, cause=why)
             if credentials_refused(exc):
                 raise CredentialsRefused(why) from exc
             return state, why
@@ -318,13 +320,26 @@ class Outbox:
 
         async def loop() -> None:
             while True:
+                wait = interval_s
                 try:
-                    await self.drain(reconcile_grace_s=reconcile_grace_s)
+                    report = await self.drain(reconcile_grace_s=reconcile_grace_s)
+                    if report.credentials:
+                        warning("gate.outbox.credentials", cause=report.credentials, pending=report.pending)
+                        # Nothing gets through until someone fixes the key: don't knock every few seconds.
+                        wait = max(interval_s, 60.0)
+                    for failure in report.failures:
+                        warning(
+                            "gate.receipt.undelivered",
+                            receipt_id=failure.receipt_id,
+                            decision_id=failure.decision_id,
+                            state=failure.state,
+                            cause=failure.cause,
+                        )
                 except Exception as exc:  # keep the loop alive; the ledger still holds everything
                     warning("gate.outbox.error", error=type(exc).__name__)
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout=interval_s)
+                    await asyncio.wait_for(self._wake.wait(), timeout=wait)
 
         self._wake = asyncio.Event()
         self._task = asyncio.create_task(loop(), name="gate-outbox")

@@ -177,7 +177,7 @@ class Pipeline:
             rule=row.rule,
             latency_ms=row.latency_ms,
         )
-        return Decision(row, policy, args, verdict.state, verdict.evidence, [*verdict.trace, *(notes or [])])
+        return Decision(row, policy, args, verdict.state, verdict.evidence, trace)
 
     def _row(
         self,

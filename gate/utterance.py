@@ -41,6 +41,12 @@ evidence judgment and by the memory layer that decides what is a fact:
     The utterance withdraws or changes something said before: "forget the
     sunday delivery", "on second thought keep the sports add-on", "actually
     make it friday instead", "never mind the refund".
+``undoes(text) -> bool``
+    The utterance withdraws what was said just before, without naming it:
+    "scratch that", "cancel that", "hmm no keep my original seat".
+``requested_verb(text) -> str | None``
+    The verb of what the speaker asks for when an explicit request form
+    says it: "please add my wife to the joint account" -> "add".
 ``opposes(text, action_words) -> bool``
     The utterance asks for the opposite of one of ``action_words`` ("keep"
     for "cancel", "remove" for "add").
@@ -64,10 +70,12 @@ __all__ = [
     "looks_like_instruction",
     "negation_of",
     "opposes",
+    "requested_verb",
     "retracts",
     "scopes",
     "spoken_by_agent",
     "states_wish",
+    "undoes",
 ]
 
 Matcher = Callable[[str, str], bool]
@@ -118,7 +126,8 @@ _NEG_EN = (
     r"not|never|no longer|no more|nor|neither|nothing|none|nobody|"
     r"\w+n't|cannot|dont|doesnt|didnt|cant|wont|isnt|arent|wasnt|werent|"
     r"wouldnt|shouldnt|couldnt|havent|hasnt|hadnt|aint|"
-    r"no(?=\s+\w)|without|refuse to|avoid|impossible|unavailable|busy"
+    r"no(?=\s+\w)|without|refuse to|avoid|impossible|unavailable|busy|"
+    r"(?:is|are|'s|'re)\s+out\b(?!\s+of stock)|out of the question|(?:stop|quit|cease)(?=\s+\w+ing\b)"
 )
 _NEG_ES = r"nunca|jamás|jamas|ya no|tampoco|ningún|ninguna|ninguno|sin|no(?=\s+\w)"
 _NEG_FR = r"ne|n'|pas|jamais|plus jamais|aucun|aucune|sans|non"
@@ -192,11 +201,11 @@ _STATE_AFTER = re.compile(
     r"^\W*(?:\w+\W+)?(?:work|works|working|suit|suits|fit|fits|do|make it|manage|come|go|happen|be|"
     r"good|possible|ok|okay|fine|available|free|convenient|an option|needed|necessary|want|"
     r"wanted|need|like|going to work|gonna work|geht|passt|klappt|va|marche|funciona|puedo|"
-    r"me va|sirve)\b",
+    r"me va|sirve|for me|for us)\b",
     re.IGNORECASE,
 )
 # Negative predicates: "fridays at 10 are impossible for me" denies what came before.
-_PREDICATIVE = frozenset({"impossible", "unavailable", "busy"})
+_PREDICATIVE = ("impossible", "unavailable", "busy", "out", "question")
 _SUBJECT_BEFORE = re.compile(
     r"\b(?:i|we|you|he|she|they|i'm|im|we're|they're)\s+(?:(?:can|could|will|would|do|does|did|am|are|is|"
     r"really|just|definitely|honestly|simply|also|still|really)\s+){0,2}$",
@@ -238,7 +247,7 @@ def _scope(clause: str, lang: str | None) -> tuple[str, str]:
         before, after = clause[: cue.start()], clause[cue.end() :]
         if not after.strip():
             return "", clause
-        if cue.group().casefold() in _PREDICATIVE or _STATE_AFTER.match(after):
+        if cue.group().casefold().endswith(_PREDICATIVE) or _STATE_AFTER.match(after):
             # "please close the silver plan i don't go anymore": the denial is the
             # speaker's own predicate, unless its object was put first ("thursday i can't do").
             subject = _SUBJECT_BEFORE.search(before)
@@ -489,11 +498,67 @@ _RETRACT = re.compile(
     r"not anymore|no longer|no more|instead|rather than|don'?t (?:bother|worry about)|"
     r"scrap (?:that|the)|drop (?:that|the idea)|make it\b|make that\b|switch (?:it|that) to|"
     r"change (?:it|that) to|i meant|correction|i misspoke|"
+    r"keep (?:my|the|it|things)\s+(?:original|current|old|existing|usual|as it is|as they are|the same)|"
+    r"leave (?:it|that|things) (?:as it is|as is|alone|as they are)|as it was|no changes?\b|"
     r"olvida|olvídalo|mejor|en realidad|cambié de opinión|cambie de opinion|"
     r"oublie|finalement|en fait|j'ai changé d'avis|plutôt|"
     r"vergiss|eigentlich|doch lieber|ich habe es mir anders überlegt)\b",
     re.IGNORECASE,
 )
+
+
+_UNDO = re.compile(
+    r"\b(?:cancel (?:that|it|this)|scratch (?:that|it)|never ?mind|nevermind|forget (?:it|that|about it)|"
+    r"disregard (?:that|it)|ignore (?:that|what i said)|i take (?:that|it) back|take that back|"
+    r"don'?t bother|drop it|scrap (?:that|it)|keep (?:my|the|it|things)\s+(?:original|current|old|existing|"
+    r"usual|as it is|as they are|the same)|leave (?:it|that|things) (?:as it is|as is|alone|as they are)|"
+    r"olvídalo|olvidalo|laisse tomber|oublie ça|vergiss es)\b",
+    re.IGNORECASE,
+)
+_ASK_VERB = re.compile(
+    r"\b(?:please|pls|kindly|go ahead and|just)\s+(?P<a>[a-z]+(?:\s+(?:off|up|down|back|out|in))?)|"
+    r"\b(?:i'?d like|id like|i would like|i want|i wanna|i need|we want|we need|we'?d like|i'?d love|"
+    r"i'?d prefer|i'?d rather|i wish|i'?m asking you)\s+(?:you\s+|u\s+)?to\s+"
+    r"(?P<b>[a-z]+(?:\s+(?:off|up|down|back|out|in))?)|"
+    r"\b(?:can|could|would|will)\s+(?:you|u|ya|someone)\s+(?:please\s+|kindly\s+|just\s+)?"
+    r"(?P<c>[a-z]+(?:\s+(?:off|up|down|back|out|in))?)|"
+    r"\blet'?s\s+(?P<d>[a-z]+)",
+    re.IGNORECASE,
+)
+_NOT_VERB = frozenset(
+    {
+        *("the", "a", "an", "my", "me", "us", "it", "this", "that", "your", "our", "some", "any"),
+        *("to", "for", "on", "at", "in", "also", "really", "just", "not", "be", "get", "have"),
+        *("go", "make", "do", "let", "take", "put", "give", "move", "keep"),
+    }
+)
+
+
+def requested_verb(text: str) -> str | None:
+    """The verb of what the speaker asks for, when the words say it ("please add my wife ..." -> "add").
+
+    Only explicit request forms are read (please X, i'd like to X, can you X,
+    an imperative opening); None when there is none, or when the verb is too
+    general to tell the action ("get", "make", "do", "have").
+    """
+    t = _norm(text).casefold()
+    found = _ASK_VERB.search(t)
+    if found is not None:
+        verb = next(g for g in found.groups() if g)
+    else:
+        opening = _IMPERATIVE.search(t)
+        if opening is None:
+            return None
+        verb = t[opening.start() : opening.end()].split()[-1]
+    verb = verb.strip()
+    if verb.split()[0] in _NOT_VERB:
+        return None
+    return verb
+
+
+def undoes(text: str) -> bool:
+    """Whether the utterance withdraws what was said just before ("scratch that", "keep my original seat")."""
+    return _UNDO.search(_norm(text)) is not None
 
 
 def retracts(text: str) -> bool:
@@ -523,6 +588,7 @@ _pair(("upgrade",), ("downgrade",))
 _pair(("book", "reserve", "schedule"), ("cancel", "unbook", "free up"))
 _pair(("accept", "approve"), ("reject", "decline", "refuse"))
 _pair(("charge", "pay", "bill"), ("refund", "reimburse", "credit back"))
+_pair(("change", "move", "switch", "update", "swap", "reschedule"), ("keep", "leave"))
 
 
 def opposes(text: str, action_words: Iterable[str]) -> bool:
@@ -535,8 +601,13 @@ def opposes(text: str, action_words: Iterable[str]) -> bool:
     words = {w.casefold() for w in action_words}
     for clause in clauses(_norm(text)):
         for word in words:
-            if _words_in(clause, word):
+            if _stem_in(clause, word):
                 continue
-            if any(_words_in(clause, o) for o in _OPPOSITES.get(word, ())):
+            if any(_stem_in(clause, o) for o in _OPPOSITES.get(word, ())):
                 return True
     return False
+
+
+def _stem_in(clause: str, word: str) -> bool:
+    # "keeping" is "keep", "cancelled" is "cancel".
+    return re.search(rf"(?<![\w-]){re.escape(word)}\w*(?![\w-])", clause) is not None

@@ -60,7 +60,7 @@ def no_reprs(output: str) -> None:
 def test_list_is_newest_first_and_filters(db: str) -> None:
     rows = listed(db)
     assert len(rows) == 7
-    assert [r["time"] for r in rows] == sorted((r["time"] for r in rows), reverse=True)
+    assert [r["time"] for r in rows] == sorted((str(r["time"]) for r in rows), reverse=True)
     assert {r["tool"] for r in listed(db, "--tool", "issue_refund")} == {"issue_refund"}
     assert [r["rule"] for r in listed(db, "--outcome", "abstain")] == ["limits.amount.max"]
     assert len(listed(db, "--status", "succeeded")) == 2
@@ -426,3 +426,16 @@ def test_policy_replay_lists_the_flips(db: str, tmp_path: Path) -> None:
     assert json.loads(output)["flips"] == []  # the live policies replay to themselves
     code, output = cli("policy", "replay", "--policies", str(candidate), "--database-url", db)
     assert code == 0 and "2 of 7 decisions would flip" in output
+
+
+def test_parallel_export_matches_the_serial_one(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gate.audit import export_jsonl
+
+    monkeypatch.setattr("gate.audit._EXPORT_CHUNK", 5)  # six ranges for 28 entries
+    ledger = gate.Ledger(db, create=False, read_only=True)
+    try:
+        serial = "".join(text for text, _ in export_jsonl(ledger, parallel=False))
+        parallel = "".join(text for text, _ in export_jsonl(ledger, parallel=True))
+    finally:
+        ledger.close()
+    assert parallel == serial and len(serial.splitlines()) == 28

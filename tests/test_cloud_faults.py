@@ -7,12 +7,14 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from livekit.agents import Agent, AgentSession
 from typer.testing import CliRunner
 
 import gate
 from gate.cli import app
+from gate.cloud.backend import CloudEngine
 from gate.outbox import Outbox
 from gate.testing.contextdb import CloudDouble
 from gate.testing.llm import ScriptedLLM, call, say
@@ -132,7 +134,10 @@ async def test_outage_then_drain_from_the_command_line(
     double.faults.paths = ("/v1/receipts",)
     double.faults.unavailable = 1000
     assert await book_thursday(cloud) == ["Booked Thursday."]
-    assert await cloud.outbox.drain(reconcile_grace_s=None, attempts=3) == gate.outbox.DrainReport(pending=1)  # type: ignore[attr-defined]
+    report = await cloud.outbox.drain(reconcile_grace_s=None, attempts=3)
+    assert (report.delivered, report.pending, report.credentials) == (0, 1, None)
+    (failure,) = report.failures
+    assert (failure.state, failure.cause) == ("pending", "ServiceError: 503 unavailable: service unavailable")
     assert only_receipt(cloud).attempts == 4
     double.faults.unavailable = 0
     monkeypatch.setattr("gate.gate._default_backend", lambda settings, ledger: cloud_engine(double))
@@ -166,3 +171,60 @@ async def test_conflicting_409_is_flagged(cloud: gate.Gate, double: CloudDouble)
     assert stored is not None and stored.delivery_state == "conflict"
     assert "receipt_exists" in (stored.last_error or "")
     assert double.receipts_for(receipt.decision_id) == 0 and len(double.receipts) == 1
+
+
+class KeyCheck(httpx.AsyncBaseTransport):
+    """The hosted service's front door: only the project's own key gets in (401 otherwise)."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, key: str) -> None:
+        self.inner, self.key = inner, key
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.headers.get("authorization") != f"Bearer {self.key}":
+            body = {"code": "unauthorized", "message": "invalid API key", "request_id": "req_401"}
+            return httpx.Response(401, json=body)
+        return await self.inner.handle_async_request(request)
+
+
+async def test_a_refused_api_key_keeps_receipts_for_the_right_key(
+    cloud: gate.Gate, double: CloudDouble, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    double.faults.paths = ("/v1/receipts",)
+    double.faults.unavailable = 1000
+    assert await book_thursday(cloud) == ["Booked Thursday."]
+
+    def drain_with(key: str) -> Any:
+        transport = KeyCheck(httpx.ASGITransport(app=double.app), "cdb_test_key")
+        engine = CloudEngine("http://contextdb.test", key, transport=transport)
+        monkeypatch.setattr("gate.gate._default_backend", lambda settings, ledger: engine)
+        return CliRunner().invoke(app, ["receipts", "drain", "--grace", "0", "--attempts", "2"])
+
+    # Still down: the failure names its cause.
+    outage = await asyncio.to_thread(drain_with, "cdb_test_key")
+    assert outage.exit_code == 1
+    (receipt,) = cloud.ledger.receipts()
+    assert (
+        f"receipt {receipt.id} (decision {receipt.decision_id}) pending: ServiceError: 503" in outage.stderr
+    )
+
+    # Up again, but the key is wrong: one try, one line, nothing given up.
+    double.faults.unavailable = 0
+    before = len(double.faults.seen)
+    refused = await asyncio.to_thread(drain_with, "cdb_wrong_key")
+    assert refused.exit_code == 1
+    (line,) = refused.stderr.splitlines()
+    assert line.startswith("gate: ContextDB rejected the API key (401)")
+    assert len(double.faults.seen) == before  # refused at the door, never retried
+    assert only_receipt(cloud).delivery_state == "pending"
+    assert "still pending 1" in refused.stdout
+
+    # The right key delivers what the wrong one left.
+    fixed = await asyncio.to_thread(drain_with, "cdb_test_key")
+    assert fixed.exit_code == 0, fixed.output
+    assert "delivered 1, still pending 0" in fixed.stdout
+    receipt = only_receipt(cloud)
+    assert receipt.delivery_state == "delivered" and receipt.policy_alignment == "aligned"
+    history = [(v.state, v.error or "") for v in cloud.ledger.deliveries(receipt.id)]
+    assert [state for state, _ in history][-2:] == ["pending", "delivered"]
+    assert "rejected the API key (401)" in history[-2][1]
+    assert cloud.ledger.verify().ok

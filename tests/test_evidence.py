@@ -131,6 +131,18 @@ async def test_a_trusted_denial_is_evidence_against(engine: gate.LocalEngine) ->
     assert denial in d.reason
 
 
+async def test_slot_fact_is_ended_by_what_the_caller_said_after_it(engine: gate.LocalEngine) -> None:
+    await said(engine, "alice", "I'd like my visit on Thursday")
+    for _ in range(3):
+        await said(engine, "alice", "the gate code is 4471")
+    assert (
+        await engine.evaluate_action("alice", VISIT.format("Thursday"), slot=SLOT, match=["Thursday"])
+    ).outcome == "act"
+    denial = await said(engine, "alice", "sorry, thursdays are no good for me any more")
+    d = await engine.evaluate_action("alice", VISIT.format("Thursday"), slot=SLOT, match=["Thursday"])
+    assert d.outcome == "abstain" and denial in d.reason
+
+
 async def test_amounts_are_compared_as_numbers(engine: gate.LocalEngine) -> None:
     await said(engine, "alice", "Please pay 1,500 on invoice INV-77.")
     for amount, outcome in ((500, "abstain"), (1500, "act"), (1500.0, "act"), (150, "abstain")):

@@ -27,7 +27,7 @@ import pytest
 import yaml
 
 import gate
-from gate.evidence import ABOUT_THRESHOLD
+from gate.evidence import ABOUT_THRESHOLD, CLEAR_THRESHOLD
 from gate.memory.embedder import MiniLMEmbedder
 
 SET = Path(__file__).parent / "data" / "evidence_set.yaml"
@@ -139,7 +139,7 @@ async def test_labelled_set_zero_false_supports_and_95_percent_found(engine: gat
         f"\nevidence set: {len(outcomes)} pairs, {len(true_supports)} true supports; "
         f"found {len(found)} ({share:.1%}); false supports {len(false_supports)}; "
         f"negations cited against {len(negations) - len(uncited)}/{len(negations)}; "
-        f"threshold {ABOUT_THRESHOLD}"
+        f"similarity floor {ABOUT_THRESHOLD}, clear {CLEAR_THRESHOLD}"
     )
     for o in misses:
         print("  missed:", o.describe())

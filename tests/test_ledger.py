@@ -279,6 +279,8 @@ def test_delivery_history_is_read_back_from_its_records(ledger: gate.Ledger) -> 
     assert (stored.delivery_state, stored.attempts, stored.policy_alignment) == ("delivered", 2, "violated")
     assert [v.state for v in ledger.deliveries(r.id)] == ["pending", "delivered"]
     assert ledger.undelivered() == []
+    again = ledger.record_receipt(receipt_row(d.id))  # a retry after a crash sees where it stands
+    assert not again.created and again.receipt.delivery_state == "delivered"
     assert ledger.verify().ok
 
 

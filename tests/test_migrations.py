@@ -91,7 +91,7 @@ def _decision(**overrides: Any) -> DecisionRow:
 
 
 def _upgrade_and_check(url: str) -> None:
-    with pytest.raises(gate.ledger.LedgerOutOfDate, match="gate ledger upgrade"):  # type: ignore[attr-defined]
+    with pytest.raises(gate.ledger.LedgerOutOfDate, match="gate ledger upgrade"):
         Ledger(url)
     refused = runner.invoke(app, ["audit", "list", "--database-url", url])
     assert refused.exit_code == 2
@@ -113,6 +113,7 @@ def _upgrade_and_check(url: str) -> None:
         assert {rid: (r.delivery_state, r.policy_alignment) for rid, r in receipts.items()} == OLD_DELIVERY
         assert receipts["gr_old0004"].last_error == "TimeoutError: "
         assert receipts["gr_old0000"].attempts == 2
+        assert [r.id for r in ledger.undelivered()] == ["gr_old0004"]
         # New entries chain on after the old ones.
         d = _decision()
         assert ledger.record_decision(d)
@@ -133,6 +134,7 @@ def _upgrade_and_check(url: str) -> None:
         )
         report = ledger.verify()
         assert report.ok and report.checked == old_entries + 4
+        assert ledger.undelivered() == []
         # The old, answered confirmation and the carried-over delivery are still tamper-evident.
         with ledger.engine.begin() as conn:
             conn.execute(

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from gate.evidence import EvidenceSlot, ServiceDecision, ServiceReceipt
 
@@ -35,9 +35,15 @@ class DecisionBackend(Protocol):
         *,
         top_k: int = 5,
         slot: EvidenceSlot | None = None,
-        match: Sequence[str] = (),
+        match: Sequence[Any] | Mapping[str, Any] = (),
     ) -> ServiceDecision:
-        """Decide act/ask/abstain for ``query``; each call creates a durable decision."""
+        """Decide act/ask/abstain for ``query``; each call creates a durable decision.
+
+        ``match``: the values a supporting memory must hold, as a mapping from
+        argument name to the raw argument (kinds kept: 1500.0 is a number) or
+        as a list of spoken values. A query over 2000 characters is refused
+        with ServiceError(400) before anything is sent.
+        """
         ...
 
     async def report_execution(

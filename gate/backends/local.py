@@ -106,6 +106,7 @@ class LocalEngine:
         )
         self._content_vectors: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
         self._query_vectors: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._created_index = False
 
     # -- decisions -------------------------------------------------------------
 
@@ -167,22 +168,50 @@ class LocalEngine:
             raise ServiceError(400, "invalid_request", f"query must be 1-{MAX_QUERY_CHARS} characters")
         request = EvidenceRequest.of(query, match, slot_only=slot is not None)
         vector = await self._vector(query)
-        rows = await self._nearby(partition, query, vector, max(top_k * 2, 10))
         if slot is not None:
-            in_slot = await self._current_in_slot(partition, slot)
-            slot_ids = {item.id for item, _ in in_slot}
-            rows = [(item, True, vec) for item, vec in in_slot] + [r for r in rows if r[0].id not in slot_ids]
-        memories = await self._judged(vector, rows)
-        verdict = judge(memories, request)
-        if verdict.outcome in ("act", "ask"):
-            # What the caller said after the supporting memory may withdraw or change it
-            # without sharing its words ("no wait, make it monday"): read all of it.
-            since = min(m.created_at for m in verdict.memories if m.created_at is not None)
-            later = await self._said_after(partition, since, {m.id for m in memories})
-            if later:
-                memories += await self._judged(vector, [(item, False, vec) for item, vec in later])
-                verdict = judge(memories, request)
+            verdict = await self._slot_verdict(partition, query, vector, slot, request, top_k)
+        else:
+            rows = await self._nearby(partition, query, vector, max(top_k * 2, 10))
+            memories = await self._judged(vector, rows)
+            verdict = judge(memories, request)
+            if verdict.outcome in ("act", "ask"):
+                # What the caller said after the supporting memory may withdraw or change it
+                # without sharing its words ("no wait, make it monday"): read all of it.
+                since = min(m.created_at for m in verdict.memories if m.created_at is not None)
+                later = await self._said_after(partition, since, {m.id for m in memories})
+                if later:
+                    memories += await self._judged(vector, [(item, False, vec) for item, vec in later])
+                    verdict = judge(memories, request)
         return dataclasses.replace(verdict, memories=verdict.memories[:top_k])
+
+    async def _slot_verdict(
+        self,
+        partition: str,
+        query: str,
+        vector: NDArray[np.float32],
+        slot: EvidenceSlot,
+        request: EvidenceRequest,
+        top_k: int,
+    ) -> ServiceDecision:
+        """The slot's current fact, judged with everything the caller said after it.
+
+        Only something said later can deny, withdraw or change the slot's fact
+        (an older denial is what the fact replaced), so the caller's later
+        memories are read in time order; when there are more than the limit,
+        the ones closest in meaning to the query are read too.
+        """
+        in_slot = await self._current_in_slot(partition, slot)
+        if not in_slot:
+            return judge([], request)
+        fact = in_slot[0][0]
+        rows = [(fact, True, in_slot[0][1])]
+        later = await self._said_after(partition, fact.created_at.timestamp(), {fact.id})
+        rows += [(item, False, vec) for item, vec in later]
+        if len(later) >= _LATER_LIMIT:
+            known = {item.id for item, _, _ in rows}
+            nearby = await self._nearby(partition, query, vector, max(top_k * 2, 10))
+            rows += [r for r in nearby if r[0].id not in known]
+        return judge(await self._judged(vector, rows), request)
 
     async def _vector(self, text: str) -> NDArray[np.float32]:
         """The query's unit vector: embedded once, then kept (a confirmation decides the same query again)."""
@@ -317,10 +346,19 @@ class LocalEngine:
                 "", top_k=_LATER_LIMIT, as_of=contextdb.utc_now(), user_id=partition
             )
             return [(m, None) for m in recent if m.created_at > moment and m.id not in known]
+        conn = store._require_conn()
+        if not self._created_index:
+            # A caller's memories in time order, without reading (and sorting) all of them.
+            await conn.execute(
+                "CREATE INDEX IF NOT EXISTS gate_memories_user_created ON memories(user_id, created_at)"
+            )
+            await conn.commit()
+            self._created_index = True
         rows = await _select(
             store,
-            "SELECT * FROM memories WHERE user_id = ? AND created_at > ? AND status = 'ACTIVE' "
-            "AND memory_type = 'FACTUAL' ORDER BY created_at LIMIT ?",
+            "SELECT * FROM memories INDEXED BY gate_memories_user_created "
+            "WHERE user_id = ? AND created_at > ? AND status = 'ACTIVE' AND memory_type = 'FACTUAL' "
+            "ORDER BY created_at LIMIT ?",
             [partition, moment.isoformat(), _LATER_LIMIT],
         )
         now = contextdb.utc_now()

@@ -272,7 +272,7 @@ def audit_export(
     An entry whose record is missing is one error line on stderr, and the
     exit status is 1 (the events around it are still exported).
     """
-    from gate.audit import MissingRecord, export_events, parse_time
+    from gate.audit import export_jsonl, parse_time
 
     if fmt != "jsonl":
         fail(f"unknown format {fmt!r} (expected jsonl)")
@@ -282,14 +282,12 @@ def audit_export(
         fail(str(exc))
     ledger = open_ledger(database_url)
     write, missing = sys.stdout.write, 0
-    dumps = json.JSONEncoder(ensure_ascii=False).encode
     try:
-        for item in export_events(ledger, since=start):
-            if isinstance(item, MissingRecord):
+        for text, gone in export_jsonl(ledger, since=start):
+            write(text)
+            for item in gone:
                 missing += 1
                 sys.stderr.write(f"gate: {item}\n")
-                continue
-            write(dumps(item) + "\n")
     except BrokenPipeError:
         # The reader stopped early (``| head``): not a failure of the export. Point
         # stdout at nothing so the interpreter's final flush does not fail again.

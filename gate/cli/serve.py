@@ -73,6 +73,7 @@ def create_app(ledger: Ledger, *, token: str | None = None) -> Starlette:
 
     env.globals["status_words"] = STATUS_WORDS
     env.filters["human"] = _human
+    env.filters["when"] = _when
 
     def render(name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
         page = env.get_template(name).render(now=iso(time.time()), **context)
@@ -200,6 +201,13 @@ def _human(value: Any) -> str:
     from gate.cli.output import human
 
     return human(value)
+
+
+def _when(stamp: str | None) -> str:
+    """``2026-11-30T08:45:11.566Z`` as ``2026-11-30 08:45:11`` (the full time stays in a tooltip)."""
+    if not stamp:
+        return "-"
+    return stamp.replace("T", " ")[:19]
 
 
 def _loopback(host: str) -> bool:

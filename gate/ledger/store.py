@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, and_, event, exists, func, insert, or_, text
+from sqlalchemy import Connection, and_, delete, event, exists, func, insert, or_, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.engine.url import make_url
 from sqlalchemy.exc import DatabaseError, IntegrityError
@@ -50,6 +50,7 @@ from gate.ledger.tables import (
     ConfirmationRow,
     DecisionRow,
     DeliveryRow,
+    OutboxRow,
     ReceiptRow,
     summarise,
 )
@@ -64,6 +65,7 @@ _CHAIN_TABLE = ChainRow.__table__  # type: ignore[attr-defined]
 _RECEIPTS = ReceiptRow.__table__  # type: ignore[attr-defined]
 _DECISIONS = DecisionRow.__table__  # type: ignore[attr-defined]
 _DELIVERIES = DeliveryRow.__table__  # type: ignore[attr-defined]
+_OUTBOX = OutboxRow.__table__  # type: ignore[attr-defined]
 _TAIL = select(_CHAIN_TABLE.c.seq, _CHAIN_TABLE.c.hash).order_by(_CHAIN_TABLE.c.seq.desc()).limit(1)
 _PG_CHAIN_LOCK = 0x6A7E_0001
 _PG_RESERVE_SPACE = 0x6A7E
@@ -295,8 +297,16 @@ class Ledger:
                     ).first()
                     if found is not None:
                         existing = ReceiptRow(**found._mapping)
+                        history = conn.execute(
+                            select(_DELIVERIES)
+                            .where(_DELIVERIES.c.receipt_id == existing.id)
+                            .order_by(_DELIVERIES.c.chain_seq)
+                        ).all()
+                        existing._delivery = summarise(existing, [DeliveryRow(**h._mapping) for h in history])
                         return ReceiptWrite(_same_receipt(existing, row), created=False)
                     self._insert(conn, row)
+                    if row.service_decision_id is not None:
+                        conn.execute(insert(_OUTBOX), [{"receipt_id": row.id, "created_at": row.created_at}])
                     return ReceiptWrite(row, created=True)
             except IntegrityError:
                 continue  # another process won the race: read its row on the next pass
@@ -341,6 +351,8 @@ class Ledger:
                 service_receipt_id=service_receipt_id if state == "delivered" else None,
             )
             self._insert(conn, row)
+            if state in FINAL_DELIVERY_STATES:
+                conn.execute(delete(_OUTBOX).where(_OUTBOX.c.receipt_id == receipt_id))
             return row
 
     def deliveries(self, receipt_id: str) -> list[DeliveryRow]:
@@ -364,14 +376,16 @@ class Ledger:
         return receipts
 
     def undelivered(self, limit: int = 500) -> list[ReceiptRow]:
-        """Receipts still waiting for the decision service to acknowledge them, oldest first."""
-        r, v = _RECEIPTS.c, _DELIVERIES.c
-        settled = exists().where(v.receipt_id == r.id, v.state.in_(FINAL_DELIVERY_STATES))
+        """Receipts still waiting for the decision service to acknowledge them, oldest first.
+
+        Read from the outbox queue, so it costs the same on a ledger of any size.
+        """
+        r, o = _RECEIPTS.c, _OUTBOX.c
         with Session(self.engine) as session:
             query = (
                 select(ReceiptRow)
-                .where(r.service_decision_id.is_not(None), ~settled)
-                .order_by(r.created_at)
+                .join(_OUTBOX, o.receipt_id == r.id)
+                .order_by(o.created_at, o.receipt_id)
                 .limit(limit)
             )
             return self._with_delivery(session, list(session.exec(query).all()))
@@ -446,7 +460,7 @@ class Ledger:
     # -- verification ----------------------------------------------------------
 
     def verify(self, *, parallel: bool | None = None) -> ChainReport:
-        """Recompute the chain, and check every record against its latest entry.
+        """Recompute the chain, and check every record (decision, confirmation, receipt, delivery) against it.
 
         Finds edited, deleted, inserted and reordered entries, and records
         edited, deleted or added behind the chain's back; returns the earliest

@@ -178,6 +178,22 @@ class DeliveryRow(SQLModel, table=True):
     chain_seq: int | None = Field(default=None, index=True)
 
 
+class OutboxRow(SQLModel, table=True):
+    """A receipt still to be delivered: the drain's work queue, not part of the record.
+
+    Written with the receipt, removed with the delivery record that settles it
+    (delivered, conflict or rejected), so finding the pending receipts never
+    scans the whole ledger. Nothing an auditor reads comes from here: the
+    chained delivery records say the same, and the queue can be rebuilt from
+    them.
+    """
+
+    __tablename__ = "gate_outbox"
+
+    receipt_id: str = Field(primary_key=True, max_length=64)
+    created_at: float = Field(index=True)
+
+
 def summarise(receipt: ReceiptRow, deliveries: list[DeliveryRow]) -> Delivery:
     """The receipt's delivery as its records (in chain order) tell it."""
     if receipt.service_decision_id is None and not deliveries:

@@ -2,11 +2,13 @@
 
 - Session start: a snapshot of what is known about the caller goes into the
   instructions (waited for at most ``start_budget_s``).
-- Before every reply (``llm_node``: spoken and typed turns alike): memory that
-  bears on the caller's latest words is added to a *copy* of the chat context,
-  for that reply only. One look-up per caller message, even when the reply
-  takes several tool steps. Past ``turn_budget_s`` the reply goes on with the
-  previous block, or a one-line "memory unavailable" note; it never waits.
+- Before every reply (``llm_node``: spoken and typed turns alike): the facts
+  about the caller closest in meaning to their latest words are added to a
+  *copy* of the chat context, for that reply only; when none clearly bears on
+  them the block says so (and when nothing does, one sentence says nothing is
+  known). One look-up per caller message, even when the reply takes several
+  tool steps. Past ``turn_budget_s`` the reply goes on with the previous
+  block, or a one-line "memory unavailable" note; it never waits.
 - Saving, in the background, who said what kept: the facts in the caller's
   words as they arrive, the agent's words once it has replied. No reply waits
   for a save: the saves are tracked per caller (:class:`SaveTracker`), and only
@@ -76,9 +78,13 @@ class MemoryAgent(Agent):
         memory: the caller's memory (``gate.memory_for(caller)``).
         gate_session: the caller's gated tools (``gate.bind(...)``): what was confirmed and
             done on the call is remembered at the end.
-        turn_budget_s: the most a reply waits for memory (default 0.3 s).
+        turn_budget_s: the most a reply waits for memory (default 0.3 s); never for a save.
         start_budget_s: the most the start of the session waits for the snapshot (1.5 s).
         flush_budget_s: the most leaving the session waits for pending saves (5 s).
+        top_k: the most memory lines in a reply's block.
+
+    A failing or slow memory never fails a reply: failures are logged
+    (``gate.memory.*`` events) and the reply goes on without fresh memory.
     """
 
     def __init__(

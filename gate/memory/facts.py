@@ -17,7 +17,10 @@ read as one of:
 - ``question``: anything asking ("what's my dog called", "do you remember my
   address", "tell me when you're coming", "i was wondering if ...");
 - ``answer``: a bare yes or no ("yes please", "no thanks");
-- ``greeting`` and ``filler``: "hello", "thanks", "okay", "let me see".
+- ``greeting`` and ``filler``: "hello", "thanks", "okay", "let me see";
+- ``instruction``: words aimed at the agent's own rules ("ignore your previous
+  instructions ..."), never kept as something the caller told us
+  (:func:`gate.utterance.looks_like_instruction`).
 
 Only facts, corrections and requests are kept as facts about the caller.
 The agent's words are never facts about the caller: :func:`agent_statement`
@@ -35,12 +38,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gate.utterance import looks_like_instruction
+
 
 def _bag(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
-KINDS = ("fact", "correction", "request", "question", "answer", "greeting", "filler")
+KINDS = ("fact", "correction", "request", "question", "answer", "greeting", "filler", "instruction")
 KEPT = frozenset({"fact", "correction", "request"})
 
 
@@ -163,7 +168,8 @@ _CORRECTION = re.compile(
     r"(has|have|got|gave me) a new|new (number|address|email|phone|mobile|landline|flat|house|home)|"
     r"now,? not|not \w+ any ?more|"
     r"i('ve| have)? (just )?moved|we('ve| have)? (just )?moved|changed (my|our|the)|(has|have) changed|"
-    r"is now|are now|no longer|not any ?more|anymore|instead|from now on|these days|update (my|our)|"
+    r"is now|are now|now (comes?|goes?|lives?|works?|starts?|finishes?|opens?|closes?|costs?|has|have)|"
+    r"no longer|not any ?more|anymore|instead|from now on|these days|update (my|our)|"
     r"it('?s| is| was) not \w+ (it('?s| is)|but)|not \w+ but|rather than \w+ now)\b"
 )
 _REQUEST_VERBS = _bag(
@@ -187,7 +193,7 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "home",
         re.compile(
-            r"\b(i|we) (live|moved|have moved|'ve moved|just moved)\b|\baddress\b|"
+            r"\b(i|we) (live|moved|have moved|'ve moved|just moved)\b|(?<!mail )\baddress\b|"
             r"\bmy (home|house|flat) is\b|\b(moving|relocat\w*) to\b"
         ),
     ),
@@ -213,12 +219,6 @@ def read_caller(utterance: str) -> list[Statement]:
 def caller_facts(utterance: str) -> list[Statement]:
     """The sentences of ``utterance`` that are facts about the caller (facts, corrections, requests)."""
     return [s for s in read_caller(utterance) if s.is_fact]
-
-
-def is_question(text: str) -> bool:
-    """Whether ``text`` asks something (and states nothing about the caller)."""
-    read = read_caller(text)
-    return bool(read) and any(s.kind == "question" for s in read) and not any(s.is_fact for s in read)
 
 
 def is_filler(text: str) -> bool:
@@ -259,6 +259,8 @@ def _read_sentence(sentence: str) -> list[Statement]:
         head = body[: rest[split][1] - rest[0][1]].strip(" ,")
         tail = body[rest[split][1] - rest[0][1] :].strip()
         return [*_read_sentence(head), Statement(tail, "question")]
+    if looks_like_instruction(body):
+        return [Statement(body, "instruction")]
     return [Statement(body, _kind(body, words))]
 
 

@@ -42,6 +42,8 @@ TIE = 0.01
 CENTRE = 0.5
 # How many callers' vectors stay loaded (least recently searched go first).
 MAX_PARTITIONS = 256
+# How many rows (all callers together) stay loaded: about 150 MB of vectors.
+MAX_ROWS = 100_000
 # The engine's trust bar for a caller's own statements.
 TRUST_BAR = 0.7
 
@@ -107,6 +109,9 @@ class _Partition:
         self.kind = np.zeros(0, dtype=np.int16)
         self.suspect = np.zeros(0, dtype=bool)
         self.kinds: dict[str, int] = {}
+        # Per memory type: the sum and count of live rows' vectors (for the mean in _centred).
+        self.sums: dict[int, NDArray[np.float64]] = {}
+        self.counts: dict[int, int] = {}
 
     def clear(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -127,12 +132,31 @@ class _Partition:
             self.meta.append(indexed)
         else:
             self.meta[row] = indexed
+            if self.alive[row]:
+                self._count(int(self.kind[row]), self.matrix[row], -1)
         self.matrix[row] = vector
         self.alive[row] = True
         self.valid_from[row] = valid_from
         self.valid_until[row] = valid_until
         self.kind[row] = self.kinds.setdefault(indexed.memory_type, len(self.kinds))
         self.suspect[row] = indexed.injection_suspect
+        self._count(int(self.kind[row]), vector, 1)
+
+    def _count(self, kind: int, vector: NDArray[np.float32], sign: int) -> None:
+        total = self.sums.get(kind)
+        if total is None:
+            total = self.sums[kind] = np.zeros(vector.shape[0], dtype=np.float64)
+        total += sign * vector
+        self.counts[kind] = self.counts.get(kind, 0) + sign
+
+    def mean(self, codes: list[int]) -> NDArray[np.float32] | None:
+        """The mean vector of the live rows of those memory types (None with fewer than two)."""
+        count = sum(self.counts.get(c, 0) for c in codes)
+        if count < 2:
+            return None
+        total = sum((self.sums[c] for c in codes if c in self.sums), np.zeros(self.matrix.shape[1]))
+        mean: NDArray[np.float32] = (total / count).astype(np.float32)
+        return mean
 
     def drop(self, memory_id: str) -> None:
         row = self.slot.pop(memory_id, None)
@@ -141,6 +165,7 @@ class _Partition:
         self.alive[row] = False
         self.meta[row] = None
         self.dead += 1
+        self._count(int(self.kind[row]), self.matrix[row], -1)
         if self.dead * 2 > self.size:
             self._compact()
 
@@ -192,11 +217,14 @@ class MemoryIndex:
     Args:
         db: a pycontextdb client (``contextdb.init(...)``); the index reads its store.
         max_partitions: how many callers' vectors stay in memory.
+        max_rows: how many rows, all those callers together, stay in memory (the least
+            recently searched callers are dropped first; the caller being searched stays).
     """
 
-    def __init__(self, db: Any, *, max_partitions: int = MAX_PARTITIONS) -> None:
+    def __init__(self, db: Any, *, max_partitions: int = MAX_PARTITIONS, max_rows: int = MAX_ROWS) -> None:
         self.db = db
         self.max_partitions = max_partitions
+        self.max_rows = max_rows
         self._parts: OrderedDict[str, _Partition] = OrderedDict()
         self._covered: set[int] = set()
 
@@ -231,9 +259,16 @@ class MemoryIndex:
             return []
         unit = query / norm
         matrix = part.matrix[:n]
-        scores = matrix @ unit
-        now = _now()
         codes = [part.kinds[t] for t in {t.upper() for t in memory_types} if t in part.kinds]
+        mean = part.mean(codes)
+        shift: NDArray[np.float32] = (
+            np.zeros_like(unit) if mean is None else (mean * CENTRE).astype(np.float32)
+        )
+        # Two matrix-vector products: BLAS runs these on one thread, where a 2-column
+        # product fans out to a thread pool that competes with the call's audio.
+        scores = matrix @ unit
+        along = matrix @ shift
+        now = _now()
         pool = part.alive[:n] & (part.valid_from[:n] <= now) & (now < part.valid_until[:n])
         pool &= np.isin(part.kind[:n], codes)
         mask = pool.copy()
@@ -244,10 +279,11 @@ class MemoryIndex:
         candidates = np.flatnonzero(mask)
         if candidates.size == 0:
             return []
-        rank = _centred(matrix, pool, unit, scores, candidates)
+        rank = _centred(shift if mean is not None else None, unit, scores[candidates], along[candidates])
         # Only rows near the best few can be reordered by the tie-breakers.
         take = min(candidates.size, top_k * 4 + 8)
-        order = np.argsort(-rank, kind="stable")[:take]
+        order = np.argpartition(-rank, take - 1)[:take] if take < rank.size else np.arange(rank.size)
+        order = order[np.argsort(-rank[order], kind="stable")]
         picked = [(int(candidates[i]), float(rank[i])) for i in order]
         meta = part.meta
         newest_first = sorted(picked, key=lambda p: _created(meta[p[0]]), reverse=True)
@@ -269,6 +305,10 @@ class MemoryIndex:
         now = _now()
         rows = [row for row, start, end in part.rows() if row.memory_type in wanted and start <= now < end]
         return sorted(rows, key=lambda r: r.created_at, reverse=True)
+
+    def loaded(self) -> list[str]:
+        """The callers whose rows are in memory, least recently searched first."""
+        return list(self._parts)
 
     def invalidate(self, partition: str | None = None) -> None:
         """Forget the cached rows of ``partition`` (all partitions with None); the next search reloads."""
@@ -303,7 +343,16 @@ class MemoryIndex:
             else:
                 await self._reload_generic(store, partition, part)
             part.revision = revision
+        self._evict(keep=partition)
         return part
+
+    def _evict(self, *, keep: str) -> None:
+        rows = sum(p.size for p in self._parts.values())
+        for name in list(self._parts):
+            if rows <= self.max_rows:
+                break
+            if name != keep:
+                rows -= self._parts.pop(name).size
 
     async def _sync_sqlite(self, store: SQLiteStore, partition: str, part: _Partition) -> None:
         conn = store._require_conn()
@@ -392,31 +441,27 @@ class MemoryIndex:
 
 
 def _centred(
-    matrix: NDArray[np.float32],
-    pool: NDArray[np.bool_],
+    shift: NDArray[np.float32] | None,
     query: NDArray[np.float32],
     scores: NDArray[np.float32],
-    rows: NDArray[np.intp],
+    along: NDArray[np.float32],
 ) -> NDArray[np.float32]:
-    """For ``rows``: cosine after taking out half of the caller's mean direction, for ranking.
+    """Cosine after taking out half of the caller's mean direction (``shift``), for ranking.
 
     Sentence embeddings share a common direction (anisotropy): a caller's
     generic facts ("we grow potatoes") then sit close to every question and
     crowd out the one that answers it. Removing part of the mean of the
-    caller's own current memories (``pool``) spreads them apart; the raw
-    cosine still decides what is relevant at all (``min_score``) and is what
-    a hit reports. Rows and query are unit vectors, so two matrix-vector
-    products are all it takes: (r - m)·(q - m) = r·q - r·m - m·q + m·m.
+    caller's own current memories spreads them apart; the raw cosine still
+    decides what is relevant at all (``min_score``) and is what a hit
+    reports. Rows and query are unit vectors, so with ``scores`` = r·q and
+    ``along`` = r·m: (r - m)·(q - m) = r·q - r·m - m·q + m·m.
     """
-    count = int(pool.sum())
-    if count < 2:
-        return scores[rows]
-    mean = (pool.astype(np.float32) @ matrix) * (CENTRE / count)
-    mm = float(mean @ mean)
-    mq = float(mean @ query)
-    rm = matrix[rows] @ mean
-    dot = scores[rows] - rm - mq + mm
-    norms = np.sqrt(np.maximum(1.0 - 2.0 * rm + mm, 1e-12)) * math.sqrt(max(1.0 - 2.0 * mq + mm, 1e-12))
+    if shift is None:
+        return scores
+    mm = float(shift @ shift)
+    mq = float(shift @ query)
+    dot = scores - along - mq + mm
+    norms = np.sqrt(np.maximum(1.0 - 2.0 * along + mm, 1e-12)) * math.sqrt(max(1.0 - 2.0 * mq + mm, 1e-12))
     centred: NDArray[np.float32] = (dot / norms).astype(np.float32)
     return centred
 

@@ -20,6 +20,7 @@ What is kept (see :mod:`gate.memory.facts`):
 
 from __future__ import annotations
 
+import asyncio
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -28,6 +29,7 @@ import contextdb
 import numpy as np
 from contextdb import EmbeddingProvider
 from contextdb.core.models import MemoryType
+from contextdb.store.sqlite_store import SQLiteStore
 
 from gate.backends.base import ForgetResult
 from gate.backends.local import LocalEngine
@@ -40,9 +42,13 @@ from gate.memory.index import Indexed, MemoryIndex
 SAID_CONFIDENCE = 0.5
 # Below this cosine similarity (MiniLM) a memory does not bear on the words at
 # all; between it and ``base.CLEAR`` it only may (the block says which).
-MIN_SCORE = 0.15
+MIN_SCORE = 0.1
 # A correction replaces the caller's closest current fact only when it is at least this close.
 SUPERSEDE_SCORE = 0.45
+# A correction naming a personal detail replaces a fact about it at least this close.
+CORRECTED_FLOOR = 0.2
+# A new fact this close to a current one is the same statement with another detail.
+SAME_THING = 0.85
 # Within the engine's embedding cache (2048 entries by default).
 _PRIME = 256
 
@@ -71,6 +77,7 @@ class LocalMemory:
         # rows, 20-300 ms at 1-10k memories); gate ranks through its own index and
         # never reads those links.
         self.db.config.enable_auto_link = False
+        self._tuned = False
 
     # -- reading -------------------------------------------------------------------
 
@@ -95,19 +102,25 @@ class LocalMemory:
 
     async def save_exchange(self, caller_id: str, caller_said: str, agent_said: str) -> None:
         """Keep the facts in what the caller said and the agent's words (as the agent's)."""
-        for statement in caller_facts(caller_said):
+        facts = caller_facts(caller_said)
+        spoken = agent_statement(agent_said)
+        texts = [s.text for s in facts] + ([spoken] if spoken is not None else [])
+        if len(texts) > 1:
+            # One pass through the model for all of them; each write finds its vector cached.
+            await (await self._embedder()).embed_documents(texts)
+        for statement in facts:
             await self._add_fact(
                 caller_id,
                 statement.text,
                 source="user_stated",
                 confidence=SAID_CONFIDENCE,
+                revise=True,
                 correction=statement.kind == "correction",
                 kind=statement.kind,
                 # Action-relevant, so a yes to the action it asked for can confirm it;
                 # below the trust bar, so it never acts by itself.
                 action_relevant=True,
             )
-        spoken = agent_statement(agent_said)
         if spoken is not None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)
@@ -128,13 +141,24 @@ class LocalMemory:
     async def remember_many(
         self, caller_id: str, contents: Sequence[str], *, source: str, confidence: float
     ) -> list[str]:
-        """Keep many facts at once (an import): embedded in batches, then written one by one."""
+        """Keep many facts at once (an import): embedded in batches, then written one by one.
+
+        The next batch is embedded while the current one is written; each write then finds
+        its vector in the engine's embedding cache. Raises what the engine raises; the facts
+        written before the failure stay written.
+        """
         embedder = await self._embedder()
-        ids = []
-        for start in range(0, len(contents), _PRIME):
-            chunk = list(contents[start : start + _PRIME])
-            # Warms the engine's embedding cache, so each write below finds its vector there.
-            await embedder.embed_documents(chunk)
+        chunks = [list(contents[i : i + _PRIME]) for i in range(0, len(contents), _PRIME)]
+        ids: list[str] = []
+        ahead = asyncio.ensure_future(embedder.embed_documents(chunks[0])) if chunks else None
+        for k, chunk in enumerate(chunks):
+            assert ahead is not None
+            await ahead
+            ahead = (
+                asyncio.ensure_future(embedder.embed_documents(chunks[k + 1]))
+                if k + 1 < len(chunks)
+                else None
+            )
             for content in chunk:
                 ids.append(await self._add_fact(caller_id, content, source=source, confidence=confidence))
         return ids
@@ -146,13 +170,14 @@ class LocalMemory:
         *,
         source: str,
         confidence: float,
+        revise: bool = False,
         correction: bool = False,
         kind: str | None = None,
         action_relevant: bool | None = None,
     ) -> str:
         older: list[Indexed] = []
-        if correction:
-            older = await self._corrected(caller_id, content)
+        if revise:
+            older = await self._corrected(caller_id, content, correction=correction)
         metadata: dict[str, Any] = {"said_by": _said_by(source)}
         if kind is not None:
             metadata["kind"] = kind
@@ -172,26 +197,34 @@ class LocalMemory:
                 await self._supersede(old.id, item.id)
         return str(item.id)
 
-    async def _corrected(self, caller_id: str, correction: str) -> list[Indexed]:
-        """The caller's current fact that ``correction`` replaces, if there is one.
+    async def _corrected(self, caller_id: str, said: str, *, correction: bool) -> list[Indexed]:
+        """The caller's current fact that what they just ``said`` replaces, if there is one.
 
-        The closest fact in meaning about the same personal detail (phone, email,
-        home, ...) when the correction names one; otherwise the closest fact, when
-        it is close enough to be the same thing said again.
+        For a correction ("my new number is ...", "actually ..."): the closest fact
+        in meaning about the same personal detail (phone, email, home, ...) when it
+        names one, otherwise the closest fact when it is close enough to be about the
+        same thing. For any other fact: a fact so close that it is the same statement
+        with another detail ("the window cleaner comes every two weeks" after "...
+        every four weeks"); a repeat of the same words replaces nothing.
         """
         embedder = await self._embedder()
         # Embedded as a document: the write that follows finds it in the engine's cache.
-        vector = (await embedder.embed_documents([correction]))[0]
-        about = topics(correction)
-        hits = await self.index.search(caller_id, vector, 8, min_score=-1.0)
+        vector = (await embedder.embed_documents([said]))[0]
+        about = topics(said) if correction else frozenset()
+        floor = SUPERSEDE_SCORE if correction else SAME_THING
+        hits = await self.index.search(caller_id, vector, 8, min_score=CORRECTED_FLOOR if about else floor)
         rows = await self.index.get(caller_id, [h.memory_id for h in hits])
         score = {h.memory_id: h.score for h in hits}
-        for row in rows:
-            if row.source != "user_stated" or row.confirmed:
-                continue  # what the caller confirmed, or someone else stated, is not overwritten here
-            if (about and about & topics(row.content)) or score[row.id] >= SUPERSEDE_SCORE:
-                return [row]
-        return []
+        replaceable = [
+            row
+            for row in rows
+            # What the caller confirmed, or someone else stated, is not overwritten here.
+            if row.source == "user_stated"
+            and not row.confirmed
+            and _norm(row.content) != _norm(said)
+            and ((about and about & topics(row.content)) or score[row.id] >= floor)
+        ]
+        return sorted(replaceable, key=lambda row: score[row.id], reverse=True)[:1]
 
     async def _supersede(self, old_id: str, new_id: str) -> None:
         store = self.db._require_store()
@@ -205,6 +238,14 @@ class LocalMemory:
     async def _embedder(self) -> EmbeddingProvider:
         """The engine's own embedder (with its cache), so stored and asked vectors match."""
         await self.db._ensure_init()
+        if not self._tuned:
+            self._tuned = True
+            store = self.db._require_store()
+            if isinstance(store, SQLiteStore):
+                # WAL with synchronous=NORMAL: a commit no longer waits for the disk (about
+                # half of a save's cost); the file is never corrupted, and only a power
+                # loss can take the last memories with it. The ledger is not this file.
+                await store._require_conn().execute("PRAGMA synchronous=NORMAL")
         embedder = self.db._embedder
         if embedder is None:
             raise RuntimeError("the memory engine has no embedder after initialisation")
@@ -219,6 +260,10 @@ class LocalMemory:
 
     async def aclose(self) -> None:
         """The engine belongs to the gate; it closes it."""
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().split()).strip(" .!?")
 
 
 def _said_by(source: str) -> str:

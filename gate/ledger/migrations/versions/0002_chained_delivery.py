@@ -1,10 +1,11 @@
-"""Delivery results become chained records: ``gate_deliveries``, one per attempt or acknowledgement.
+"""Delivery results become chained records (``gate_deliveries``), pending ones a queue (``gate_outbox``).
 
 Before this revision a receipt's delivery state, attempts, last error,
 policy alignment and service receipt id were mutable columns outside the
 chain. Each receipt that had been tried is carried over as one delivery
 record holding what those columns said, appended to the chain now; then the
-columns are dropped, so nothing an auditor reads is left unchained.
+columns are dropped, so nothing an auditor reads is left unchained. The
+receipts still pending go into ``gate_outbox``, the drain's work queue.
 
 Revision ID: 0002
 Revises: 0001
@@ -52,6 +53,16 @@ def upgrade() -> None:
     op.create_index("ix_gate_deliveries_receipt", "gate_deliveries", ["receipt_id", "chain_seq"])
     op.create_index("ix_gate_deliveries_chain_seq", "gate_deliveries", ["chain_seq"])
     _carry_over(deliveries)
+    op.create_table(
+        "gate_outbox",
+        sa.Column("receipt_id", sa.String(length=64), primary_key=True),
+        sa.Column("created_at", sa.Float(), nullable=False),
+    )
+    op.create_index("ix_gate_outbox_created_at", "gate_outbox", ["created_at"])
+    op.execute(
+        "INSERT INTO gate_outbox (receipt_id, created_at) SELECT id, created_at FROM gate_receipts "
+        "WHERE service_decision_id IS NOT NULL AND delivery_state = 'pending'"
+    )
     with op.batch_alter_table("gate_receipts") as batch:
         batch.drop_index("ix_gate_receipts_delivery")
         for name in _OLD_COLUMNS:
