@@ -57,6 +57,7 @@ class Measured:
 
     sessions: int = 0
     errors: list[str] = field(default_factory=list)
+    failed: int = 0  # sessions with at least one error
     decide_ms: list[float] = field(default_factory=list)  # the whole Pipeline.decide, ledger write included
     evidence_ms: list[float] = field(default_factory=list)  # the decision service's answer, inside decide
     turn_ms: list[float] = field(default_factory=list)
@@ -96,6 +97,8 @@ async def one_session(
     else:
         agent = Agent(instructions=worker.INSTRUCTIONS, tools=g.bind(caller, session).tools)
 
+    problems: list[str] = []
+
     async def turn(words: str, *steps: Any) -> list[tuple[str, bool]]:
         llm.add(*steps)
         started = time.perf_counter()
@@ -109,24 +112,26 @@ async def one_session(
             f"Please refund 20 on order {order}.", call("issue_refund", order_id=order, amount=20), _question
         )
         if not asked or asked[0][1] or "?" not in asked[0][0]:
-            m.errors.append(f"{caller_id}: no question: {asked}")
+            problems.append(f"{caller_id}: no question: {asked}")
         done = await turn("Yes.", call(gate.CONFIRM_TOOL), say("Done."))
         if not done or not done[0][0].startswith("Refunded 20"):
-            m.errors.append(f"{caller_id}: not refunded after yes: {done}")
+            problems.append(f"{caller_id}: not refunded after yes: {done}")
         refused = await turn(
             f"And refund 500 on {order}.", call("issue_refund", order_id=order, amount=500), say("Sorry.")
         )
         if not refused or not refused[0][1]:
-            m.errors.append(f"{caller_id}: 500 was not refused: {refused}")
+            problems.append(f"{caller_id}: 500 was not refused: {refused}")
     except Exception as exc:  # a session that breaks is an error of the run, not of the bench
-        m.errors.append(f"{caller_id}: {type(exc).__name__}: {exc}")
+        problems.append(f"{caller_id}: {type(exc).__name__}: {exc}")
     finally:
         if memory:
             await agent.flush()
         await session.aclose()
     found = business.order(order)
     if found is None or found.refunded != 20:
-        m.errors.append(f"{caller_id}: order {order} refunded {found.refunded if found else None}, not 20")
+        problems.append(f"{caller_id}: order {order} refunded {found.refunded if found else None}, not 20")
+    m.errors.extend(problems)
+    m.failed += bool(problems)
     m.sessions += 1
 
 
@@ -283,7 +288,7 @@ def _row(name: str, runs: list[Measured], checked: Checked, wall: float) -> Row:
         name=name,
         sessions=sum(m.sessions for m in runs),
         decisions=checked.decisions,
-        errors=len(errors),
+        errors=sum(m.failed for m in runs),
         receipts="exactly one each" if checked.receipts_ok else checked.receipt_problems,
         chain="verified" if checked.chain_ok else "BROKEN",
         recorded=p50_95(checked.recorded_ms),
@@ -343,7 +348,8 @@ def shared(processes: int, per_process: int, memory: bool) -> Row:
         for child in children:
             out, _ = child.communicate(timeout=900)
             if child.returncode != 0:
-                runs.append(Measured(errors=[f"worker process exited {child.returncode}"]))
+                failed = f"worker process exited {child.returncode}"
+                runs.append(Measured(sessions=per_process, errors=[failed], failed=per_process))
                 continue
             runs.append(Measured(**json.loads(out.strip().splitlines()[-1])))
         wall = time.perf_counter() - started
@@ -355,13 +361,13 @@ def shared(processes: int, per_process: int, memory: bool) -> Row:
 
 def table(rows: list[Row]) -> str:
     head = (
-        "| run | sessions | decisions | errors | receipts | chain | decision p50 / p95 ms "
+        "| run | sessions | failed sessions | decisions | receipts | chain | decision p50 / p95 ms "
         "| decision + ledger write p50 / p95 | evidence look-up p50 / p95 | caller's turn p50 / p95 "
         "| wall s |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|\n"
     )
     lines = [
-        f"| {r.name} | {r.sessions} | {r.decisions} | {r.errors} | {r.receipts} | {r.chain} "
+        f"| {r.name} | {r.sessions} | {r.errors} | {r.decisions} | {r.receipts} | {r.chain} "
         f"| {r.recorded} | {r.decide} | {r.evidence} | {r.turn} | {r.wall_s:.1f} |"
         for r in rows
     ]

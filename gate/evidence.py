@@ -12,7 +12,9 @@ the requested action (:func:`read`), then keeps what is current
     names the action or its object (a word of the query, of the same stem,
     or of the same family: "end" for "cancel", "parcel" for "deliver"), and
     when it asks for an action in so many words, that action is the query's
-    ("please add my wife to the joint account" is not about closing it);
+    ("please add my wife to the joint account" is not about closing it) and
+    is done on the query's object ("please cancel my premium seats for the
+    opera" does not cancel the premium plan);
     (b) every bound value is mentioned *as a value* (:func:`gate.values.mentions`:
     "1,500" is 1500 and never 500, "thu" is Thursday, identifiers exact) or
     is the memory's slot value; (c) no clause denies a value or the action
@@ -101,8 +103,8 @@ _FAMILIES: tuple[frozenset[str], ...] = tuple(
         "refund|money back|reimburse|repay|refunded|credit back|my money|give me back|give me my",
         "return|send back|sending back|bring back|give back|take back",
         "pay|settle|payment|transfer|send|wire|move money|deposit",
-        "deliver|delivery|deliveries|drop off|drop it|bring|ship|shipping|parcel|package|receive|courier|"
-        "leave",
+        "deliver|delivery|deliveries|drop off|drop it|bring|ship|shipping|parcel|receive|courier|"
+        "leave|send|post",
         "visit|come out|come round|come over|come by|call out|callout|technician|engineer|appointment",
         "home|house|flat|apartment|my place",
         "book|reserve|schedule|booking|reservation|appointment|slot|sign up|sign me up|enrol|enroll|register|"
@@ -117,6 +119,8 @@ _FAMILIES: tuple[frozenset[str], ...] = tuple(
         "invoice|bill|statement",
         "order|purchase|item|buy|get me|have",
         "phone|mobile|line|sim",
+        "mail|post|letters|correspondence",
+        "tour|trip|excursion|outing|visit",
     )
 )
 
@@ -198,6 +202,7 @@ class EvidenceRequest:
     normalised: tuple[Value | None, ...]
     action_words: tuple[str, ...]
     slot_only: bool = False
+    objects: tuple[str, ...] = ()
 
     @classmethod
     def of(
@@ -206,7 +211,8 @@ class EvidenceRequest:
         raw = list(match.values()) if isinstance(match, Mapping) else list(match)
         values = tuple(v for v in raw if str(v).strip())
         normalised = tuple(_normalised(v) for v in values)
-        return cls(query, values, normalised, _action_words(query, [str(v) for v in values]), slot_only)
+        words, labels = _query_words(query, [str(v) for v in values])
+        return cls(query, values, normalised, words, slot_only, words[1:] or labels)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -221,24 +227,28 @@ def _normalised(value: object) -> Value | None:
         return None
 
 
-def _action_words(query: str, values: Sequence[str]) -> tuple[str, ...]:
-    """The query's words that are not values, the verb first (queries open with it).
+def _query_words(query: str, values: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The query's words that are not values (the verb first: queries open with it), and its labels.
 
-    A word that only labels a value ("order" in "on order A-1001") is left
-    out: a memory that names the same order is not thereby about refunding it.
+    A label is a word that only names the kind of a value ("order" in "on
+    order A-1001"): it is left out of the words, because a memory that names
+    the same order is not thereby about refunding it, and kept apart as
+    what the action is on when the query names nothing else.
     """
     text = query.casefold()
     for v in sorted(values, key=len, reverse=True):
         text = re.sub(rf"(?<![\w-]){re.escape(v.casefold())}(?![\w-])", " \x00 ", text)
     tokens = re.findall(r"\x00|[a-zà-ÿ][a-zà-ÿ'\-]+", text)
     words: list[str] = []
+    labels: list[str] = []
     for i, token in enumerate(tokens):
         if token == "\x00" or token in _STOP:
             continue
         if words and i + 1 < len(tokens) and tokens[i + 1] == "\x00":
+            labels.append(token)
             continue
         words.append(token)
-    return tuple(words)
+    return tuple(words), tuple(labels)
 
 
 _PLURAL_DAY = re.compile(r"\b(\w+day)s\b", re.IGNORECASE)
@@ -310,6 +320,8 @@ def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
         if about and (record or utterance.states_wish(text)):
             if not record and not _same_action(text, request.action_words):
                 return Reading("none", "asks for another action on the same thing")
+            if not record and not _same_object(text, request):
+                return Reading("none", "asks for the same action on something else")
             return Reading("support", "the caller asked for this")
         if not about and not memory.trusted and _bare(text, request) and utterance.states_wish(text):
             # "thursday please" names no matter at all: not enough to act on, enough to ask
@@ -352,11 +364,65 @@ def _same_action(text: str, words: Sequence[str]) -> bool:
     asked = utterance.requested_verb(text)
     if asked is None or not words:
         return True
-    # The verb with the words right after it: "sign me up", "take it off".
+    # The verb with the words right after it ("sign me up", "check in"), less the
+    # query's own objects: "update my pet insurance" does not cancel it.
     folded = text.casefold()
     at = folded.find(asked)
-    phrase = " ".join(folded[at:].split()[:4]) if at >= 0 else asked
-    return _shares_word(phrase, words)
+    following = re.findall(r"[a-zà-ÿ][a-zà-ÿ'\-]*", folded[at:])[1:5] if at >= 0 else []
+    kept = [w for w in following if w in _PARTICLES or (w not in _STOP and not _shares_word(w, words[1:]))]
+    return _shares_word(" ".join([asked, *kept]), words)
+
+
+_NOT_OBJECT = frozenset(
+    {
+        *("the", "a", "an", "my", "our", "your", "his", "her", "their", "this", "that", "these", "those"),
+        *("all", "any", "some", "both", "each", "every", "me", "us", "it", "them", "whole", "entire"),
+        *("dollars", "dollar", "euros", "euro", "pounds", "pound", "bucks", "quid", "pesos", "cents"),
+        *("percent", "k", "grand", "usd", "eur", "gbp", "just", "also", "please", "now", "again"),
+    }
+)
+_OBJECT_ENDS = frozenset(
+    {
+        *("on", "at", "for", "to", "from", "with", "by", "in", "of", "into", "onto", "instead", "and"),
+        *("but", "because", "so", "as", "if", "when", "then", "today", "tomorrow", "tonight", "next"),
+        *("before", "after", "until", "asap", "right", "is", "are", "was", "its", "it's", "i", "we"),
+    }
+)
+
+
+def _same_object(text: str, request: EvidenceRequest) -> bool:
+    """False when the memory names another thing as what the asked-for action is on.
+
+    "please cancel my premium seats for the opera" cancels seats, not the
+    premium plan; "book a taxi for 2 on friday" books a taxi, not a table.
+    The words right after the asked-for verb are read, skipping values,
+    determiners and units, up to a preposition; a memory that names nothing
+    there ("cancel it", "pay the 75 on inv-9") agrees.
+    """
+    asked = utterance.requested_verb(text)
+    if asked is None or not request.objects:
+        return True
+    folded = text.casefold()
+    for value in request.values:
+        for start, end in sorted(_locate(folded, value), reverse=True):
+            folded = folded[:start] + " \x00 " + folded[end:]
+    at = folded.find(asked)
+    if at < 0:
+        return True
+    tokens = re.findall(r"\x00|[a-zà-ÿ0-9][a-zà-ÿ0-9'\-]*", folded[at + len(asked) :])
+    named: list[str] = []
+    for token in tokens[:6]:
+        if token in _OBJECT_ENDS:
+            break
+        if token == "\x00" or token in _NOT_OBJECT or token in _PARTICLES or token[0].isdigit():
+            continue
+        named.append(token)
+        if len(named) == 2:
+            break
+    return not named or any(_shares_word(n, request.objects) for n in named)
+
+
+_PARTICLES = frozenset({"in", "on", "up", "off", "out", "back", "down", "over", "round", "by"})
 
 
 _WISH_WORDS = frozenset(
@@ -486,12 +552,16 @@ def _reason_then_request(
 ) -> bool:
     if not verb:
         return False
+    if any(d and _has_verb(d, verb[0]) for _, d in parts):
+        return False
     for asserted, denied in parts:
-        if denied or not _has_verb(asserted, verb[0]):
+        if denied or not _has_verb(asserted, verb[0]) or not utterance.states_wish(asserted):
             continue
-        if any(_mentions(asserted, v) for v in request.values):
-            continue
-        if _BACK_REFERENCE.search(asserted) and utterance.states_wish(asserted):
+        # A whole request of its own ("so please cancel the travel insurance"), or one
+        # that refers back to what the reason named ("so please cancel it").
+        if all(_mentions(asserted, v) for v in request.values):
+            return True
+        if not any(_mentions(asserted, v) for v in request.values) and _BACK_REFERENCE.search(asserted):
             return True
     return False
 

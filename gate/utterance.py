@@ -332,7 +332,8 @@ def is_question(text: str, lang: str | None = None) -> bool:
 
 
 _WISH = re.compile(
-    r"\b(?:i'?d like|id like|i would like|i'?d love|i would love|i want|i wanna|i need|we need|"
+    r"\b(?:i'?d like|id like|i would like|i'?d love|i would love|we'?d love|we would love|i want|i wanna|"
+    r"i need|we need|"
     r"we want|we'?d like|i wish|i'?d prefer|i prefer|we prefer|prefer(?:red|ably|ence)?|"
     r"i'?d rather|i would rather|please|pls|let'?s|go ahead|make it|make that|put me|sign me|"
     r"i'?ll take|i will take|i'?ll go with|i choose|i pick|i'?m hoping|i am hoping|i'?m after|"
@@ -516,12 +517,12 @@ _UNDO = re.compile(
     re.IGNORECASE,
 )
 _ASK_VERB = re.compile(
-    r"\b(?:please|pls|kindly|go ahead and|just)\s+(?P<a>[a-z]+(?:\s+(?:off|up|down|back|out|in))?)|"
+    r"\b(?:please|pls|kindly|go ahead and|just)\s+(?P<a>[a-z]+(?:\s+(?:off|up|down|back|out|in)\b)?)|"
     r"\b(?:i'?d like|id like|i would like|i want|i wanna|i need|we want|we need|we'?d like|i'?d love|"
     r"i'?d prefer|i'?d rather|i wish|i'?m asking you)\s+(?:you\s+|u\s+)?to\s+"
-    r"(?P<b>[a-z]+(?:\s+(?:off|up|down|back|out|in))?)|"
+    r"(?P<b>[a-z]+(?:\s+(?:off|up|down|back|out|in)\b)?)|"
     r"\b(?:can|could|would|will)\s+(?:you|u|ya|someone)\s+(?:please\s+|kindly\s+|just\s+)?"
-    r"(?P<c>[a-z]+(?:\s+(?:off|up|down|back|out|in))?)|"
+    r"(?P<c>[a-z]+(?:\s+(?:off|up|down|back|out|in)\b)?)|"
     r"\blet'?s\s+(?P<d>[a-z]+)",
     re.IGNORECASE,
 )
@@ -589,6 +590,9 @@ _pair(("book", "reserve", "schedule"), ("cancel", "unbook", "free up"))
 _pair(("accept", "approve"), ("reject", "decline", "refuse"))
 _pair(("charge", "pay", "bill"), ("refund", "reimburse", "credit back"))
 _pair(("change", "move", "switch", "update", "swap", "reschedule"), ("keep", "leave"))
+_pair(
+    ("pay", "send", "transfer", "wire", "settle"), ("hold", "freeze", "block", "withhold", "disput", "stop")
+)
 
 
 def opposes(text: str, action_words: Iterable[str]) -> bool:

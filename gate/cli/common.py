@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from gate.config import GateSettings
-from gate.errors import ConfigError
+from gate.errors import ConfigError, describe
 from gate.ledger import Ledger
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def open_ledger(database_url: str | None, *, write: bool = False) -> Ledger:
     try:
         return Ledger(url, create=False, read_only=not write)
     except ConfigError as exc:
-        fail(str(exc))
+        fail(describe(exc))
 
 
 def print_json(value: Any) -> None:

@@ -14,7 +14,6 @@ import sqlite3
 import sys
 from pathlib import Path
 
-import structlog
 
 import gate
 from gate import Action, Caller, Executed, gated_tool
@@ -31,8 +30,7 @@ def main() -> None:
 
 
 async def run(url: str, home: Path, calls: int) -> None:
-    # stdout carries only "ready"/"done" for the parent; events go to stderr.
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
+    # stdout carries only "ready"/"done" for the parent: gate itself prints nothing.
     effects = sqlite3.connect(home / "effects.db", isolation_level=None)
     effects.execute("PRAGMA journal_mode=WAL")
     effects.execute("CREATE TABLE IF NOT EXISTS shipped (key TEXT PRIMARY KEY, item INTEGER NOT NULL)")
