@@ -14,7 +14,6 @@ import sqlite3
 import sys
 from pathlib import Path
 
-
 import gate
 from gate import Action, Caller, Executed, gated_tool
 from gate.cloud.backend import CloudEngine
