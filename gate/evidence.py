@@ -288,7 +288,19 @@ def statement_of(memory: EvidenceMemory) -> tuple[str, bool]:
 def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
     """How ``memory`` bears on ``request`` (see the module docstring for the rules)."""
     text, record = statement_of(memory)
-    if memory.injection_suspect or utterance.looks_like_instruction(memory.content):
+    if memory.injection_suspect:
+        return Reading("none", "tries to instruct the agent")
+    similarity = memory.similarity if memory.similarity is not None else -1.0
+    matched = [_matches(memory, text, v, n) for v, n in zip(request.values, request.normalised, strict=True)]
+    about = (record and _same_query(text, request.query)) or (
+        similarity >= CLEAR_THRESHOLD
+        or (similarity >= ABOUT_THRESHOLD and _shares_word(text, request.action_words))
+    )
+    if matched and not any(matched) and not about and not utterance.retracts(text):
+        # Names none of the values, is not about the action and withdraws nothing: most
+        # of what a search returns, settled before the slower readings below.
+        return Reading("none", "does not mention these values")
+    if utterance.looks_like_instruction(memory.content):
         return Reading("none", "tries to instruct the agent")
     if not record:
         if (memory.source or "").casefold() not in _CALLER_SOURCES or (
@@ -304,13 +316,7 @@ def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
             return Reading("none", "a question, not a request")
         if utterance.about_someone_else(text):
             return Reading("none", "about someone else")
-    similarity = memory.similarity if memory.similarity is not None else -1.0
-    about = (record and _same_query(text, request.query)) or (
-        similarity >= CLEAR_THRESHOLD
-        or (similarity >= ABOUT_THRESHOLD and _shares_word(text, request.action_words))
-    )
     near = about or similarity >= AGAINST_THRESHOLD
-    matched = [_matches(memory, text, v, n) for v, n in zip(request.values, request.normalised, strict=True)]
     if near and all(matched):
         denied = _denied(memory, text, request)
         if denied:

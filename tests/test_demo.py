@@ -22,7 +22,7 @@ STORY = [
     ("book_visit", "act", "evidence"),
     ("issue_refund", "abstain", "limits.amount.max"),
     ("book_visit", "ask", "evidence"),
-    ("book_visit", "ask", "state.changed"),
+    ("book_visit", "abstain", "state.conflict"),
     ("issue_refund", "ask", "confirm.always"),
     ("issue_refund", "act", "evidence"),
 ]

@@ -37,7 +37,8 @@ def business(tmp_path: Path) -> Business:
 
 
 async def test_booking_is_a_compare_and_set_with_an_idempotency_key(business: Business) -> None:
-    state = await slot_state("Thursday")
+    state = await slot_state(ALICE, "Thursday")
+    assert state.unavailable is None
     first = await book_visit.fn(day="Thursday", action=action("k1", state.version))
     again = await book_visit.fn(day="Thursday", action=action("k1", state.version))
     assert first.external_ref == again.external_ref and again.output.startswith("Already done")
@@ -45,10 +46,13 @@ async def test_booking_is_a_compare_and_set_with_an_idempotency_key(business: Bu
     assert await find_booking("gate-k1") == first.external_ref and await find_booking("gate-nope") is None
     with pytest.raises(gate.StaleState):  # taken: another booking under another key
         await book_visit.fn(day="Thursday", action=action("k2", state.version))
+    # Held by alice: another caller is told it is taken, never asked to confirm it.
+    taken = await slot_state(Caller("bob", verified=True), "Thursday")
+    assert taken.unavailable == "Thursday is already booked by another customer"
 
 
 async def test_a_moved_version_is_stale(business: Business) -> None:
-    state = await slot_state("Friday")
+    state = await slot_state(ALICE, "Friday")
     with pytest.raises(gate.StaleState):
         await book_visit.fn(day="Friday", action=action("k3", state.version + 1))
     assert business.slot("Friday").booked_by is None  # type: ignore[union-attr]

@@ -23,10 +23,20 @@ def _business() -> Business:
     return business()
 
 
-async def slot_state(day: str) -> State:
-    """The slot's version, which the booking must still find when it writes."""
+async def slot_state(caller: Caller, day: str) -> State:
+    """The slot's version, which the booking must still find when it writes.
+
+    A slot someone else holds cannot be booked: the gate says so instead of
+    offering it again.
+    """
     slot = _business().slot(day.capitalize())
-    return State(version=slot.version if slot else 0, value={"booked_by": slot.booked_by if slot else None})
+    holder = slot.booked_by if slot else None
+    taken = holder is not None and holder != caller.id
+    return State(
+        version=slot.version if slot else 0,
+        value={"booked_by": holder},
+        unavailable=f"{day.capitalize()} is already booked by another customer" if taken else None,
+    )
 
 
 async def find_booking(idempotency_key: str) -> str | None:
@@ -43,8 +53,15 @@ async def book_visit(day: Day, action: Action) -> Executed:
     return await asyncio.to_thread(_change, day, action, booking=True)
 
 
-async def _cancel_state(day: str) -> State:
-    return await slot_state(day)
+async def _cancel_state(caller: Caller, day: str) -> State:
+    """The slot's version; only the caller's own visit can be cancelled."""
+    slot = _business().slot(day.capitalize())
+    holder = slot.booked_by if slot else None
+    return State(
+        version=slot.version if slot else 0,
+        value={"booked_by": holder},
+        unavailable=None if holder == caller.id else f"there is no visit of yours on {day.capitalize()}",
+    )
 
 
 @gated_tool(name="cancel_visit", policy="cancel_visit", state=_cancel_state, reconcile=find_booking)
