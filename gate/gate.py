@@ -17,10 +17,10 @@ from gate.caller import Caller
 from gate.config import GateSettings
 from gate.decorator import GatedTool
 from gate.errors import ConfigError
+from gate.inflight import InFlight
 from gate.ledger import ChainReport, Ledger
 from gate.log import event
 from gate.memory.agent import CallerMemory
-from gate.inflight import InFlight
 from gate.memory.base import MemoryStore
 from gate.memory.saves import SaveTracker
 from gate.outbox import Outbox
@@ -128,8 +128,14 @@ class Gate:
         return self.ledger.verify()
 
     async def warm(self) -> None:
-        """Load the embedder now (about a second) instead of on the first caller's words."""
-        if isinstance(self.backend, LocalEngine) and self.settings.embedder == "minilm":
+        """Load the embedder now (about a second) instead of on the first caller's words.
+
+        Evidence is judged by meaning with MiniLM on the embedded engine and on
+        ContextDB Cloud alike, so it is loaded whatever ``GATE_EMBEDDER`` says.
+        """
+        from gate.cloud.backend import CloudEngine
+
+        if isinstance(self.backend, LocalEngine | CloudEngine):
             from gate.memory.embedder import warm
 
             await asyncio.to_thread(warm)

@@ -25,7 +25,7 @@ from gate.log import event, warning
 from gate.outbox import Outbox
 from gate.policy.loader import LoadedPolicy
 from gate.policy.rules import RuleResult, Verdict, combine, run_rules
-from gate.policy.schema import MAX_QUERY_CHARS, Policy, spoken
+from gate.policy.schema import MAX_QUERY_CHARS, Policy
 
 
 @dataclass
@@ -415,7 +415,9 @@ def attestation_text(kind: str, query: str) -> str:
     return f"{lead}: {query.rstrip('.?! ')}."
 
 
-def evidence_request(policy: Policy, args: dict[str, Any]) -> tuple[str, EvidenceSlot | None, list[str], int]:
+def evidence_request(
+    policy: Policy, args: dict[str, Any]
+) -> tuple[str, EvidenceSlot | None, dict[str, Any], int]:
     """The query, slot, values to match and top_k the decision service is asked with.
 
     Without an ``evidence`` section the query names the action and its unmasked
@@ -429,10 +431,11 @@ def evidence_request(policy: Policy, args: dict[str, Any]) -> tuple[str, Evidenc
     if ev is None:
         visible = {k: v for k, v in args.items() if k not in policy.audit.mask}
         query = " ".join([policy.action, *(f"{k} {v}" for k, v in visible.items())])[:MAX_QUERY_CHARS]
-        return query, None, [], 5
+        return query, None, {}, 5
     slot = EvidenceSlot(ev.slot.entity, ev.slot.attribute) if ev.slot else None
     query = ev.rendered_query(args)
-    return query, slot, [str(spoken(args[n])) for n in ev.match_names() if n in args], ev.top_k
+    # Raw values, so their kinds survive (1500.0 stays a number, "0042" an identifier).
+    return query, slot, {n: args[n] for n in ev.match_names() if n in args}, ev.top_k
 
 
 def _evidence_record(evidence: ServiceDecision | None) -> dict[str, Any]:
@@ -449,6 +452,9 @@ def _evidence_record(evidence: ServiceDecision | None) -> dict[str, Any]:
                 "trusted": m.trusted,
                 "source": m.source,
                 "confidence": m.confidence,
+                "role": m.role,
+                "note": m.note,
+                "similarity": None if m.similarity is None else round(m.similarity, 3),
             }
             for m in evidence.memories
         ],

@@ -306,6 +306,13 @@ class MemoryIndex:
         rows = [row for row, start, end in part.rows() if row.memory_type in wanted and start <= now < end]
         return sorted(rows, key=lambda r: r.created_at, reverse=True)
 
+    async def refresh(self, partition: str) -> None:
+        """Bring ``partition``'s rows up to date now (a search does it anyway; this lets it overlap).
+
+        Raises whatever the engine raises when its database cannot be read.
+        """
+        await self._fresh(partition)
+
     def loaded(self) -> list[str]:
         """The callers whose rows are in memory, least recently searched first."""
         return list(self._parts)

@@ -85,7 +85,8 @@ class LocalMemory:
         """The caller's current facts closest in meaning to ``question``, at most ``top_k``."""
         if not question.strip():
             return Recall([])
-        vector = await self._embed_query(question)
+        # The index checks for new writes while the words are embedded.
+        vector, _ = await asyncio.gather(self._embed_query(question), self.index.refresh(caller_id))
         hits = await self.index.search(
             caller_id, vector, top_k, min_score=self.min_score, exclude_suspects=True
         )
@@ -209,7 +210,8 @@ class LocalMemory:
         """
         embedder = await self._embedder()
         # Embedded as a document: the write that follows finds it in the engine's cache.
-        vector = (await embedder.embed_documents([said]))[0]
+        vectors, _ = await asyncio.gather(embedder.embed_documents([said]), self.index.refresh(caller_id))
+        vector = vectors[0]
         about = topics(said) if correction else frozenset()
         floor = SUPERSEDE_SCORE if correction else SAME_THING
         hits = await self.index.search(caller_id, vector, 8, min_score=CORRECTED_FLOOR if about else floor)

@@ -101,7 +101,12 @@ async def _replay_one(
         if not recorded_evidence:
             raise EvidenceNotRecorded
         memories = [
-            EvidenceMemory(id=m["id"], content=m.get("content", ""), trusted=bool(m.get("trusted")))
+            EvidenceMemory(
+                id=m["id"],
+                content=m.get("content", ""),
+                trusted=bool(m.get("trusted")),
+                role=m.get("role", "support"),
+            )
             for m in recorded_evidence.get("memories", [])
         ]
         return ServiceDecision(
