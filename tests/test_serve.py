@@ -96,7 +96,7 @@ def test_a_decision_page_tells_the_whole_story(client: TestClient) -> None:
 
 def test_chain_and_stats_pages(client: TestClient) -> None:
     chain = client.get("/chain")
-    assert chain.status_code == 200 and "Verified: 28 entries" in chain.text
+    assert chain.status_code == 200 and "Verified: 25 entries" in chain.text
     stats = client.get("/stats")
     assert stats.status_code == 200
     assert "<svg" in stats.text and "<rect" in stats.text and "7 decisions" in stats.text

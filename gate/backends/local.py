@@ -97,6 +97,9 @@ class LocalEngine:
             # by relevance and then checks that evidence bears on the arguments.
             "enable_salience": False,
             "enable_read_audit": False,
+            # gate ranks through MemoryIndex; the engine's link graph costs a search over
+            # every row on every write.
+            "enable_auto_link": False,
         }
         self.db = contextdb.init(embedding_provider=embedding_provider, **options)
         self.index = MemoryIndex(self.db)

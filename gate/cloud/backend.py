@@ -22,6 +22,7 @@ pass through as httpx errors.
 from __future__ import annotations
 
 import contextvars
+import hashlib
 import os
 import uuid
 from collections.abc import Mapping, Sequence
@@ -217,6 +218,14 @@ class CloudEngine:
         entity: str | None = None,
         attribute: str | None = None,
     ) -> str:
+        """Store a memory; returns its id.
+
+        Raises:
+            ServiceError: 400 before any I/O when ``content`` is over the hosted
+                4,000 characters (caller memory splits long content itself).
+        """
+        if not 1 <= len(content) <= 4000:
+            raise ServiceError(400, "invalid_request", "content must be 1-4000 characters")
         try:
             memory = await self.client.remember(
                 partition,
@@ -238,7 +247,8 @@ class CloudEngine:
                 partition,
                 erase_partition=True,
                 confirmation=partition,
-                idempotency_key=f"forget-{partition}-{uuid.uuid4().hex[:12]}"[:128],
+                # Keys never carry the raw caller id (the contract's pattern refuses "@" and "+").
+                idempotency_key=f"forget-{hashlib.sha256(partition.encode()).hexdigest()[:24]}-{uuid.uuid4().hex}",
             )
         except ApiError as exc:
             raise _service_error(exc, "forget") from exc
