@@ -112,6 +112,9 @@ class _Partition:
         # Per memory type: the sum and count of live rows' vectors (for the mean in _centred).
         self.sums: dict[int, NDArray[np.float64]] = {}
         self.counts: dict[int, int] = {}
+        # Every row change bumps it; what depends only on the rows is kept until it moves.
+        self.changes = 0
+        self._along: dict[tuple[int, ...], tuple[int, NDArray[np.float32]]] = {}
 
     def clear(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -148,6 +151,20 @@ class _Partition:
             total = self.sums[kind] = np.zeros(vector.shape[0], dtype=np.float64)
         total += sign * vector
         self.counts[kind] = self.counts.get(kind, 0) + sign
+        self.changes += 1
+
+    def along(self, codes: list[int], shift: NDArray[np.float32]) -> NDArray[np.float32]:
+        """Each row's projection on ``shift`` (the types' mean, scaled): it moves only with the rows.
+
+        Kept between searches, so a search costs one matrix-vector product, not two.
+        """
+        key = tuple(sorted(codes))
+        cached = self._along.get(key)
+        if cached is not None and cached[0] == self.changes and cached[1].shape[0] == self.size:
+            return cached[1]
+        along: NDArray[np.float32] = self.matrix[: self.size] @ shift
+        self._along[key] = (self.changes, along)
+        return along
 
     def mean(self, codes: list[int]) -> NDArray[np.float32] | None:
         """The mean vector of the live rows of those memory types (None with fewer than two)."""
@@ -192,6 +209,7 @@ class _Partition:
         self.suspect = _resized(self.suspect, capacity)
 
     def _compact(self) -> None:
+        self.changes += 1
         keep = np.flatnonzero(self.alive[: self.size])
         self.matrix = self.matrix[keep].copy()
         self.alive = self.alive[keep].copy()
@@ -264,10 +282,11 @@ class MemoryIndex:
         shift: NDArray[np.float32] = (
             np.zeros_like(unit) if mean is None else (mean * CENTRE).astype(np.float32)
         )
-        # Two matrix-vector products: BLAS runs these on one thread, where a 2-column
-        # product fans out to a thread pool that competes with the call's audio.
+        # One matrix-vector product per search (BLAS runs it on one thread, where a
+        # 2-column product fans out to a thread pool that competes with the call's
+        # audio); the projection on the mean is kept between searches.
         scores = matrix @ unit
-        along = matrix @ shift
+        along = part.along(codes, shift) if mean is not None else np.zeros(n, dtype=np.float32)
         now = _now()
         pool = part.alive[:n] & (part.valid_from[:n] <= now) & (now < part.valid_until[:n])
         pool &= np.isin(part.kind[:n], codes)
