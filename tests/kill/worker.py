@@ -52,6 +52,7 @@ async def run(url: str, home: Path, calls: int) -> None:
     backend = CloudEngine(url, "cdb_kill_test", timeout_s=5.0)
     g = gate.Gate([ship_item], policies=Path(__file__).parent, settings=settings, backend=backend)
     await g.outbox.drain(reconcile_grace_s=0)  # this is the only worker: anything open is dead
+    await g.warm()  # the embedder loads before the first call, not inside it
     print("ready", flush=True)
     start = effects.execute("SELECT COALESCE(MAX(item), 0) FROM shipped").fetchone()[0] + 1
     session = g.bind(Caller("alice", verified=True), session_id=f"kill-{start}")
