@@ -340,7 +340,11 @@ class LocalEngine:
     async def _said_after(
         self, partition: str, since: float, known: set[str]
     ) -> list[tuple[MemoryItem, _Vector | None]]:
-        """The caller's current factual memories written after ``since`` (at most 32, oldest first)."""
+        """The caller's current factual memories written after ``since`` (the newest 32).
+
+        The newest, because what withdraws or changes a request is most often what
+        the caller said last.
+        """
         await self.db._ensure_init()
         store = self.db._require_store()
         moment = datetime.fromtimestamp(since, tz=UTC)
@@ -361,7 +365,7 @@ class LocalEngine:
             store,
             "SELECT * FROM memories INDEXED BY gate_memories_user_created "
             "WHERE user_id = ? AND created_at > ? AND status = 'ACTIVE' AND memory_type = 'FACTUAL' "
-            "ORDER BY created_at LIMIT ?",
+            "ORDER BY created_at DESC LIMIT ?",
             [partition, moment.isoformat(), _LATER_LIMIT],
         )
         now = contextdb.utc_now()
