@@ -12,6 +12,7 @@ command group.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Any, NoReturn
@@ -44,12 +45,23 @@ class _OneLineErrors(TyperGroup):
             raise
         except typer.TyperException as exc:  # a subcommand's usage error
             _usage(exc)
+        except BrokenPipeError:
+            # The reader stopped (`gate audit list | head`): stop quietly, as Unix tools do.
+            _quiet_stdout()
+            raise typer.Exit(0) from None
         except Exception as exc:
             from gate.errors import describe
 
             logging.getLogger("gate.cli").debug("command failed", exc_info=True)
             err.print(f"gate: {describe(exc)}")
             raise typer.Exit(2) from None
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not fail on the closed pipe."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _usage(exc: Any) -> NoReturn:
