@@ -419,10 +419,15 @@ class GateSession:
         """The values the caller must have heard: the question's own, and every unmasked argument."""
         policy = self.policy_for(asked.tool).policy
         in_question = set(placeholders(policy.messages.ask))
+        # Flags and structures are not spoken as values (a yes/no flag has no word of its own);
+        # numbers, days, times, identifiers and text are.
         return {
             name: value
             for name, value in asked.args.items()
-            if (name in in_question or name not in policy.audit.mask) and value is not None and value != ""
+            if (name in in_question or name not in policy.audit.mask)
+            and isinstance(value, int | float | str)
+            and not isinstance(value, bool)
+            and value != ""
         }
 
     # -- calls LiveKit refused before they reached the gate ---------------------------

@@ -98,7 +98,13 @@ def make_tools(bank: Bank) -> list[gate.GatedTool]:
         bank.paid.append(invoice)
         return f"Paid {invoice}."
 
-    return [transfer_funds, cancel_visit, book_table, change_plan, pay_invoice]
+    @gated_tool
+    async def order_part(part: str, express: bool, action: Action) -> str:
+        """Order a spare part, by express delivery or not."""
+        bank.plans.append(f"{part} express={express}")
+        return f"Ordered {part}."
+
+    return [transfer_funds, cancel_visit, book_table, change_plan, pay_invoice, order_part]
 
 
 @pytest.fixture
@@ -240,6 +246,17 @@ async def test_asking_twice_still_confirms(local_gate: gate.Gate, bank: Bank) ->
         await c.turn("Sorry, what?", say("I asked: shall I cancel the Thursday visit?"))
         outs = await c.turn("Yes, cancel it.", confirm(), say("Cancelled."))
     assert outs == [("Cancelled Thursday.", False)]
+
+
+async def test_a_flag_argument_need_not_be_spoken_as_a_value(local_gate: gate.Gate, bank: Bank) -> None:
+    async with Call(local_gate) as c:
+        await c.turn(
+            "I need a new filter, fast.",
+            call("order_part", part="filter F-20", express=True),
+            say("Shall I order the filter F-20 by express delivery?"),
+        )
+        outs = await c.turn("yes please", confirm(), say("Ordered."))
+    assert outs == [("Ordered filter F-20.", False)]
 
 
 async def test_confirm_in_the_asking_turn_is_refused(local_gate: gate.Gate, bank: Bank) -> None:
