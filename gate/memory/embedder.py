@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections import OrderedDict
 from typing import Any
 
 from contextdb import EmbeddingProvider
@@ -65,6 +66,31 @@ def _single_threaded(model: Any) -> None:
         return
 
 
+class _Recent:
+    """A small, thread-safe LRU of text -> vector (embedding runs in worker threads)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[str, list[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, text: str) -> list[float] | None:
+        with self._lock:
+            vector = self._items.get(text)
+            if vector is not None:
+                self._items.move_to_end(text)
+            return vector
+
+    def put_all(self, vectors: dict[str, list[float]]) -> None:
+        with self._lock:
+            self._items.update(vectors)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+
+_CACHE = _Recent(4096)
+
+
 class MiniLMEmbedder(EmbeddingProvider):
     """384-dim sentence embeddings, L2-normalised; the model loads on first use.
 
@@ -73,17 +99,26 @@ class MiniLMEmbedder(EmbeddingProvider):
     """
 
     def _embed_sync(self, texts: list[str]) -> list[list[float]]:
-        model = _load()
-        if len(texts) == 1:
-            return [[float(x) for x in model.embed(texts[0])]]
-        # Texts of similar length share a batch, so little of it is padding.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        out: list[list[float]] = [[] for _ in texts]
-        for start in range(0, len(order), _BATCH):
-            chunk = order[start : start + _BATCH]
-            for i, vector in zip(chunk, model._encode([texts[i] for i in chunk]), strict=True):
-                out[i] = [float(x) for x in vector]
-        return out
+        # The same words are often embedded more than once in a turn (recalled for the
+        # reply, then saved as a fact; a query decided again after a yes): the model is
+        # deterministic, so recent vectors are kept.
+        out: list[list[float] | None] = [_CACHE.get(t) for t in texts]
+        missing = sorted({t for t, v in zip(texts, out, strict=True) if v is None}, key=len)
+        if missing:
+            model = _load()
+            fresh: dict[str, list[float]] = {}
+            if len(missing) == 1:
+                fresh[missing[0]] = [float(x) for x in model.embed(missing[0])]
+            else:
+                # Texts of similar length share a batch, so little of it is padding.
+                for start in range(0, len(missing), _BATCH):
+                    chunk = missing[start : start + _BATCH]
+                    for text, vector in zip(chunk, model._encode(chunk), strict=True):
+                        fresh[text] = [float(x) for x in vector]
+            _CACHE.put_all(fresh)
+            out = [v if v is not None else fresh[t] for t, v in zip(texts, out, strict=True)]
+        # Copies: a caller that changes its vector must not change the kept one.
+        return [list(v) for v in out if v is not None]
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         # onnxruntime releases the GIL: run it off the event loop so audio keeps flowing.
