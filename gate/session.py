@@ -55,7 +55,6 @@ class _Asked:
     tool: GatedTool
     args: dict[str, Any]
     question: str
-    state_version: str | None
 
 
 class GateSession:
@@ -203,9 +202,7 @@ class GateSession:
             confirmation = self._pipeline.confirmation_for(decision, self.id)
             await asyncio.to_thread(self._pipeline.ledger.record_confirmation, confirmation)
             question = render(policy.messages.ask, decision.args)
-            self._asked = {
-                confirmation.id: _Asked(tool, dict(decision.args), question, decision.row.state_version)
-            }
+            self._asked = {confirmation.id: _Asked(tool, dict(decision.args), question)}
             await self._pipeline.close(decision, "skipped")
             return (
                 f"{question}\n(Nothing has been done yet. Ask the caller exactly this question, with "

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+import uuid
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -114,6 +115,23 @@ ALICE = Caller("alice", verified=True, roles=frozenset({"customer"}))
 
 def pg_url() -> str | None:
     return os.environ.get("GATE_TEST_PG_URL")
+
+
+@pytest.fixture
+def pg_database() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database on the test server, dropped afterwards."""
+    base = pg_url()
+    if not base:
+        pytest.skip("GATE_TEST_PG_URL is not set (.ci/run sets it)")
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    name = f"gate_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    yield make_url(base).set(database=name).render_as_string(hide_password=False)
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
 
 
 def receipts_by_decision(g: gate.Gate) -> dict[str, Any]:

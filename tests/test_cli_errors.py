@@ -140,4 +140,3 @@ def test_through_the_installed_command_too(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr == "gate: GATE_EMBEDDER='nope': expected one of minilm, mock\n"
-

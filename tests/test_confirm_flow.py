@@ -160,6 +160,15 @@ def confirm() -> Step:
     return call(gate.CONFIRM_TOOL)
 
 
+async def ask_transfer(c: Call) -> None:
+    """The caller asks for a transfer; the gate asks; the agent puts its question word for word."""
+    await c.turn(
+        "Send 900 to X-77.",
+        call("transfer_funds", amount=900, to_account="X-77"),
+        say("Shall I transfer 900 dollars to account X-77?"),
+    )
+
+
 # -- the question the caller heard ------------------------------------------------------
 
 
@@ -226,11 +235,7 @@ async def test_the_question_restated_in_other_words_counts(
 
 async def test_a_side_question_then_the_question_again(local_gate: gate.Gate, bank: Bank) -> None:
     async with Call(local_gate) as c:
-        await c.turn(
-            "Send 900 to X-77.",
-            call("transfer_funds", amount=900, to_account="X-77"),
-            say("Shall I transfer 900 dollars to account X-77?"),
-        )
+        await ask_transfer(c)
         await c.turn("Is there a fee?", say("There is no fee. So: 900 dollars to account X-77, shall I?"))
         outs = await c.turn("Yes please.", confirm(), say("Done."))
     assert outs == [("Transferred 900 to X-77.", False)]
@@ -301,11 +306,7 @@ async def test_plain_consent_is_a_yes(
 
 async def test_restating_the_pending_values_is_a_yes(local_gate: gate.Gate, bank: Bank) -> None:
     async with Call(local_gate) as c:
-        await c.turn(
-            "Send 900 to X-77.",
-            call("transfer_funds", amount=900, to_account="X-77"),
-            say("Shall I transfer 900 dollars to account X-77?"),
-        )
+        await ask_transfer(c)
         outs = await c.turn("yes send the 900 dollars to x-77", confirm(), say("ok"))
     assert outs == [("Transferred 900 to X-77.", False)]
 
@@ -330,11 +331,7 @@ async def test_answers_that_are_not_a_yes_do_nothing(
     local_gate: gate.Gate, bank: Bank, answer: str, still_pending: bool | None
 ) -> None:
     async with Call(local_gate) as c:
-        await c.turn(
-            "Send 900 to X-77.",
-            call("transfer_funds", amount=900, to_account="X-77"),
-            say("Shall I transfer 900 dollars to account X-77?"),
-        )
+        await ask_transfer(c)
         ((out, err),) = await c.turn(answer, confirm(), say("ok"))
         assert err and "nothing was done" in out
         assert bank.transfers == []
@@ -437,11 +434,7 @@ async def test_a_confirmed_action_closes_a_decision_the_service_answered_act(
     the_gate: gate.Gate, bank: Bank
 ) -> None:
     async with Call(the_gate) as c:
-        await c.turn(
-            "Send 900 to X-77.",
-            call("transfer_funds", amount=900, to_account="X-77"),
-            say("Shall I transfer 900 dollars to account X-77?"),
-        )
+        await ask_transfer(c)
         outs = await c.turn("Yes, go ahead.", confirm(), say("Done."))
     assert outs == [("Transferred 900 to X-77.", False)]
     asked, acted = the_gate.ledger.decisions()

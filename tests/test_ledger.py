@@ -183,23 +183,6 @@ def test_eight_processes_racing_on_sqlite_leave_one_receipt(tmp_path: Path, same
     _race_eight(f"sqlite:///{tmp_path / 'race.db'}", same_key)
 
 
-@pytest.fixture
-def pg_database() -> Iterator[str]:
-    base = pg_url()
-    if not base:
-        pytest.skip("GATE_TEST_PG_URL is not set (.ci/run sets it)")
-    import psycopg
-
-    name = f"gate_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(base, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    from sqlalchemy.engine import make_url
-
-    yield make_url(base).set(database=name).render_as_string(hide_password=False)
-    with psycopg.connect(base, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
-
-
 @pytest.mark.postgres
 @pytest.mark.parametrize("same_key", [True, False])
 def test_eight_processes_racing_on_postgres_leave_one_receipt(pg_database: str, same_key: bool) -> None:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import asyncio
 import multiprocessing as mp
 import os
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -110,22 +108,6 @@ def test_eight_processes_on_one_fresh_sqlite_ledger_all_succeed(tmp_path: Path) 
     _run_eight(f"sqlite:///{tmp_path / 'ledger.db'}", tmp_path)
 
 
-@pytest.fixture
-def fresh_pg() -> Iterator[str]:
-    base = os.environ.get("GATE_TEST_PG_URL")
-    if not base:
-        pytest.skip("GATE_TEST_PG_URL is not set (.ci/run sets it)")
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    name = f"gate_conc_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(base, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    yield make_url(base).set(database=name).render_as_string(hide_password=False)
-    with psycopg.connect(base, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
-
-
 @pytest.mark.postgres
-def test_eight_processes_on_one_fresh_postgres_ledger_all_succeed(fresh_pg: str, tmp_path: Path) -> None:
-    _run_eight(fresh_pg, tmp_path)
+def test_eight_processes_on_one_fresh_postgres_ledger_all_succeed(pg_database: str, tmp_path: Path) -> None:
+    _run_eight(pg_database, tmp_path)

@@ -9,11 +9,9 @@ decisions, a confirmation asked and answered, and receipts delivered
 from __future__ import annotations
 
 import multiprocessing as mp
-import os
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -153,22 +151,6 @@ def _upgrade_and_check(url: str) -> None:
 
 def test_an_old_sqlite_ledger_is_refused_then_upgraded_with_its_chain(tmp_path: Path) -> None:
     _upgrade_and_check(old_sqlite_ledger(tmp_path / "old.db"))
-
-
-@pytest.fixture
-def pg_database() -> Iterator[str]:
-    base = os.environ.get("GATE_TEST_PG_URL")
-    if not base:
-        pytest.skip("GATE_TEST_PG_URL is not set (.ci/run sets it)")
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    name = f"gate_mig_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(base, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    yield make_url(base).set(database=name).render_as_string(hide_password=False)
-    with psycopg.connect(base, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
 
 
 @pytest.mark.postgres

@@ -11,7 +11,6 @@ The most restrictive outcome wins (abstain < ask < act).
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -21,6 +20,7 @@ from gate.caller import Caller
 from gate.decorator import State
 from gate.evidence import ServiceDecision
 from gate.policy.schema import RESTRICTIVENESS, Policy, QueryTooLong
+from gate.values import is_finite_number
 
 
 @dataclass(frozen=True)
@@ -162,12 +162,12 @@ def argument_rules(args: dict[str, Any]) -> list[RuleResult]:
 
 
 def _finite(value: Any) -> bool:
+    # Only numbers: a text argument reading "nan" may be a name, and a numeric
+    # parameter given "nan" arrives already parsed as a float.
     if isinstance(value, bool):
         return True
     if isinstance(value, float | Decimal):
-        return math.isfinite(value)
-    if isinstance(value, str):
-        return value.strip().casefold().lstrip("+-") not in {"nan", "inf", "infinity"}
+        return is_finite_number(value)
     if isinstance(value, dict):
         return all(_finite(v) for v in value.values())
     if isinstance(value, list | tuple):
