@@ -12,6 +12,15 @@ embedded engine with its MiniLM embedder (each process its own GATE_HOME).
   shared   8 worker processes x 25 sessions on one PostgreSQL ledger (a server
            started here on a unix socket in a temporary directory, stopped after)
 
+Callers are paced as on a phone, or not at all:
+
+  paced    before each turn the caller pauses 0.5-2 s (seeded per session): the time
+           to hear the agent and answer. Real turns are further apart (the agent's
+           own speech alone takes seconds), so this is more load than a live call.
+  burst    no pauses: every session's turns back to back, all sessions at once. A
+           stress test: 50 decisions arrive in the same few milliseconds, and each
+           waits for the ones queued before it.
+
 Each process is set up as the worker is (embedder loaded, one warm-up call,
 which pays for lazy imports: checked, not timed); then all processes start
 their sessions at once. Checked after each run: no session went wrong (a
@@ -22,7 +31,7 @@ decision latency as the gate records it (policy, state, evidence:
 decision service's look-ups on their own, and the caller's wait for each turn.
 
 Run: python bench/load.py [--sessions 50] [--processes 8] [--per-process 25]
-                          [--agent worker|gate] [--skip-postgres]
+                          [--pace paced|burst|both] [--agent worker|gate] [--skip-postgres]
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ import asyncio
 import json
 import logging
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -49,6 +59,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 PG_USER = "gatepg"
+PAUSE_S = (0.5, 2.0)  # a paced caller's pause before each turn
 
 
 @dataclass
@@ -80,7 +91,7 @@ def _outputs(result: Any) -> list[tuple[str, bool]]:
 
 
 async def one_session(
-    g: Any, worker: Any, business: Any, caller_id: str, order: str, m: Measured, *, memory: bool
+    g: Any, worker: Any, business: Any, caller_id: str, order: str, m: Measured, *, memory: bool, paced: bool
 ) -> None:
     """ask -> yes -> act, then an abstain; anything unexpected is recorded as an error."""
     from livekit.agents import Agent, AgentSession
@@ -98,8 +109,11 @@ async def one_session(
         agent = Agent(instructions=worker.INSTRUCTIONS, tools=g.bind(caller, session).tools)
 
     problems: list[str] = []
+    pauses = random.Random(caller_id)
 
     async def turn(words: str, *steps: Any) -> list[tuple[str, bool]]:
+        if paced:
+            await asyncio.sleep(pauses.uniform(*PAUSE_S))
         llm.add(*steps)
         started = time.perf_counter()
         result: Any = await session.run(user_input=words)
@@ -152,6 +166,7 @@ async def run_worker(
     sessions: int,
     tag: str,
     memory: bool,
+    paced: bool,
     ready: Callable[[], Awaitable[None]] | None = None,
 ) -> Measured:
     """One worker process: ``sessions`` concurrent calls through one process-wide Gate.
@@ -176,7 +191,7 @@ async def run_worker(
     await g.warm()
     g.start()
     # One call first, not measured: the first decisions of a process pay for lazy imports.
-    await one_session(g, worker, business, f"warm-{tag}", f"W-{tag}", m, memory=memory)
+    await one_session(g, worker, business, f"warm-{tag}", f"W-{tag}", m, memory=memory, paced=False)
     m.sessions = 0
     m.decide_ms.clear()
     m.evidence_ms.clear()
@@ -185,7 +200,7 @@ async def run_worker(
         await ready()
     await asyncio.gather(
         *(
-            one_session(g, worker, business, f"load-{tag}-{i}", f"O-{tag}-{i}", m, memory=memory)
+            one_session(g, worker, business, f"load-{tag}-{i}", f"O-{tag}-{i}", m, memory=memory, paced=paced)
             for i in range(sessions)
         )
     )
@@ -303,14 +318,18 @@ def _agent(memory: bool) -> str:
     return "worker's agent" if memory else "gate only"
 
 
-def single(sessions: int, memory: bool) -> Row:
+def _pace(paced: bool) -> str:
+    return f"paced {PAUSE_S[0]:g}-{PAUSE_S[1]:g} s" if paced else "burst"
+
+
+def single(sessions: int, memory: bool, paced: bool) -> Row:
     home = Path(tempfile.mkdtemp(prefix="gate-load-single."))
     try:
         started = time.perf_counter()
-        m = asyncio.run(run_worker(home, None, sessions, "s", memory))
+        m = asyncio.run(run_worker(home, None, sessions, "s", memory, paced))
         wall = time.perf_counter() - started
         return _row(
-            f"1 process x {sessions}, SQLite, {_agent(memory)}",
+            f"1 process x {sessions}, SQLite, {_agent(memory)}, {_pace(paced)}",
             [m],
             check_ledger(f"sqlite:///{home / 'ledger.db'}"),
             wall,
@@ -319,7 +338,7 @@ def single(sessions: int, memory: bool) -> Row:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def shared(processes: int, per_process: int, memory: bool) -> Row:
+def shared(processes: int, per_process: int, memory: bool, paced: bool) -> Row:
     with Postgres() as url:
         from gate.ledger import Ledger
 
@@ -328,7 +347,17 @@ def shared(processes: int, per_process: int, memory: bool) -> Row:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GATE_", "CONTEXTDB_"))}
         children = [
             subprocess.Popen(
-                [sys.executable, __file__, "--child", str(home), url, str(per_process), f"p{i}", str(memory)],
+                [
+                    sys.executable,
+                    __file__,
+                    "--child",
+                    str(home),
+                    url,
+                    str(per_process),
+                    f"p{i}",
+                    str(memory),
+                    str(paced),
+                ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 env=env,
@@ -355,7 +384,7 @@ def shared(processes: int, per_process: int, memory: bool) -> Row:
         wall = time.perf_counter() - started
         for home in homes:
             shutil.rmtree(home, ignore_errors=True)
-        name = f"{processes} processes x {per_process}, one PostgreSQL, {_agent(memory)}"
+        name = f"{processes} processes x {per_process}, one PostgreSQL, {_agent(memory)}, {_pace(paced)}"
         return _row(name, runs, check_ledger(url), wall)
 
 
@@ -383,32 +412,44 @@ def main() -> None:
     parser.add_argument("--per-process", type=int, default=25)
     parser.add_argument("--skip-postgres", action="store_true")
     parser.add_argument(
+        "--pace",
+        choices=("paced", "burst", "both"),
+        default="both",
+        help="callers pause before each turn (paced), or not at all (burst); default both",
+    )
+    parser.add_argument(
         "--agent",
         choices=("worker", "gate"),
         default="worker",
         help="worker: worker.py's agent, caller memory on (default); gate: a plain Agent, gated tools",
     )
     parser.add_argument(
-        "--child", nargs=5, metavar=("HOME", "URL", "SESSIONS", "TAG", "MEMORY"), help=argparse.SUPPRESS
+        "--child",
+        nargs=6,
+        metavar=("HOME", "URL", "SESSIONS", "TAG", "MEMORY", "PACED"),
+        help=argparse.SUPPRESS,
     )
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     # A refused tool call is part of every session's script: LiveKit's error line for it is noise here.
     logging.getLogger("livekit").setLevel(logging.CRITICAL)
     if args.child:
-        home, url, sessions, tag, memory = args.child
+        home, url, sessions, tag, memory, paced = args.child
 
         async def ready() -> None:
             print("ready", flush=True)
             await asyncio.to_thread(sys.stdin.readline)
 
-        m = asyncio.run(run_worker(Path(home), url, int(sessions), tag, memory == "True", ready))
+        m = asyncio.run(
+            run_worker(Path(home), url, int(sessions), tag, memory == "True", paced == "True", ready)
+        )
         print(json.dumps(asdict(m)))
         return
     memory = args.agent == "worker"
-    rows = [single(args.sessions, memory)]
+    paces = {"paced": [True], "burst": [False], "both": [True, False]}[args.pace]
+    rows = [single(args.sessions, memory, paced) for paced in paces]
     if not args.skip_postgres:
-        rows.append(shared(args.processes, args.per_process, memory))
+        rows += [shared(args.processes, args.per_process, memory, paced) for paced in paces]
     print(table(rows))
     if any(r.errors or r.chain != "verified" or r.receipts != "exactly one each" for r in rows):
         sys.exit(1)

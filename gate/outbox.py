@@ -201,8 +201,7 @@ class Outbox:
             if credentials_refused(exc):
                 raise CredentialsRefused(why) from exc
             return state, why
-        await asyncio.to_thread(
-            self.ledger.record_delivery,
+        await self.ledger.arecord_delivery(
             receipt.id,
             state="delivered",
             policy_alignment=answer.policy_alignment,
@@ -227,8 +226,7 @@ class Outbox:
             )
         except Exception as exc:
             # Every failed try is on record, with the state it leaves the receipt in and why.
-            await asyncio.to_thread(
-                self.ledger.record_delivery,
+            await self.ledger.arecord_delivery(
                 receipt.id,
                 state=_state_after(exc),
                 error=cause(exc, timeout_s=self.attempt_timeout_s),
@@ -270,7 +268,7 @@ class Outbox:
                         else None
                     )
         receipt = closing_receipt(decision, status, external_ref=ref, error_code=code)
-        written = await asyncio.to_thread(self.ledger.record_receipt, receipt)
+        written = await self.ledger.arecord_receipt(receipt)
         event(
             "gate.receipt",
             decision_id=decision.id,

@@ -154,7 +154,7 @@ class Pipeline:
         reserve = None
         if policy.rate is not None and verdict.outcome == "act":
             reserve = (policy.rate.max, time.time() - policy.rate.seconds)
-        if not await asyncio.to_thread(self.ledger.record_decision, row, reserve=reserve):
+        if not await self.ledger.arecord_decision(row, reserve=reserve):
             # Another call of this caller took the last slot while this one was deciding.
             assert policy.rate is not None
             verdict.trace.append(
@@ -166,7 +166,7 @@ class Pipeline:
             trace = verdict.trace + list(notes or [])
             row = self._row(tool, loaded, caller, session_id, args, verdict, trace, attested, call_id)
             row.latency_ms = round((time.perf_counter() - started) * 1000, 3)
-            await asyncio.to_thread(self.ledger.record_decision, row)
+            await self.ledger.arecord_decision(row)
         event(
             "gate.decision",
             decision_id=row.id,
@@ -286,7 +286,7 @@ class Pipeline:
             confirmation_id=None,
             call_id=call_id,
         )
-        await asyncio.to_thread(self.ledger.record_decision, row)
+        await self.ledger.arecord_decision(row)
         detail = error.splitlines()[0][:300] if error else "invalid arguments"
         event(
             "gate.decision",
@@ -322,7 +322,7 @@ class Pipeline:
         receipt = closing_receipt(row, status, external_ref=external_ref, error_code=error_code)
         if external_ref is not None and receipt.external_ref is None:
             warning("gate.receipt.external_ref_dropped", decision_id=row.id)
-        written = (await asyncio.to_thread(self.ledger.record_receipt, receipt)).receipt
+        written = (await self.ledger.arecord_receipt(receipt)).receipt
         event(
             "gate.receipt",
             decision_id=row.id,

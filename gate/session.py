@@ -200,7 +200,7 @@ class GateSession:
             return f"{message} (Not done: {deciding.detail}.)"
         if decision.enforced == "ask":
             confirmation = self._pipeline.confirmation_for(decision, self.id)
-            await asyncio.to_thread(self._pipeline.ledger.record_confirmation, confirmation)
+            await self._pipeline.ledger.arecord_confirmation(confirmation)
             question = render(policy.messages.ask, decision.args)
             self._asked = {confirmation.id: _Asked(tool, dict(decision.args), question)}
             await self._pipeline.close(decision, "skipped")
@@ -331,8 +331,7 @@ class GateSession:
                 f"nothing was done and it is still waiting. Ask again: {asked.question!r}"
             )
         if reading.answer != "yes":
-            await asyncio.to_thread(
-                ledger.answer_confirmation,
+            await ledger.aanswer_confirmation(
                 confirmation_id,
                 status="declined",
                 words=exchange.answer,
@@ -349,8 +348,7 @@ class GateSession:
                     "request with the new details."
                 )
             raise ToolError(f"The caller said no (they said: {exchange.answer!r}), so nothing was done.")
-        answered = await asyncio.to_thread(
-            ledger.answer_confirmation,
+        answered = await ledger.aanswer_confirmation(
             confirmation_id,
             status="confirmed",
             words=exchange.answer,

@@ -11,9 +11,11 @@ denial counts against them (see :mod:`gate.evidence`).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import re
+import sqlite3
 import time
 import uuid
 import warnings
@@ -28,7 +30,7 @@ from contextdb.core.models import MemoryItem
 from contextdb.core.slots import canonicalize_slot
 from contextdb.store.sqlite_store import SQLiteStore, _row_to_item
 from numpy.typing import NDArray
-from sqlmodel import Session, select
+from sqlalchemy import Connection, insert, select
 
 from gate.backends.base import ForgetResult
 from gate.canonical import digest
@@ -44,6 +46,7 @@ from gate.evidence import (
 )
 from gate.ledger import Ledger
 from gate.ledger.tables import ServiceDecisionRow, ServiceReceiptRow
+from gate.ledger.writer import Job
 from gate.memory.embedder import MiniLMEmbedder
 from gate.memory.index import MemoryIndex
 
@@ -60,6 +63,8 @@ _Vector = NDArray[np.float32]
 _QUERY_CACHE = 512
 # How many later statements are read for a withdrawal or a change of a supporting memory.
 _LATER_LIMIT = 32
+_SERVICE_DECISIONS = ServiceDecisionRow.__table__  # type: ignore[attr-defined]
+_SERVICE_RECEIPTS = ServiceReceiptRow.__table__  # type: ignore[attr-defined]
 
 
 class LocalEngine:
@@ -144,7 +149,7 @@ class LocalEngine:
             memory_ids_json=json.dumps([m.id for m in decision.memories]),
             pending_ids_json=json.dumps(decision.pending_ids),
         )
-        await _in_thread(self._store_decision, row)
+        await self.ledger.awrite(self._decision_job(row))
         return decision
 
     async def preview(
@@ -222,7 +227,7 @@ class LocalEngine:
         if cached is not None:
             self._query_vectors.move_to_end(text)
             return cached
-        (vector,) = await self._judge_embedder.embed([text])
+        (vector,) = await self._judge_embedder.embed([text], urgent=True)
         unit = _unit(np.asarray(vector, dtype=np.float32))
         self._query_vectors[text] = unit
         while len(self._query_vectors) > _QUERY_CACHE:
@@ -264,8 +269,8 @@ class LocalEngine:
             marks = ",".join("?" * len(ids))
             found = {
                 item.id: (item, vec)
-                for item, vec in await _select(
-                    store, f"SELECT * FROM memories WHERE id IN ({marks}) AND user_id = ?", [*ids, partition]
+                for item, vec in await self._select(
+                    f"SELECT * FROM memories WHERE id IN ({marks}) AND user_id = ?", [*ids, partition]
                 )
             }
             out = [found[i] for i in ids if i in found]
@@ -291,7 +296,7 @@ class LocalEngine:
             if not (self._stored_vectors_judge and vec is not None) and item.id not in self._content_vectors
         ]
         if missing:
-            fresh = await self._judge_embedder.embed([m.content for m in missing])
+            fresh = await self._judge_embedder.embed([m.content for m in missing], urgent=True)
             for item, raw in zip(missing, fresh, strict=True):
                 self._content_vectors[item.id] = _unit(np.asarray(raw, dtype=np.float32))
                 while len(self._content_vectors) > _CONTENT_CACHE:
@@ -328,8 +333,7 @@ class LocalEngine:
         clauses = ["entity_key = ?", "attribute_key = ?", "status = 'ACTIVE'", "memory_type = 'FACTUAL'"]
         if scope_sql:
             clauses.append(scope_sql)
-        revisions = await _select(
-            store,
+        revisions = await self._select(
             f"SELECT * FROM memories WHERE {' AND '.join(clauses)} ORDER BY write_generation DESC LIMIT 16",
             [canonical.entity, canonical.attribute, *scope_params],
         )
@@ -361,8 +365,7 @@ class LocalEngine:
             )
             await conn.commit()
             self._created_index = True
-        rows = await _select(
-            store,
+        rows = await self._select(
             "SELECT * FROM memories INDEXED BY gate_memories_user_created "
             "WHERE user_id = ? AND created_at > ? AND status = 'ACTIVE' AND memory_type = 'FACTUAL' "
             "ORDER BY created_at DESC LIMIT ?",
@@ -371,10 +374,12 @@ class LocalEngine:
         now = contextdb.utc_now()
         return [(item, vec) for item, vec in rows if item.id not in known and item.is_valid_at(now)]
 
-    def _store_decision(self, row: ServiceDecisionRow) -> None:
-        with Session(self.ledger.write_engine) as session:
-            session.add(row)
-            session.commit()
+    @staticmethod
+    def _decision_job(row: ServiceDecisionRow) -> Job[None]:
+        def job(conn: Connection) -> None:
+            conn.execute(insert(_SERVICE_DECISIONS), [row.model_dump()])
+
+        return job
 
     def _evidence(self, item: MemoryItem, *, similarity: float | None, in_slot: bool) -> EvidenceMemory:
         policy = self.db.trust_policy
@@ -415,20 +420,15 @@ class LocalEngine:
                 another payload.
         """
         _check_receipt(action_name, status, idempotency_key, external_ref, error_code)
-        receipt: ServiceReceipt = await _in_thread(
-            self._store_receipt,
-            partition,
-            decision_id,
-            action_name,
-            status,
-            idempotency_key,
-            external_ref,
-            error_code,
+        receipt: ServiceReceipt = await self.ledger.awrite(
+            self._receipt_job(
+                partition, decision_id, action_name, status, idempotency_key, external_ref, error_code
+            )
         )
         return receipt
 
-    def _store_receipt(
-        self,
+    @staticmethod
+    def _receipt_job(
         partition: str,
         decision_id: str,
         action_name: str,
@@ -436,19 +436,21 @@ class LocalEngine:
         key: str,
         external_ref: str | None,
         error_code: str | None,
-    ) -> ServiceReceipt:
+    ) -> Job[ServiceReceipt]:
         fingerprint = digest([decision_id, action_name, status, external_ref, error_code])
-        with self.ledger.writing() as session:
-            decision = session.get(ServiceDecisionRow, decision_id)
+
+        def job(conn: Connection) -> ServiceReceipt:
+            d, r = _SERVICE_DECISIONS.c, _SERVICE_RECEIPTS.c
+            decision = conn.execute(select(d.user_id, d.outcome).where(d.id == decision_id)).first()
             if decision is None or decision.user_id != partition:
                 raise DecisionNotFound(decision_id)
-            existing = session.exec(
-                select(ServiceReceiptRow).where(
-                    (ServiceReceiptRow.decision_id == decision_id)
-                    | ((ServiceReceiptRow.user_id == partition) & (ServiceReceiptRow.idempotency_key == key))
+            found = conn.execute(
+                select(_SERVICE_RECEIPTS).where(
+                    (r.decision_id == decision_id) | ((r.user_id == partition) & (r.idempotency_key == key))
                 )
             ).first()
-            if existing is not None:
+            if found is not None:
+                existing = ServiceReceiptRow(**found._mapping)
                 if existing.idempotency_key == key and existing.fingerprint == fingerprint:
                     return _receipt(existing, replayed=True)
                 if existing.idempotency_key == key:
@@ -468,8 +470,10 @@ class LocalEngine:
                 error_code=error_code,
                 created_at=time.time(),
             )
-            session.add(row)
+            conn.execute(insert(_SERVICE_RECEIPTS), [row.model_dump()])
             return _receipt(row, replayed=False)
+
+        return job
 
     # -- memory ----------------------------------------------------------------
 
@@ -514,21 +518,25 @@ class LocalEngine:
         deleted = await self.db.forget_user(partition)
         return ForgetResult(deleted=deleted, verified=await self.db.verify_forgotten(partition))
 
+    async def _select(self, sql: str, params: Sequence[Any]) -> list[tuple[MemoryItem, _Vector | None]]:
+        """Memory rows, read in one job on the index's read connection (not behind the engine's writes)."""
+        return await self.index.reader.run(lambda conn: _rows(conn, sql, params))
+
     async def aclose(self) -> None:
+        await asyncio.to_thread(self.index.reader.close)
         await self.db.close()
 
 
-async def _select(
-    store: SQLiteStore, sql: str, params: Sequence[Any]
+def _rows(
+    conn: sqlite3.Connection, sql: str, params: Sequence[Any]
 ) -> list[tuple[MemoryItem, _Vector | None]]:
-    """Memory rows as items with their unit vectors, read in one round trip.
+    """Memory rows as items with their unit vectors.
 
     The vector is read with numpy and left off the item: the engine's decoder
     builds a Python list of floats, which costs more than the rest of the row.
     """
-    cursor = await store._require_conn().execute(sql, list(params))
     out = []
-    for raw in await cursor.fetchall():
+    for raw in conn.execute(sql, list(params)).fetchall():
         row = dict(raw)
         blob = row.get("embedding")
         row["embedding"] = None
@@ -573,9 +581,3 @@ def _receipt(row: ServiceReceiptRow, *, replayed: bool) -> ServiceReceipt:
         policy_alignment=row.policy_alignment,
         replayed=replayed,
     )
-
-
-async def _in_thread(fn: Any, *args: Any) -> Any:
-    import asyncio
-
-    return await asyncio.to_thread(fn, *args)

@@ -166,7 +166,7 @@ class CloudEngine:
         if not memories:
             return memories
         vectors = np.asarray(
-            await self._embedder.embed([query, *(m.content for m in memories)]), dtype=np.float32
+            await self._embedder.embed([query, *(m.content for m in memories)], urgent=True), dtype=np.float32
         )
         norms = np.linalg.norm(vectors, axis=1)
         norms[norms == 0] = 1.0

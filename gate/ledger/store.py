@@ -4,9 +4,11 @@ Every write appends a chain entry in the same transaction as the record it
 covers, so the two cannot disagree unless someone edits the database by
 hand, which :meth:`Ledger.verify` then reports. Writers are serialised (an
 advisory lock on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite) because each
-entry needs the hash of the one before it; write transactions are short
-(one record and its entry), and every SQLite connection waits for the lock
-(a busy timeout) instead of failing when many processes share one file.
+entry needs the hash of the one before it. In each process one writer
+thread applies every write, as many as are waiting to one transaction (group
+commit, :mod:`gate.ledger.writer`), so the lock is taken once per batch, not
+once per record; every SQLite connection waits for the lock (a busy timeout)
+instead of failing when many processes share one file.
 
 Opened with ``read_only=True`` the ledger never writes: SQLite is opened
 read-only (``mode=ro``, or ``immutable`` when even that needs a write, as on
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -25,12 +26,12 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import Connection, and_, delete, event, exists, func, insert, or_, text
+from sqlalchemy import Connection, and_, delete, event, exists, func, insert, or_, text, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.engine.url import make_url
-from sqlalchemy.exc import DatabaseError, IntegrityError
+from sqlalchemy.exc import DatabaseError
 from sqlmodel import Session, SQLModel, create_engine, select
 
 from gate.errors import ConfigError, ReceiptConflict
@@ -54,6 +55,7 @@ from gate.ledger.tables import (
     ReceiptRow,
     summarise,
 )
+from gate.ledger.writer import Job, Writer
 
 Record = DecisionRow | ConfirmationRow | ReceiptRow | DeliveryRow
 _TABLE_OF: dict[str, Any] = {
@@ -65,11 +67,13 @@ _CHAIN_TABLE = ChainRow.__table__  # type: ignore[attr-defined]
 _RECEIPTS = ReceiptRow.__table__  # type: ignore[attr-defined]
 _DECISIONS = DecisionRow.__table__  # type: ignore[attr-defined]
 _DELIVERIES = DeliveryRow.__table__  # type: ignore[attr-defined]
+_CONFIRMATIONS = ConfirmationRow.__table__  # type: ignore[attr-defined]
 _OUTBOX = OutboxRow.__table__  # type: ignore[attr-defined]
 _TAIL = select(_CHAIN_TABLE.c.seq, _CHAIN_TABLE.c.hash).order_by(_CHAIN_TABLE.c.seq.desc()).limit(1)
 _PG_CHAIN_LOCK = 0x6A7E_0001
 _PG_RESERVE_SPACE = 0x6A7E
 _BUSY_TIMEOUT_MS = 60_000
+T = TypeVar("T")
 
 
 def normalise_url(url: str) -> str:
@@ -98,7 +102,8 @@ class Ledger:
     def __init__(self, url: str, *, create: bool = True, read_only: bool = False) -> None:
         self.url = normalise_url(url)
         self.read_only = read_only
-        self._lock = threading.Lock()
+        self._tail: tuple[int, str] | None = None  # the chain's tail, inside the writer's transaction
+        self._writer = Writer(self._begin_write, on_begin=self._forget_tail)
         try:
             self.engine = self._make_engine(self.url, read_only=read_only)
             try:
@@ -154,35 +159,51 @@ class Ledger:
         return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
 
     def close(self) -> None:
-        """Release the connection pool."""
+        """Apply the writes still queued, then release the connection pool."""
+        self._writer.close()
         self.engine.dispose()
 
     # -- writing ---------------------------------------------------------------
+    #
+    # Every write goes through the ledger's one Writer (see gate.ledger.writer): many
+    # writes of this process share a transaction and a commit. Each public write
+    # has a blocking form and an ``a``-prefixed one for event loops.
+
+    def write(self, job: Job[T]) -> T:
+        """Apply ``job(conn)`` in a serialised write transaction; its result once committed.
+
+        For records beside the chain (the embedded decision service's tables);
+        the chained records have their own methods below.
+
+        Raises:
+            Exception: whatever ``job`` raised (nothing of it is written), or the
+                database's error when the transaction could not commit.
+        """
+        return self._writer.call(job)
+
+    async def awrite(self, job: Job[T]) -> T:
+        """:meth:`write` for an event loop."""
+        return await self._writer.acall(job)
 
     @contextmanager
-    def writing(self) -> Iterator[Session]:
-        with self._lock, Session(self.write_engine, expire_on_commit=False) as session:
-            if not self.is_sqlite:
-                session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_CHAIN_LOCK})
-            yield session
-            session.commit()
-
-    @contextmanager
-    def _core_writing(self) -> Iterator[Connection]:
-        """A serialised write transaction without the ORM: the per-call hot path."""
-        with self._lock, self.write_engine.begin() as conn:
+    def _begin_write(self) -> Iterator[Connection]:
+        with self.write_engine.begin() as conn:
             if not self.is_sqlite:
                 conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_CHAIN_LOCK})
             yield conn
+
+    def _forget_tail(self) -> None:
+        self._tail = None
 
     def _chain(self, conn: Connection, row: Record) -> None:
         """Append the chain entry for ``row``'s current content and point ``row`` at it."""
         kind = CURRENT_KIND[type(row).__tablename__]
         digest = _DIGEST[kind].of_row(row)
-        # Only the tail's number and hash are needed: skip loading the rest.
-        tail = conn.execute(_TAIL).first()
-        seq = tail[0] + 1 if tail else 1
-        prev = tail[1] if tail else GENESIS
+        # The tail is read once per transaction (the lock keeps it ours until commit).
+        if self._tail is None:
+            found = conn.execute(_TAIL).first()
+            self._tail = (int(found[0]), str(found[1])) if found else (0, GENESIS)
+        seq, prev = self._tail[0] + 1, self._tail[1]
         at = time.time()
         hashed = entry_hash(prev, seq, at, kind, row.id, digest)
         conn.execute(
@@ -199,15 +220,17 @@ class Ledger:
                 }
             ],
         )
+        self._tail = (seq, hashed)
         row.chain_seq = seq
 
     def _insert(self, conn: Connection, row: Record) -> None:
         self._chain(conn, row)
         conn.execute(insert(type(row).__table__), [row.model_dump()])  # type: ignore[union-attr]
 
-    def _update(self, session: Session, row: ConfirmationRow) -> None:
-        self._chain(session.connection(), row)
-        session.add(row)
+    def _rewrite(self, conn: Connection, row: ConfirmationRow) -> None:
+        self._chain(conn, row)
+        c = _CONFIRMATIONS.c
+        conn.execute(update(_CONFIRMATIONS).where(c.id == row.id).values(**row.model_dump(exclude={"id"})))
 
     def record_decision(self, row: DecisionRow, *, reserve: tuple[int, float] | None = None) -> bool:
         """Write a decision before anything is executed for it.
@@ -219,7 +242,14 @@ class Ledger:
         written and False is returned. Processes racing for the last slot get
         exactly one True between them. Returns True when the row was written.
         """
-        with self._core_writing() as conn:
+        return self._writer.call(self._decision_job(row, reserve))
+
+    async def arecord_decision(self, row: DecisionRow, *, reserve: tuple[int, float] | None = None) -> bool:
+        """:meth:`record_decision` for an event loop."""
+        return await self._writer.acall(self._decision_job(row, reserve))
+
+    def _decision_job(self, row: DecisionRow, reserve: tuple[int, float] | None) -> Job[bool]:
+        def job(conn: Connection) -> bool:
             if reserve is not None:
                 limit, since = reserve
                 if not self.is_sqlite:
@@ -234,21 +264,32 @@ class Ledger:
             self._insert(conn, row)
             return True
 
+        return job
+
     def record_confirmation(self, row: ConfirmationRow, *, supersede_session: bool = True) -> None:
         """Write a pending confirmation; earlier pending ones of the session are superseded."""
-        with self.writing() as session:
+        self._writer.call(self._confirmation_job(row, supersede_session))
+
+    async def arecord_confirmation(self, row: ConfirmationRow, *, supersede_session: bool = True) -> None:
+        """:meth:`record_confirmation` for an event loop."""
+        await self._writer.acall(self._confirmation_job(row, supersede_session))
+
+    def _confirmation_job(self, row: ConfirmationRow, supersede_session: bool) -> Job[None]:
+        def job(conn: Connection) -> None:
             if supersede_session:
-                stale = session.exec(
-                    select(ConfirmationRow).where(
-                        ConfirmationRow.session_id == row.session_id,
-                        ConfirmationRow.status == "pending",
-                    )
+                c = _CONFIRMATIONS.c
+                stale = conn.execute(
+                    select(_CONFIRMATIONS)
+                    .where(c.session_id == row.session_id, c.status == "pending")
+                    .order_by(c.created_at)
                 ).all()
-                for old in stale:
+                for found in stale:
+                    old = ConfirmationRow(**found._mapping)
                     old.status = "superseded"
-                    self._update(session, old)
-            self._chain(session.connection(), row)
-            session.add(row)
+                    self._rewrite(conn, old)
+            self._insert(conn, row)
+
+        return job
 
     def answer_confirmation(
         self,
@@ -263,17 +304,38 @@ class Ledger:
         Returns the updated row, or None when it was no longer pending (used,
         superseded or expired): the single-use check.
         """
-        with self.writing() as session:
-            row = session.get(ConfirmationRow, confirmation_id)
-            if row is None or row.status != "pending":
+        return self._writer.call(self._answer_job(confirmation_id, status, words, message_id))
+
+    async def aanswer_confirmation(
+        self,
+        confirmation_id: str,
+        *,
+        status: str,
+        words: str | None,
+        message_id: str | None,
+    ) -> ConfirmationRow | None:
+        """:meth:`answer_confirmation` for an event loop."""
+        return await self._writer.acall(self._answer_job(confirmation_id, status, words, message_id))
+
+    def _answer_job(
+        self, confirmation_id: str, status: str, words: str | None, message_id: str | None
+    ) -> Job[ConfirmationRow | None]:
+        def job(conn: Connection) -> ConfirmationRow | None:
+            found = conn.execute(select(_CONFIRMATIONS).where(_CONFIRMATIONS.c.id == confirmation_id)).first()
+            if found is None:
+                return None
+            row = ConfirmationRow(**found._mapping)
+            if row.status != "pending":
                 return None
             now = time.time()
             row.status = "expired" if now > row.expires_at and status == "confirmed" else status
             row.words = words
             row.answered_at = now
             row.answer_message_id = message_id
-            self._update(session, row)
+            self._rewrite(conn, row)
             return row if row.status == status else None
+
+        return job
 
     def record_receipt(self, row: ReceiptRow) -> ReceiptWrite:
         """Close a decision with its one terminal receipt.
@@ -286,31 +348,37 @@ class Ledger:
             ReceiptConflict: the decision already has a different receipt, or the
                 key already belongs to another decision.
         """
-        for _ in range(3):
-            try:
-                with self._core_writing() as conn:
-                    r = _RECEIPTS.c
-                    found = conn.execute(
-                        select(_RECEIPTS).where(
-                            (r.decision_id == row.decision_id) | (r.idempotency_key == row.idempotency_key)
-                        )
-                    ).first()
-                    if found is not None:
-                        existing = ReceiptRow(**found._mapping)
-                        history = conn.execute(
-                            select(_DELIVERIES)
-                            .where(_DELIVERIES.c.receipt_id == existing.id)
-                            .order_by(_DELIVERIES.c.chain_seq)
-                        ).all()
-                        existing._delivery = summarise(existing, [DeliveryRow(**h._mapping) for h in history])
-                        return ReceiptWrite(_same_receipt(existing, row), created=False)
-                    self._insert(conn, row)
-                    if row.service_decision_id is not None:
-                        conn.execute(insert(_OUTBOX), [{"receipt_id": row.id, "created_at": row.created_at}])
-                    return ReceiptWrite(row, created=True)
-            except IntegrityError:
-                continue  # another process won the race: read its row on the next pass
-        raise ReceiptConflict(f"could not record the receipt of decision {row.decision_id}")
+        return self._writer.call(self._receipt_job(row))
+
+    async def arecord_receipt(self, row: ReceiptRow) -> ReceiptWrite:
+        """:meth:`record_receipt` for an event loop."""
+        return await self._writer.acall(self._receipt_job(row))
+
+    def _receipt_job(self, row: ReceiptRow) -> Job[ReceiptWrite]:
+        def job(conn: Connection) -> ReceiptWrite:
+            # The chain lock is held for the whole transaction, so no other writer can
+            # slip a receipt in between this read and the insert.
+            r = _RECEIPTS.c
+            found = conn.execute(
+                select(_RECEIPTS).where(
+                    (r.decision_id == row.decision_id) | (r.idempotency_key == row.idempotency_key)
+                )
+            ).first()
+            if found is not None:
+                existing = ReceiptRow(**found._mapping)
+                history = conn.execute(
+                    select(_DELIVERIES)
+                    .where(_DELIVERIES.c.receipt_id == existing.id)
+                    .order_by(_DELIVERIES.c.chain_seq)
+                ).all()
+                existing._delivery = summarise(existing, [DeliveryRow(**h._mapping) for h in history])
+                return ReceiptWrite(_same_receipt(existing, row), created=False)
+            self._insert(conn, row)
+            if row.service_decision_id is not None:
+                conn.execute(insert(_OUTBOX), [{"receipt_id": row.id, "created_at": row.created_at}])
+            return ReceiptWrite(row, created=True)
+
+        return job
 
     def record_delivery(
         self,
@@ -328,7 +396,31 @@ class Ledger:
         ``policy_alignment`` and receipt id), ``conflict`` or ``rejected``.
         Returns None when there is no such receipt.
         """
-        with self._core_writing() as conn:
+        job = self._delivery_job(receipt_id, state, error, policy_alignment, service_receipt_id)
+        return self._writer.call(job)
+
+    async def arecord_delivery(
+        self,
+        receipt_id: str,
+        *,
+        state: str,
+        error: str | None = None,
+        policy_alignment: str | None = None,
+        service_receipt_id: str | None = None,
+    ) -> DeliveryRow | None:
+        """:meth:`record_delivery` for an event loop."""
+        job = self._delivery_job(receipt_id, state, error, policy_alignment, service_receipt_id)
+        return await self._writer.acall(job)
+
+    def _delivery_job(
+        self,
+        receipt_id: str,
+        state: str,
+        error: str | None,
+        policy_alignment: str | None,
+        service_receipt_id: str | None,
+    ) -> Job[DeliveryRow | None]:
+        def job(conn: Connection) -> DeliveryRow | None:
             found = conn.execute(
                 select(_RECEIPTS.c.service_decision_id).where(_RECEIPTS.c.id == receipt_id)
             ).first()
@@ -354,6 +446,8 @@ class Ledger:
             if state in FINAL_DELIVERY_STATES:
                 conn.execute(delete(_OUTBOX).where(_OUTBOX.c.receipt_id == receipt_id))
             return row
+
+        return job
 
     def deliveries(self, receipt_id: str) -> list[DeliveryRow]:
         """A receipt's delivery records, in chain order."""

