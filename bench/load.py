@@ -72,6 +72,7 @@ class Measured:
     decide_ms: list[float] = field(default_factory=list)  # the whole Pipeline.decide, ledger write included
     evidence_ms: list[float] = field(default_factory=list)  # the decision service's answer, inside decide
     turn_ms: list[float] = field(default_factory=list)
+    cpu_s: float = 0.0  # the process's CPU time while its sessions ran
 
 
 def _question(chat_ctx: Any) -> Any:
@@ -198,12 +199,14 @@ async def run_worker(
     m.turn_ms.clear()
     if ready is not None:
         await ready()
+    cpu_before = time.process_time()
     await asyncio.gather(
         *(
             one_session(g, worker, business, f"load-{tag}-{i}", f"O-{tag}-{i}", m, memory=memory, paced=paced)
             for i in range(sessions)
         )
     )
+    m.cpu_s = time.process_time() - cpu_before
     await g.outbox.drain(reconcile_grace_s=None)
     await g.aclose()
     return m
@@ -292,6 +295,7 @@ class Row:
     decide: str
     evidence: str
     turn: str
+    cpu_ms_per_session: float
     wall_s: float
 
 
@@ -310,6 +314,7 @@ def _row(name: str, runs: list[Measured], checked: Checked, wall: float) -> Row:
         decide=p50_95([x for m in runs for x in m.decide_ms]),
         evidence=p50_95([x for m in runs for x in m.evidence_ms]),
         turn=p50_95([x for m in runs for x in m.turn_ms]),
+        cpu_ms_per_session=1000 * sum(m.cpu_s for m in runs) / max(1, sum(m.sessions for m in runs)),
         wall_s=wall,
     )
 
@@ -392,12 +397,13 @@ def table(rows: list[Row]) -> str:
     head = (
         "| run | sessions | failed sessions | decisions | receipts | chain | decision p50 / p95 ms "
         "| decision + ledger write p50 / p95 | evidence look-up p50 / p95 | caller's turn p50 / p95 "
-        "| wall s |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|\n"
+        "| CPU ms per session | wall s |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|\n"
     )
     lines = [
         f"| {r.name} | {r.sessions} | {r.errors} | {r.decisions} | {r.receipts} | {r.chain} "
-        f"| {r.recorded} | {r.decide} | {r.evidence} | {r.turn} | {r.wall_s:.1f} |"
+        f"| {r.recorded} | {r.decide} | {r.evidence} | {r.turn} "
+        f"| {r.cpu_ms_per_session:.0f} | {r.wall_s:.1f} |"
         for r in rows
     ]
     return head + "\n".join(lines)

@@ -149,11 +149,22 @@ class Gate:
         self.outbox.start(reconcile_grace_s=reconcile_grace_s)
 
     async def aclose(self, *, flush_timeout_s: float = 5.0) -> None:
-        """Deliver what can be delivered within the bound, then close the service and the ledger."""
-        await self.outbox.stop(flush_timeout_s=flush_timeout_s)
-        await self.memory.aclose()
-        await self.backend.aclose()
-        self.ledger.close()
+        """Deliver what can be delivered within the bound, then close the service and the ledger.
+
+        Every part is closed even when an earlier one fails (an open engine
+        connection would keep the process from exiting); the first error is
+        raised after.
+        """
+        try:
+            await self.outbox.stop(flush_timeout_s=flush_timeout_s)
+        finally:
+            try:
+                await self.memory.aclose()
+            finally:
+                try:
+                    await self.backend.aclose()
+                finally:
+                    self.ledger.close()
 
 
 async def forget_everywhere(memory: MemoryStore, backend: DecisionBackend, caller_id: str) -> ForgetResult:

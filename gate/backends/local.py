@@ -175,18 +175,25 @@ class LocalEngine:
         if not 1 <= len(query) <= MAX_QUERY_CHARS:
             raise ServiceError(400, "invalid_request", f"query must be 1-{MAX_QUERY_CHARS} characters")
         request = EvidenceRequest.of(query, match, slot_only=slot is not None)
-        vector = await self._vector(query)
+        # Everything that does not depend on the query's vector is read while it is
+        # embedded: the caller's newest memories (what was said after a supporting
+        # one), the slot's fact, the index's freshness check.
         if slot is not None:
-            verdict = await self._slot_verdict(partition, query, vector, slot, request, top_k)
+            vector, recent, in_slot = await asyncio.gather(
+                self._vector(query), self._recent(partition), self._current_in_slot(partition, slot)
+            )
+            verdict = await self._slot_verdict(partition, query, vector, in_slot, recent, request, top_k)
         else:
-            rows = await self._nearby(partition, query, vector, max(top_k * 2, 10))
+            refreshing = self.index.refresh(partition) if self._stored_vectors_judge else asyncio.sleep(0)
+            vector, recent, _ = await asyncio.gather(self._vector(query), self._recent(partition), refreshing)
+            rows = await self._nearby(partition, query, vector, max(top_k * 2, 10), refreshed=True)
             memories = await self._judged(vector, rows)
             verdict = judge(memories, request)
             if verdict.outcome in ("act", "ask"):
                 # What the caller said after the supporting memory may withdraw or change it
                 # without sharing its words ("no wait, make it monday"): read all of it.
                 since = min(m.created_at for m in verdict.memories if m.created_at is not None)
-                later = await self._said_after(partition, since, {m.id for m in memories})
+                later = _said_after(recent, since, {m.id for m in memories})
                 if later:
                     memories += await self._judged(vector, [(item, False, vec) for item, vec in later])
                     verdict = judge(memories, request)
@@ -197,7 +204,8 @@ class LocalEngine:
         partition: str,
         query: str,
         vector: NDArray[np.float32],
-        slot: EvidenceSlot,
+        in_slot: list[tuple[MemoryItem, _Vector | None]],
+        recent: list[tuple[MemoryItem, _Vector | None]],
         request: EvidenceRequest,
         top_k: int,
     ) -> ServiceDecision:
@@ -208,12 +216,11 @@ class LocalEngine:
         memories are read in time order; when there are more than the limit,
         the ones closest in meaning to the query are read too.
         """
-        in_slot = await self._current_in_slot(partition, slot)
         if not in_slot:
             return judge([], request)
         fact = in_slot[0][0]
         rows = [(fact, True, in_slot[0][1])]
-        later = await self._said_after(partition, fact.created_at.timestamp(), {fact.id})
+        later = _said_after(recent, fact.created_at.timestamp(), {fact.id})
         rows += [(item, False, vec) for item, vec in later]
         if len(later) >= _LATER_LIMIT:
             known = {item.id for item, _, _ in rows}
@@ -235,13 +242,14 @@ class LocalEngine:
         return unit
 
     async def _nearby(
-        self, partition: str, query: str, vector: NDArray[np.float32], top_k: int
+        self, partition: str, query: str, vector: NDArray[np.float32], top_k: int, *, refreshed: bool = False
     ) -> list[tuple[MemoryItem, bool, _Vector | None]]:
         """The caller's current factual memories closest in meaning to the query (not in a slot).
 
         With MiniLM as the engine's embedder the stored vectors are searched
         (:class:`~gate.memory.index.MemoryIndex`) and only rows close enough to
         matter are loaded; with another embedder the engine's own recall ranks.
+        ``refreshed``: the index was brought up to date for this partition just now.
         """
         if not self._stored_vectors_judge:
             found = await self.db.factual.recall(
@@ -249,7 +257,7 @@ class LocalEngine:
             )
             return [(item, False, None) for item in found]
         hits = await self.index.search(
-            partition, vector, top_k, min_score=AGAINST_THRESHOLD, exclude_suspects=True
+            partition, vector, top_k, min_score=AGAINST_THRESHOLD, exclude_suspects=True, refreshed=refreshed
         )
         return [(item, False, vec) for item, vec in await self._load(partition, [h.memory_id for h in hits])]
 
@@ -341,25 +349,22 @@ class LocalEngine:
         current = [(i, v) for i, v in revisions if i.user_id == partition and i.is_valid_at(now)]
         return current[:1]
 
-    async def _said_after(
-        self, partition: str, since: float, known: set[str]
-    ) -> list[tuple[MemoryItem, _Vector | None]]:
-        """The caller's current factual memories written after ``since`` (the newest 32).
+    async def _recent(self, partition: str) -> list[tuple[MemoryItem, _Vector | None]]:
+        """The caller's newest current factual memories (at most 32), newest first.
 
         The newest, because what withdraws or changes a request is most often what
-        the caller said last.
+        the caller said last. Read before the look-up needs them: the 32 newest
+        said after any moment are among the 32 newest overall.
         """
         await self.db._ensure_init()
         store = self.db._require_store()
-        moment = datetime.fromtimestamp(since, tz=UTC)
+        now = contextdb.utc_now()
         if not isinstance(store, SQLiteStore):
-            recent = await self.db.factual.recall(
-                "", top_k=_LATER_LIMIT, as_of=contextdb.utc_now(), user_id=partition
-            )
-            return [(m, None) for m in recent if m.created_at > moment and m.id not in known]
-        conn = store._require_conn()
+            found = await self.db.factual.recall("", top_k=_LATER_LIMIT, as_of=now, user_id=partition)
+            return [(m, None) for m in sorted(found, key=lambda m: m.created_at, reverse=True)]
         if not self._created_index:
             # A caller's memories in time order, without reading (and sorting) all of them.
+            conn = store._require_conn()
             await conn.execute(
                 "CREATE INDEX IF NOT EXISTS gate_memories_user_created ON memories(user_id, created_at)"
             )
@@ -367,12 +372,11 @@ class LocalEngine:
             self._created_index = True
         rows = await self._select(
             "SELECT * FROM memories INDEXED BY gate_memories_user_created "
-            "WHERE user_id = ? AND created_at > ? AND status = 'ACTIVE' AND memory_type = 'FACTUAL' "
+            "WHERE user_id = ? AND status = 'ACTIVE' AND memory_type = 'FACTUAL' "
             "ORDER BY created_at DESC LIMIT ?",
-            [partition, moment.isoformat(), _LATER_LIMIT],
+            [partition, _LATER_LIMIT],
         )
-        now = contextdb.utc_now()
-        return [(item, vec) for item, vec in rows if item.id not in known and item.is_valid_at(now)]
+        return [(item, vec) for item, vec in rows if item.is_valid_at(now)]
 
     @staticmethod
     def _decision_job(row: ServiceDecisionRow) -> Job[None]:
@@ -523,8 +527,10 @@ class LocalEngine:
         return await self.index.reader.run(lambda conn: _rows(conn, sql, params))
 
     async def aclose(self) -> None:
-        await asyncio.to_thread(self.index.reader.close)
-        await self.db.close()
+        try:
+            await asyncio.to_thread(self.index.reader.close)
+        finally:
+            await self.db.close()
 
 
 def _rows(
@@ -581,3 +587,11 @@ def _receipt(row: ServiceReceiptRow, *, replayed: bool) -> ServiceReceipt:
         policy_alignment=row.policy_alignment,
         replayed=replayed,
     )
+
+
+def _said_after(
+    recent: list[tuple[MemoryItem, _Vector | None]], since: float, known: set[str]
+) -> list[tuple[MemoryItem, _Vector | None]]:
+    """Of the caller's newest memories, those written after ``since`` and not already in ``known``."""
+    moment = datetime.fromtimestamp(since, tz=UTC)
+    return [(item, vec) for item, vec in recent if item.created_at > moment and item.id not in known]

@@ -265,17 +265,20 @@ class MemoryIndex:
         memory_types: Iterable[str] = ("FACTUAL",),
         min_score: float | None = None,
         exclude_suspects: bool = False,
+        refreshed: bool = False,
     ) -> list[Hit]:
         """The ``top_k`` current memories of ``partition`` closest in meaning to ``vector``.
 
         Best first by cosine similarity; scores within :data:`TIE` of each other
         are ordered trusted first, then newest first. ``min_score`` drops
         hits below it; ``exclude_suspects`` drops memories the engine flagged
-        as injection suspects.
+        as injection suspects. ``refreshed``: the caller has just awaited
+        :meth:`refresh` for this partition, so the freshness check is skipped.
 
         Raises whatever the engine raises when its database cannot be read.
         """
-        part = await self._fresh(partition)
+        known = self._parts.get(partition) if refreshed else None
+        part = known if known is not None else await self._fresh(partition)
         n = part.size
         if top_k <= 0 or n - part.dead == 0:
             return []

@@ -57,12 +57,15 @@ class StoreReader:
 
         Raises:
             TypeError: the engine's store is not SQLite (callers check :meth:`store`).
+            RuntimeError: after :meth:`close` (reading would open the closed engine again).
         """
+        if self._closed:
+            raise RuntimeError("the memory store is closed")
         store = await self.store()
         if store is None:
             raise TypeError("the engine's store is not SQLite")
         path = str(getattr(store, "_path", ""))
-        if not path or path == ":memory:" or path.startswith("file::memory:") or self._closed:
+        if not path or path == ":memory:" or path.startswith("file::memory:"):
             # No second connection can see this database: one job on the engine's own.
             engine_conn: Any = store._require_conn()
             result: T = await engine_conn._execute(_in_snapshot, engine_conn._connection, read)

@@ -1,0 +1,111 @@
+"""Decision-time reads and the embedder's thread: not queued behind the background work of saving."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_memory_index import add, ask, engine
+
+from gate.memory import embedder as minilm
+from gate.memory.index import MemoryIndex
+from gate.memory.reader import StoreReader
+
+
+async def test_reads_go_on_while_the_engine_holds_its_write_lock(tmp_path: Path) -> None:
+    db = engine(tmp_path / "memory.db")
+    index = MemoryIndex(db)
+    await add(db, "ana", "i keep my bike in the shed")
+    assert await ask(index, db, "ana", "where is my bicycle") == ["i keep my bike in the shed"]
+    await add(db, "ana", "my sister lives in leeds")
+    writer = sqlite3.connect(tmp_path / "memory.db", isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another writer holds the file's write lock, uncommitted
+    writer.execute("UPDATE memories SET content = content")
+    try:
+        found = await asyncio.wait_for(ask(index, db, "ana", "who lives in leeds", k=1), timeout=5)
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert found == ["my sister lives in leeds"]
+    index.reader.close()
+    await db.close()
+
+
+async def test_an_in_memory_store_is_read_on_the_engines_own_connection() -> None:
+    db = engine(Path(":memory:"))
+    index = MemoryIndex(db)
+    await add(db, "bo", "my dog is called pepper")
+    assert str(db._require_store()._path) == ":memory:"
+    assert await ask(index, db, "bo", "what is my dog's name", k=1) == ["my dog is called pepper"]
+    assert index.reader._pool is None  # no second connection: it could not see this database
+    await db.close()
+
+
+async def test_a_closed_reader_refuses_instead_of_opening_the_engine_again(tmp_path: Path) -> None:
+    db = engine(tmp_path / "memory.db")
+    reader = StoreReader(db)
+    assert await reader.run(lambda conn: conn.execute("SELECT 1").fetchone()[0]) == 1
+    reader.close()
+    await db.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        await reader.run(lambda conn: 1)
+    assert db._store is None  # not reopened
+
+
+async def test_a_failing_read_is_raised_and_the_next_one_works(tmp_path: Path) -> None:
+    db = engine(tmp_path / "memory.db")
+    reader = StoreReader(db)
+    with pytest.raises(sqlite3.OperationalError):
+        await reader.run(lambda conn: conn.execute("SELECT * FROM no_such_table").fetchall())
+    assert await reader.run(lambda conn: conn.execute("SELECT 2").fetchone()[0]) == 2
+    reader.close()
+    await db.close()
+
+
+def test_urgent_vectors_go_before_background_saves_and_waiting_requests_share_a_batch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    batches: list[list[str]] = []
+    release = threading.Event()
+
+    def fake(texts: list[str]) -> dict[str, list[float]]:
+        batches.append(list(texts))
+        if len(batches) == 1:
+            release.wait(10)  # the model is busy while the others queue up
+        return {t: [float(len(t))] for t in texts}
+
+    monkeypatch.setattr(minilm, "_embed_now", fake)
+    lane = minilm._Lane()
+    first = lane.submit(["busy"], urgent=False)
+    while not batches:
+        threading.Event().wait(0.001)
+    saves = [lane.submit([f"saved words {i}"], urgent=False) for i in range(12)]
+    urgent = [lane.submit(["what the caller asked"], urgent=True), lane.submit(["a query"], urgent=True)]
+    release.set()
+    for f in [first, *saves, *urgent]:
+        f.result(10)
+    assert batches[1] == sorted(["what the caller asked", "a query"], key=len)  # together, and first
+    background = [t for b in batches[2:] for t in b]
+    assert sorted(background) == sorted(f"saved words {i}" for i in range(12))
+    assert all(len(b) <= minilm._BACKGROUND_BATCH for b in batches[2:])
+    assert urgent[0].result() == {"what the caller asked": [21.0]}
+
+
+def test_a_failing_model_fails_its_batch_and_the_lane_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[Any] = []
+
+    def fake(texts: list[str]) -> dict[str, list[float]]:
+        calls.append(texts)
+        if len(calls) == 1:
+            raise RuntimeError("model file unreadable")
+        return {t: [1.0] for t in texts}
+
+    monkeypatch.setattr(minilm, "_embed_now", fake)
+    lane = minilm._Lane()
+    with pytest.raises(RuntimeError, match="unreadable"):
+        lane.submit(["one"], urgent=True).result(10)
+    assert lane.submit(["two"], urgent=True).result(10) == {"two": [1.0]}
