@@ -175,9 +175,9 @@ class LocalEngine:
         if not 1 <= len(query) <= MAX_QUERY_CHARS:
             raise ServiceError(400, "invalid_request", f"query must be 1-{MAX_QUERY_CHARS} characters")
         request = EvidenceRequest.of(query, match, slot_only=slot is not None)
-        # Everything that does not depend on the query's vector is read while it is
-        # embedded: the caller's newest memories (what was said after a supporting
-        # one), the slot's fact, the index's freshness check.
+        # What does not depend on the query's vector is read while it is embedded (the
+        # slot's fact, the index's freshness check); the caller's newest memories (what
+        # was said after a supporting one) are read with the rows the search found.
         if slot is not None:
             vector, recent, in_slot = await asyncio.gather(
                 self._vector(query), self._recent(partition), self._current_in_slot(partition, slot)
@@ -185,8 +185,8 @@ class LocalEngine:
             verdict = await self._slot_verdict(partition, query, vector, in_slot, recent, request, top_k)
         else:
             refreshing = self.index.refresh(partition) if self._stored_vectors_judge else asyncio.sleep(0)
-            vector, recent, _ = await asyncio.gather(self._vector(query), self._recent(partition), refreshing)
-            rows = await self._nearby(partition, query, vector, max(top_k * 2, 10), refreshed=True)
+            vector, _ = await asyncio.gather(self._vector(query), refreshing)
+            rows, recent = await self._nearby_and_recent(partition, query, vector, max(top_k * 2, 10))
             memories = await self._judged(vector, rows)
             verdict = judge(memories, request)
             if verdict.outcome in ("act", "ask"):
@@ -261,6 +261,30 @@ class LocalEngine:
         )
         return [(item, False, vec) for item, vec in await self._load(partition, [h.memory_id for h in hits])]
 
+    async def _nearby_and_recent(
+        self, partition: str, query: str, vector: NDArray[np.float32], top_k: int
+    ) -> tuple[list[tuple[MemoryItem, bool, _Vector | None]], list[tuple[MemoryItem, _Vector | None]]]:
+        """:meth:`_nearby` (the index just refreshed) and :meth:`_recent`, in one read where possible."""
+        store = await self.index.reader.store()
+        if store is None or not self._stored_vectors_judge:
+            nearby, recent = await asyncio.gather(
+                self._nearby(partition, query, vector, top_k), self._recent(partition)
+            )
+            return nearby, recent
+        hits = await self.index.search(
+            partition, vector, top_k, min_score=AGAINST_THRESHOLD, exclude_suspects=True, refreshed=True
+        )
+        await self._ensure_created_index()
+        ids = [h.memory_id for h in hits]
+        loaded, newest = await self.index.reader.run(
+            lambda conn: (_by_ids(conn, partition, ids), _newest(conn, partition)), small=True
+        )
+        now = contextdb.utc_now()
+        return (
+            [(item, False, vec) for item, vec in loaded if item.is_valid_at(now)],
+            [(item, vec) for item, vec in newest if item.is_valid_at(now)],
+        )
+
     async def _load(self, partition: str, ids: Sequence[str]) -> list[tuple[MemoryItem, _Vector | None]]:
         """The caller's memories with these ids that are valid now, in that order, with their stored vectors.
 
@@ -274,14 +298,7 @@ class LocalEngine:
         now = contextdb.utc_now()
         out: list[tuple[MemoryItem, _Vector | None]] = []
         if isinstance(store, SQLiteStore):
-            marks = ",".join("?" * len(ids))
-            found = {
-                item.id: (item, vec)
-                for item, vec in await self._select(
-                    f"SELECT * FROM memories WHERE id IN ({marks}) AND user_id = ?", [*ids, partition]
-                )
-            }
-            out = [found[i] for i in ids if i in found]
+            out = await self.index.reader.run(lambda conn: _by_ids(conn, partition, ids), small=True)
         else:
             for i in ids:
                 item = await store.get(i)
@@ -362,21 +379,20 @@ class LocalEngine:
         if not isinstance(store, SQLiteStore):
             found = await self.db.factual.recall("", top_k=_LATER_LIMIT, as_of=now, user_id=partition)
             return [(m, None) for m in sorted(found, key=lambda m: m.created_at, reverse=True)]
-        if not self._created_index:
-            # A caller's memories in time order, without reading (and sorting) all of them.
-            conn = store._require_conn()
-            await conn.execute(
-                "CREATE INDEX IF NOT EXISTS gate_memories_user_created ON memories(user_id, created_at)"
-            )
-            await conn.commit()
-            self._created_index = True
-        rows = await self._select(
-            "SELECT * FROM memories INDEXED BY gate_memories_user_created "
-            "WHERE user_id = ? AND status = 'ACTIVE' AND memory_type = 'FACTUAL' "
-            "ORDER BY created_at DESC LIMIT ?",
-            [partition, _LATER_LIMIT],
-        )
+        await self._ensure_created_index()
+        rows = await self.index.reader.run(lambda conn: _newest(conn, partition), small=True)
         return [(item, vec) for item, vec in rows if item.is_valid_at(now)]
+
+    async def _ensure_created_index(self) -> None:
+        if self._created_index:
+            return
+        # A caller's memories in time order, without reading (and sorting) all of them.
+        conn = self.db._require_store()._require_conn()
+        await conn.execute(
+            "CREATE INDEX IF NOT EXISTS gate_memories_user_created ON memories(user_id, created_at)"
+        )
+        await conn.commit()
+        self._created_index = True
 
     @staticmethod
     def _decision_job(row: ServiceDecisionRow) -> Job[None]:
@@ -523,8 +539,8 @@ class LocalEngine:
         return ForgetResult(deleted=deleted, verified=await self.db.verify_forgotten(partition))
 
     async def _select(self, sql: str, params: Sequence[Any]) -> list[tuple[MemoryItem, _Vector | None]]:
-        """Memory rows, read in one job on the index's read connection (not behind the engine's writes)."""
-        return await self.index.reader.run(lambda conn: _rows(conn, sql, params))
+        """Memory rows by a bounded query (a few rows), read on the index's read connection."""
+        return await self.index.reader.run(lambda conn: _rows(conn, sql, params), small=True)
 
     async def aclose(self) -> None:
         try:
@@ -595,3 +611,25 @@ def _said_after(
     """Of the caller's newest memories, those written after ``since`` and not already in ``known``."""
     moment = datetime.fromtimestamp(since, tz=UTC)
     return [(item, vec) for item, vec in recent if item.created_at > moment and item.id not in known]
+
+
+def _by_ids(
+    conn: sqlite3.Connection, partition: str, ids: Sequence[str]
+) -> list[tuple[MemoryItem, _Vector | None]]:
+    """The caller's memories with these ids, in that order (missing ones left out)."""
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    sql = f"SELECT * FROM memories WHERE id IN ({marks}) AND user_id = ?"
+    found = {item.id: (item, vec) for item, vec in _rows(conn, sql, [*ids, partition])}
+    return [found[i] for i in ids if i in found]
+
+
+def _newest(conn: sqlite3.Connection, partition: str) -> list[tuple[MemoryItem, _Vector | None]]:
+    """The caller's newest active factual memories, newest first (see ``LocalEngine._recent``)."""
+    sql = (
+        "SELECT * FROM memories INDEXED BY gate_memories_user_created "
+        "WHERE user_id = ? AND status = 'ACTIVE' AND memory_type = 'FACTUAL' "
+        "ORDER BY created_at DESC LIMIT ?"
+    )
+    return _rows(conn, sql, [partition, _LATER_LIMIT])

@@ -27,8 +27,8 @@ from contextdb import EmbeddingProvider
 DIMENSION = 384
 _BATCH = 32
 # Background texts per model run: an urgent request that arrives meanwhile waits at
-# most one such batch (about 8 x 3 ms).
-_BACKGROUND_BATCH = 8
+# most one such batch (about 4 x 4 ms).
+_BACKGROUND_BATCH = 4
 _model: Any = None
 _lock = threading.Lock()
 

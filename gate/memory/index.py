@@ -54,6 +54,8 @@ TRUST_BAR = 0.7
 
 # The engine's store-wide revision, bumped in the same commit as every write.
 _READ_REVISION = "SELECT value FROM contextdb_meta WHERE key = ?"
+# Changed rows read with the freshness check; more than this is read as a reload.
+_DELTA_ROWS = 64
 _COLUMNS = (
     "id, content, embedding, memory_type, status, epistemic_source, confidence, confirmed, "
     "action_relevant, injection_suspect, created_at, updated_at, valid_from, valid_until, "
@@ -406,18 +408,19 @@ class MemoryIndex:
         key = store._revision_key
         async with part.lock:
             known = (part.revision, part.total, part.newest, bool(part.stamps))
-            change = await self.reader.run(lambda conn: _changes(conn, key, partition, *known))
-            if change.rows is not None:
-                if change.full:
-                    part.clear()
+            # The check and a few changed rows are a small read; a first load or a
+            # large change reads the caller's rows on the reader's thread.
+            change = await self.reader.run(lambda conn: _changes(conn, key, partition, *known), small=True)
+            if change.rows is not None and not change.full:
                 for row in change.rows:
                     self._apply_row(part, row)
-                if not change.full and len(part.stamps) != change.total:
-                    # Rows were deleted (a forget): read the caller's rows again.
-                    full = await self.reader.run(lambda conn: _all_rows(conn, partition))
-                    part.clear()
-                    for row in full:
-                        self._apply_row(part, row)
+            if change.full or (change.rows is not None and len(part.stamps) != change.total):
+                # A first load, many changes, or rows deleted (a forget): read them all again.
+                full = await self.reader.run(lambda conn: _all_rows(conn, partition))
+                part.clear()
+                for row in full:
+                    self._apply_row(part, row)
+            if change.rows is not None or change.full:
                 part.total, part.newest = len(part.stamps), change.newest
             part.revision = change.revision
 
@@ -570,7 +573,11 @@ class _Change:
 def _changes(
     conn: sqlite3.Connection, key: str, partition: str, revision: int, total: int, newest: str, loaded: bool
 ) -> _Change:
-    """What changed for ``partition`` since the partition was at (``revision``, ``total``, ``newest``)."""
+    """What changed for ``partition`` since the partition was at (``revision``, ``total``, ``newest``).
+
+    Reads at most :data:`_DELTA_ROWS` rows; more than that (or a first load) is
+    reported as ``full`` for the caller to read separately.
+    """
     found = conn.execute(_READ_REVISION, (key,)).fetchone()
     now = int(found[0]) if found else 0
     if now == revision:
@@ -583,10 +590,12 @@ def _changes(
         return _Change(now)
     if loaded and latest >= newest:
         rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM memories WHERE user_id = ? AND updated_at >= ?", (partition, newest)
+            f"SELECT {_COLUMNS} FROM memories WHERE user_id = ? AND updated_at >= ? LIMIT ?",
+            (partition, newest, _DELTA_ROWS + 1),
         ).fetchall()
-        return _Change(now, count, latest, [tuple(r) for r in rows])
-    return _Change(now, count, latest, _all_rows(conn, partition), full=True)
+        if len(rows) <= _DELTA_ROWS:
+            return _Change(now, count, latest, [tuple(r) for r in rows])
+    return _Change(now, count, latest, None, full=True)
 
 
 def _all_rows(conn: sqlite3.Connection, partition: str) -> list[tuple[Any, ...]]:
