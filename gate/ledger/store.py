@@ -187,13 +187,24 @@ class Ledger:
 
     @contextmanager
     def _begin_write(self) -> Iterator[Connection]:
+        # SQLite's BEGIN IMMEDIATE (see _make_engine) locks the file here. PostgreSQL's
+        # chain lock is taken by the first chain append of the transaction: a batch
+        # that appends nothing (the embedded service's own records) never waits for it.
         with self.write_engine.begin() as conn:
-            if not self.is_sqlite:
-                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_CHAIN_LOCK})
             yield conn
 
     def _forget_tail(self) -> None:
         self._tail = None
+
+    def _lock_chain(self, conn: Connection) -> None:
+        """Take PostgreSQL's chain lock in this transaction (SQLite's file lock is already held).
+
+        Re-entrant, and taken again after a savepoint rollback (which releases it).
+        Every other lock a write takes comes after this one, so two processes
+        never wait for each other in opposite orders.
+        """
+        if not self.is_sqlite:
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_CHAIN_LOCK})
 
     def _chain(self, conn: Connection, row: Record) -> None:
         """Append the chain entry for ``row``'s current content and point ``row`` at it."""
@@ -201,6 +212,7 @@ class Ledger:
         digest = _DIGEST[kind].of_row(row)
         # The tail is read once per transaction (the lock keeps it ours until commit).
         if self._tail is None:
+            self._lock_chain(conn)
             found = conn.execute(_TAIL).first()
             self._tail = (int(found[0]), str(found[1])) if found else (0, GENESIS)
         seq, prev = self._tail[0] + 1, self._tail[1]
@@ -253,8 +265,9 @@ class Ledger:
             if reserve is not None:
                 limit, since = reserve
                 if not self.is_sqlite:
-                    # Per caller and tool, in the same transaction; SQLite's
-                    # BEGIN IMMEDIATE already holds the whole file.
+                    # Per caller and tool, in the same transaction, after the chain lock
+                    # (see _lock_chain); SQLite's BEGIN IMMEDIATE already holds the whole file.
+                    self._lock_chain(conn)
                     conn.execute(
                         text("SELECT pg_advisory_xact_lock(:space, hashtext(:key))"),
                         {"space": _PG_RESERVE_SPACE, "key": f"{row.caller_id}\x1f{row.tool}"},
