@@ -60,6 +60,7 @@ sys.path.insert(0, str(ROOT))
 
 PG_USER = "gatepg"
 PAUSE_S = (0.5, 2.0)  # a paced caller's pause before each turn
+DEADLINE_S = 300.0  # a process whose sessions take longer than this has hung
 
 
 @dataclass
@@ -200,12 +201,21 @@ async def run_worker(
     if ready is not None:
         await ready()
     cpu_before = time.process_time()
-    await asyncio.gather(
+    calls = asyncio.gather(
         *(
             one_session(g, worker, business, f"load-{tag}-{i}", f"O-{tag}-{i}", m, memory=memory, paced=paced)
             for i in range(sessions)
         )
     )
+    try:
+        await asyncio.wait_for(asyncio.shield(calls), timeout=DEADLINE_S)
+    except TimeoutError:
+        # A run that hangs says where: every task still waiting, with its stack.
+        for task in asyncio.all_tasks():
+            if not task.done() and task is not asyncio.current_task():
+                print(f"--- still waiting: {task.get_name()}", file=sys.stderr)
+                task.print_stack(limit=12, file=sys.stderr)
+        raise
     m.cpu_s = time.process_time() - cpu_before
     await g.outbox.drain(reconcile_grace_s=None)
     await g.aclose()

@@ -117,6 +117,10 @@ class Ledger:
                 self.engine = self._make_engine(self.url, read_only=True, immutable=True)
                 schema.ensure(self.engine, self.url, create_if_empty=False)
             self.write_engine = self.engine.execution_options(gate_write=True)
+            # Records beside the chain, on PostgreSQL (see write()); threads start on first use.
+            self._side_writer = (
+                None if self.is_sqlite else Writer(self.write_engine.begin, name="gate-ledger-side")
+            )
         except ConfigError:
             raise
         except (DatabaseError, ValueError, ImportError) as exc:
@@ -161,6 +165,8 @@ class Ledger:
     def close(self) -> None:
         """Apply the writes still queued, then release the connection pool."""
         self._writer.close()
+        if self._side_writer is not None:
+            self._side_writer.close()
         self.engine.dispose()
 
     # -- writing ---------------------------------------------------------------
@@ -170,20 +176,26 @@ class Ledger:
     # has a blocking form and an ``a``-prefixed one for event loops.
 
     def write(self, job: Job[T]) -> T:
-        """Apply ``job(conn)`` in a serialised write transaction; its result once committed.
+        """Apply ``job(conn)`` in a write transaction; its result once committed.
 
-        For records beside the chain (the embedded decision service's tables);
-        the chained records have their own methods below.
+        For records beside the chain (the embedded decision service's tables):
+        ``job`` must not append to the chain. On PostgreSQL these go through a
+        writer of their own, so they never wait behind other processes' chain
+        appends; on SQLite, where one file lock covers every write, through the
+        ledger's writer.
 
         Raises:
             Exception: whatever ``job`` raised (nothing of it is written), or the
                 database's error when the transaction could not commit.
         """
-        return self._writer.call(job)
+        return self._beside_chain().call(job)
 
     async def awrite(self, job: Job[T]) -> T:
         """:meth:`write` for an event loop."""
-        return await self._writer.acall(job)
+        return await self._beside_chain().acall(job)
+
+    def _beside_chain(self) -> Writer:
+        return self._writer if self._side_writer is None else self._side_writer
 
     @contextmanager
     def _begin_write(self) -> Iterator[Connection]:
