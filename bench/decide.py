@@ -254,8 +254,11 @@ async def measure(
             "stock": await timed(stock, stock_samples),
         }
 
+    fresh = itertools.count()
+
     async def embed() -> None:
-        await engine._judge_embedder.embed([QUESTION["query"]])
+        # A new text each time: the embedder keeps recent vectors, and the model is what is measured.
+        await engine._judge_embedder.embed([f"{QUESTION['query']} {next(fresh)}"], urgent=True)
 
     async def recall() -> None:
         await engine.db.factual.recall(

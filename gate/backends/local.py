@@ -175,25 +175,24 @@ class LocalEngine:
         if not 1 <= len(query) <= MAX_QUERY_CHARS:
             raise ServiceError(400, "invalid_request", f"query must be 1-{MAX_QUERY_CHARS} characters")
         request = EvidenceRequest.of(query, match, slot_only=slot is not None)
-        # What does not depend on the query's vector is read while it is embedded (the
-        # slot's fact, the index's freshness check); the caller's newest memories (what
-        # was said after a supporting one) are read with the rows the search found.
+        # What does not depend on the query's vector (the slot's fact, the index's
+        # freshness check) is read while the query is embedded.
         if slot is not None:
-            vector, recent, in_slot = await asyncio.gather(
-                self._vector(query), self._recent(partition), self._current_in_slot(partition, slot)
+            vector, in_slot = await asyncio.gather(
+                self._vector(query), self._current_in_slot(partition, slot)
             )
-            verdict = await self._slot_verdict(partition, query, vector, in_slot, recent, request, top_k)
+            verdict = await self._slot_verdict(partition, query, vector, in_slot, request, top_k)
         else:
             refreshing = self.index.refresh(partition) if self._stored_vectors_judge else asyncio.sleep(0)
             vector, _ = await asyncio.gather(self._vector(query), refreshing)
-            rows, recent = await self._nearby_and_recent(partition, query, vector, max(top_k * 2, 10))
+            rows = await self._nearby(partition, query, vector, max(top_k * 2, 10), refreshed=True)
             memories = await self._judged(vector, rows)
             verdict = judge(memories, request)
             if verdict.outcome in ("act", "ask"):
                 # What the caller said after the supporting memory may withdraw or change it
                 # without sharing its words ("no wait, make it monday"): read all of it.
                 since = min(m.created_at for m in verdict.memories if m.created_at is not None)
-                later = _said_after(recent, since, {m.id for m in memories})
+                later = await self._said_after(partition, since, {m.id for m in memories})
                 if later:
                     memories += await self._judged(vector, [(item, False, vec) for item, vec in later])
                     verdict = judge(memories, request)
@@ -205,7 +204,6 @@ class LocalEngine:
         query: str,
         vector: NDArray[np.float32],
         in_slot: list[tuple[MemoryItem, _Vector | None]],
-        recent: list[tuple[MemoryItem, _Vector | None]],
         request: EvidenceRequest,
         top_k: int,
     ) -> ServiceDecision:
@@ -220,7 +218,7 @@ class LocalEngine:
             return judge([], request)
         fact = in_slot[0][0]
         rows = [(fact, True, in_slot[0][1])]
-        later = _said_after(recent, fact.created_at.timestamp(), {fact.id})
+        later = await self._said_after(partition, fact.created_at.timestamp(), {fact.id})
         rows += [(item, False, vec) for item, vec in later]
         if len(later) >= _LATER_LIMIT:
             known = {item.id for item, _, _ in rows}
@@ -260,30 +258,6 @@ class LocalEngine:
             partition, vector, top_k, min_score=AGAINST_THRESHOLD, exclude_suspects=True, refreshed=refreshed
         )
         return [(item, False, vec) for item, vec in await self._load(partition, [h.memory_id for h in hits])]
-
-    async def _nearby_and_recent(
-        self, partition: str, query: str, vector: NDArray[np.float32], top_k: int
-    ) -> tuple[list[tuple[MemoryItem, bool, _Vector | None]], list[tuple[MemoryItem, _Vector | None]]]:
-        """:meth:`_nearby` (the index just refreshed) and :meth:`_recent`, in one read where possible."""
-        store = await self.index.reader.store()
-        if store is None or not self._stored_vectors_judge:
-            nearby, recent = await asyncio.gather(
-                self._nearby(partition, query, vector, top_k), self._recent(partition)
-            )
-            return nearby, recent
-        hits = await self.index.search(
-            partition, vector, top_k, min_score=AGAINST_THRESHOLD, exclude_suspects=True, refreshed=True
-        )
-        await self._ensure_created_index()
-        ids = [h.memory_id for h in hits]
-        loaded, newest = await self.index.reader.run(
-            lambda conn: (_by_ids(conn, partition, ids), _newest(conn, partition)), small=True
-        )
-        now = contextdb.utc_now()
-        return (
-            [(item, False, vec) for item, vec in loaded if item.is_valid_at(now)],
-            [(item, vec) for item, vec in newest if item.is_valid_at(now)],
-        )
 
     async def _load(self, partition: str, ids: Sequence[str]) -> list[tuple[MemoryItem, _Vector | None]]:
         """The caller's memories with these ids that are valid now, in that order, with their stored vectors.
@@ -366,22 +340,24 @@ class LocalEngine:
         current = [(i, v) for i, v in revisions if i.user_id == partition and i.is_valid_at(now)]
         return current[:1]
 
-    async def _recent(self, partition: str) -> list[tuple[MemoryItem, _Vector | None]]:
-        """The caller's newest current factual memories (at most 32), newest first.
+    async def _said_after(
+        self, partition: str, since: float, known: set[str]
+    ) -> list[tuple[MemoryItem, _Vector | None]]:
+        """The caller's current factual memories written after ``since`` (the newest 32).
 
         The newest, because what withdraws or changes a request is most often what
-        the caller said last. Read before the look-up needs them: the 32 newest
-        said after any moment are among the 32 newest overall.
+        the caller said last.
         """
         await self.db._ensure_init()
         store = self.db._require_store()
+        moment = datetime.fromtimestamp(since, tz=UTC)
         now = contextdb.utc_now()
         if not isinstance(store, SQLiteStore):
-            found = await self.db.factual.recall("", top_k=_LATER_LIMIT, as_of=now, user_id=partition)
-            return [(m, None) for m in sorted(found, key=lambda m: m.created_at, reverse=True)]
+            recent = await self.db.factual.recall("", top_k=_LATER_LIMIT, as_of=now, user_id=partition)
+            return [(m, None) for m in recent if m.created_at > moment and m.id not in known]
         await self._ensure_created_index()
-        rows = await self.index.reader.run(lambda conn: _newest(conn, partition), small=True)
-        return [(item, vec) for item, vec in rows if item.is_valid_at(now)]
+        rows = await self.index.reader.run(lambda conn: _newer(conn, partition, moment), small=True)
+        return [(item, vec) for item, vec in rows if item.id not in known and item.is_valid_at(now)]
 
     async def _ensure_created_index(self) -> None:
         if self._created_index:
@@ -605,14 +581,6 @@ def _receipt(row: ServiceReceiptRow, *, replayed: bool) -> ServiceReceipt:
     )
 
 
-def _said_after(
-    recent: list[tuple[MemoryItem, _Vector | None]], since: float, known: set[str]
-) -> list[tuple[MemoryItem, _Vector | None]]:
-    """Of the caller's newest memories, those written after ``since`` and not already in ``known``."""
-    moment = datetime.fromtimestamp(since, tz=UTC)
-    return [(item, vec) for item, vec in recent if item.created_at > moment and item.id not in known]
-
-
 def _by_ids(
     conn: sqlite3.Connection, partition: str, ids: Sequence[str]
 ) -> list[tuple[MemoryItem, _Vector | None]]:
@@ -625,11 +593,13 @@ def _by_ids(
     return [found[i] for i in ids if i in found]
 
 
-def _newest(conn: sqlite3.Connection, partition: str) -> list[tuple[MemoryItem, _Vector | None]]:
-    """The caller's newest active factual memories, newest first (see ``LocalEngine._recent``)."""
+def _newer(
+    conn: sqlite3.Connection, partition: str, moment: datetime
+) -> list[tuple[MemoryItem, _Vector | None]]:
+    """The caller's active factual memories written after ``moment``, newest first (at most 32)."""
     sql = (
         "SELECT * FROM memories INDEXED BY gate_memories_user_created "
-        "WHERE user_id = ? AND status = 'ACTIVE' AND memory_type = 'FACTUAL' "
+        "WHERE user_id = ? AND created_at > ? AND status = 'ACTIVE' AND memory_type = 'FACTUAL' "
         "ORDER BY created_at DESC LIMIT ?"
     )
-    return _rows(conn, sql, [partition, _LATER_LIMIT])
+    return _rows(conn, sql, [partition, moment.isoformat(), _LATER_LIMIT])
