@@ -48,6 +48,8 @@ from contextdb.core.models import MemoryItem  # noqa: E402
 import gate  # noqa: E402
 from gate.evidence import EvidenceSlot, ServiceDecision  # noqa: E402
 from gate.memory.embedder import MiniLMEmbedder  # noqa: E402
+
+_FRESH = itertools.count()  # new texts to embed, across every size measured
 from gate.memory.local import LocalMemory  # noqa: E402
 
 DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Saturday"]
@@ -254,11 +256,9 @@ async def measure(
             "stock": await timed(stock, stock_samples),
         }
 
-    fresh = itertools.count()
-
     async def embed() -> None:
         # A new text each time: the embedder keeps recent vectors, and the model is what is measured.
-        await engine._judge_embedder.embed([f"{QUESTION['query']} {next(fresh)}"], urgent=True)
+        await engine._judge_embedder.embed([f"{QUESTION['query']} {next(_FRESH)}"], urgent=True)
 
     async def recall() -> None:
         await engine.db.factual.recall(
