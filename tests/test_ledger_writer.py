@@ -190,3 +190,26 @@ def test_writer_on_its_own_reports_results_in_submission_order(tmp_path: Path) -
     with ledger.engine.connect() as conn:
         assert [r[0] for r in conn.execute(text("SELECT n FROM t ORDER BY rowid"))] == list(range(100))
     ledger.close()
+
+
+def test_on_postgres_records_beside_the_chain_do_not_wait_for_the_chain_lock(ledger: Ledger) -> None:
+    if ledger.is_sqlite:
+        pytest.skip("one file lock covers every SQLite write")
+    from gate.ledger.store import _PG_CHAIN_LOCK
+
+    with ledger.engine.connect() as holder:
+        # Another process is in the middle of a chain append.
+        holder.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _PG_CHAIN_LOCK})
+        try:
+            side = ledger._side_writer
+            assert side is not None
+            done = side.submit(lambda conn: conn.execute(text("SELECT 1")).scalar_one())
+            assert done.result(5) == 1  # not held up by the lock
+            blocked = ledger._writer.submit(ledger._decision_job(decision_row(), None))
+            with pytest.raises(TimeoutError):
+                blocked.result(0.5)  # a chain append waits for it
+        finally:
+            holder.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": _PG_CHAIN_LOCK})
+            holder.commit()
+        assert blocked.result(10) is True
+    assert ledger.verify().ok
