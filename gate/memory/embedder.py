@@ -184,14 +184,6 @@ class MiniLMEmbedder(EmbeddingProvider):
     model store's error if the installed model file fails its checksum.
     """
 
-    def _embed_sync(self, texts: list[str]) -> list[list[float]]:
-        """Embed on the calling thread (for callers that are not on an event loop)."""
-        out: list[list[float] | None] = [_CACHE.get(t) for t in texts]
-        missing = sorted({t for t, v in zip(texts, out, strict=True) if v is None}, key=len)
-        fresh = _embed_now(missing) if missing else {}
-        # Copies: a caller that changes its vector must not change the kept one.
-        return [list(v if v is not None else fresh[t]) for t, v in zip(texts, out, strict=True)]
-
     async def embed(self, texts: list[str], *, urgent: bool = False) -> list[list[float]]:
         """Vectors for ``texts``, in order.
 
