@@ -213,3 +213,19 @@ def test_on_postgres_records_beside_the_chain_do_not_wait_for_the_chain_lock(led
             holder.commit()
         assert blocked.result(10) is True
     assert ledger.verify().ok
+
+
+async def test_a_write_from_a_task_that_is_cancelled_is_still_applied(tmp_path: Path) -> None:
+    ledger = Ledger(f"sqlite:///{tmp_path / 'ledger.db'}")
+    go = threading.Event()
+    ledger._writer.submit(lambda conn: go.wait(10))
+    row = decision_row()
+    task = asyncio.ensure_future(ledger.arecord_decision(row))
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    go.set()
+    assert ledger.record_decision(decision_row())  # queued after it, so it is applied by now
+    assert row.id in {d.id for d in ledger.decisions()}
+    ledger.close()

@@ -111,8 +111,12 @@ class Writer:
         return self.submit(job).result()
 
     async def acall(self, job: Job[T]) -> T:
-        """:meth:`call` for an event loop: waits without holding a thread."""
-        return await asyncio.wrap_future(self.submit(job))
+        """:meth:`call` for an event loop: waits without holding a thread.
+
+        Cancelling the awaiting task does not cancel the write: once submitted it
+        is applied (a receipt must not be lost because a call was interrupted).
+        """
+        return await asyncio.shield(asyncio.wrap_future(self.submit(job)))
 
     def close(self) -> None:
         """Apply what is queued, then stop the thread (idempotent)."""
