@@ -21,32 +21,45 @@ Callers are paced as on a phone, or not at all:
            stress test: 50 decisions arrive in the same few milliseconds, and each
            waits for the ones queued before it.
 
+Decisions and memory are served by:
+
+  local    the embedded engine in each worker process (default)
+  cloud    the ContextDB Cloud contract double (gate.testing.contextdb) in a process of
+           its own, over loopback HTTP: the production shape's topology. The double is a
+           test double, not built for load, and shares the machine's cores with the
+           workers; its time is in the figures.
+
 Each process is set up as the worker is (embedder loaded, one warm-up call,
 which pays for lazy imports: checked, not timed); then all processes start
 their sessions at once. Checked after each run: no session went wrong (a
 decision that fails closed under load, e.g. past its 2 s budget, counts as an
-error), exactly one receipt per decision, the hash chain verifies. Reported:
+error), exactly one receipt per decision, each receipt the service is owed
+delivered exactly once, the hash chain verifies. Reported:
 decision latency as the gate records it (policy, state, evidence:
 ``latency_ms``), with the ledger write (the whole ``Pipeline.decide``), the
 decision service's look-ups on their own, and the caller's wait for each turn.
 
 Run: python bench/load.py [--sessions 50] [--processes 8] [--per-process 25]
-                          [--pace paced|burst|both] [--agent worker|gate] [--skip-postgres]
+                          [--pace paced|burst|both] [--service local|cloud|both]
+                          [--agent worker|gate] [--skip-postgres]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import random
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from collections import Counter
@@ -61,6 +74,8 @@ sys.path.insert(0, str(ROOT))
 PG_USER = "gatepg"
 PAUSE_S = (0.5, 2.0)  # a paced caller's pause before each turn
 DEADLINE_S = 300.0  # a process whose sessions take longer than this has hung
+RECEIPTS_OK = "exactly one each, delivered once"
+DOUBLE_KEY = "cdb_bench"  # the ContextDB double takes any key with the project prefix
 
 
 @dataclass
@@ -170,11 +185,14 @@ async def run_worker(
     memory: bool,
     paced: bool,
     ready: Callable[[], Awaitable[None]] | None = None,
+    service_url: str | None = None,
 ) -> Measured:
     """One worker process: ``sessions`` concurrent calls through one process-wide Gate.
 
-    Set up as the worker is (the embedder loaded, one call made), then ``ready``
-    is awaited, so that every process starts its calls at the same moment.
+    Decisions and memory go to the embedded engine, or to the ContextDB Cloud
+    double at ``service_url``. Set up as the worker is (the embedder loaded,
+    one call made), then ``ready`` is awaited, so that every process starts
+    its calls at the same moment.
     """
     import tools
     import worker
@@ -182,11 +200,20 @@ async def run_worker(
     from gate.config import GateSettings
 
     settings = GateSettings(
-        home=home, database_url=database_url, memory="local", embedder="minilm", policies=ROOT / "policies"
+        home=home,
+        database_url=database_url,
+        memory="local" if service_url is None else "cloud",
+        embedder="minilm",
+        policies=ROOT / "policies",
     )
     business = tools.Business(home)
     tools.use_business(business)
-    g = Gate(tools.TOOLS, settings=settings, policies=settings.policies)
+    backend = None
+    if service_url is not None:
+        from gate.cloud.backend import CloudEngine
+
+        backend = CloudEngine(service_url, DOUBLE_KEY)
+    g = Gate(tools.TOOLS, settings=settings, policies=settings.policies, backend=backend)
     m = Measured()
     g.pipeline.decide = _timed(g.pipeline.decide, m.decide_ms)  # type: ignore[method-assign,assignment]
     g.backend.evaluate_action = _timed(g.backend.evaluate_action, m.evidence_ms)  # type: ignore[method-assign,assignment]
@@ -232,19 +259,27 @@ class Checked:
 
 
 def check_ledger(url: str) -> Checked:
-    """Exactly one receipt per decision, and the chain verifies."""
+    """Exactly one receipt per decision, each delivered exactly once, and the chain verifies."""
     from gate.ledger import Ledger
 
     ledger = Ledger(url, create=False)
     decisions = ledger.decisions()
-    per = Counter(r.decision_id for r in ledger.receipts())
+    receipts = ledger.receipts()
+    per = Counter(r.decision_id for r in receipts)
     missing = [d.id for d in decisions if per[d.id] == 0]
     doubled = [k for k, n in per.items() if n > 1]
+    sent = [r for r in receipts if r.service_decision_id is not None]
+    settled = [sum(d.state == "delivered" for d in ledger.deliveries(r.id)) for r in sent]
+    unsent, resent = settled.count(0), sum(n > 1 for n in settled)
     report = ledger.verify()
     ledger.close()
-    problems = f"{len(missing)} without a receipt, {len(doubled)} with more than one"
+    problems = (
+        f"{len(missing)} without a receipt, {len(doubled)} with more than one, "
+        f"{unsent} not delivered, {resent} delivered more than once"
+    )
+    ok = not missing and not doubled and not unsent and not resent
     measured = [d.latency_ms for d in decisions if not d.caller_id.startswith("warm-")]
-    return Checked(len(decisions), not missing and not doubled, problems, report.ok, measured)
+    return Checked(len(decisions), ok, problems, report.ok, measured)
 
 
 def pct(values: list[float], q: int) -> float:
@@ -318,7 +353,7 @@ def _row(name: str, runs: list[Measured], checked: Checked, wall: float) -> Row:
         sessions=sum(m.sessions for m in runs),
         decisions=checked.decisions,
         errors=sum(m.failed for m in runs),
-        receipts="exactly one each" if checked.receipts_ok else checked.receipt_problems,
+        receipts=RECEIPTS_OK if checked.receipts_ok else checked.receipt_problems,
         chain="verified" if checked.chain_ok else "BROKEN",
         recorded=p50_95(checked.recorded_ms),
         decide=p50_95([x for m in runs for x in m.decide_ms]),
@@ -337,14 +372,47 @@ def _pace(paced: bool) -> str:
     return f"paced {PAUSE_S[0]:g}-{PAUSE_S[1]:g} s" if paced else "burst"
 
 
-def single(sessions: int, memory: bool, paced: bool) -> Row:
+def _service(service_url: str | None) -> str:
+    return "embedded engine" if service_url is None else "ContextDB Cloud double"
+
+
+class Double:
+    """The ContextDB Cloud contract double in a process of its own, over loopback HTTP."""
+
+    def __enter__(self) -> str:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, "--double", str(port)], stdout=subprocess.PIPE, text=True
+        )
+        assert self.process.stdout is not None
+        if self.process.stdout.readline().strip() != "ready":
+            raise RuntimeError("the ContextDB double did not start")
+        return f"http://127.0.0.1:{port}"
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        self.process.wait(30)
+
+
+def serve_double(port: int) -> None:
+    """Run the double until terminated (the --double mode)."""
+    from gate.testing.contextdb import CloudDouble, serve
+
+    with serve(CloudDouble(), port=port):
+        print("ready", flush=True)
+        threading.Event().wait()
+
+
+def single(sessions: int, memory: bool, paced: bool, service_url: str | None) -> Row:
     home = Path(tempfile.mkdtemp(prefix="gate-load-single."))
     try:
         started = time.perf_counter()
-        m = asyncio.run(run_worker(home, None, sessions, "s", memory, paced))
+        m = asyncio.run(run_worker(home, None, sessions, "s", memory, paced, service_url=service_url))
         wall = time.perf_counter() - started
         return _row(
-            f"1 process x {sessions}, SQLite, {_agent(memory)}, {_pace(paced)}",
+            f"1 process x {sessions}, SQLite, {_service(service_url)}, {_agent(memory)}, {_pace(paced)}",
             [m],
             check_ledger(f"sqlite:///{home / 'ledger.db'}"),
             wall,
@@ -353,7 +421,7 @@ def single(sessions: int, memory: bool, paced: bool) -> Row:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def shared(processes: int, per_process: int, memory: bool, paced: bool) -> Row:
+def shared(processes: int, per_process: int, memory: bool, paced: bool, service_url: str | None) -> Row:
     with Postgres() as url:
         from gate.ledger import Ledger
 
@@ -372,6 +440,7 @@ def shared(processes: int, per_process: int, memory: bool, paced: bool) -> Row:
                     f"p{i}",
                     str(memory),
                     str(paced),
+                    service_url or "-",
                 ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -399,7 +468,10 @@ def shared(processes: int, per_process: int, memory: bool, paced: bool) -> Row:
         wall = time.perf_counter() - started
         for home in homes:
             shutil.rmtree(home, ignore_errors=True)
-        name = f"{processes} processes x {per_process}, one PostgreSQL, {_agent(memory)}, {_pace(paced)}"
+        name = (
+            f"{processes} processes x {per_process}, one PostgreSQL, {_service(service_url)}, "
+            f"{_agent(memory)}, {_pace(paced)}"
+        )
         return _row(name, runs, check_ledger(url), wall)
 
 
@@ -434,6 +506,13 @@ def main() -> None:
         help="callers pause before each turn (paced), or not at all (burst); default both",
     )
     parser.add_argument(
+        "--service",
+        choices=("local", "cloud", "both"),
+        default="local",
+        help="decisions and memory by the embedded engine in each process (local, default), or by "
+        "the ContextDB Cloud double in a process of its own (cloud)",
+    )
+    parser.add_argument(
         "--agent",
         choices=("worker", "gate"),
         default="worker",
@@ -441,33 +520,52 @@ def main() -> None:
     )
     parser.add_argument(
         "--child",
-        nargs=6,
-        metavar=("HOME", "URL", "SESSIONS", "TAG", "MEMORY", "PACED"),
+        nargs=7,
+        metavar=("HOME", "URL", "SESSIONS", "TAG", "MEMORY", "PACED", "SERVICE_URL"),
         help=argparse.SUPPRESS,
     )
+    parser.add_argument("--double", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.double:
+        serve_double(args.double)
+        return
     warnings.simplefilter("ignore")
     # A refused tool call is part of every session's script: LiveKit's error line for it is noise here.
     logging.getLogger("livekit").setLevel(logging.CRITICAL)
     if args.child:
-        home, url, sessions, tag, memory, paced = args.child
+        home, url, sessions, tag, memory, paced, service_url = args.child
 
         async def ready() -> None:
             print("ready", flush=True)
             await asyncio.to_thread(sys.stdin.readline)
 
         m = asyncio.run(
-            run_worker(Path(home), url, int(sessions), tag, memory == "True", paced == "True", ready)
+            run_worker(
+                Path(home),
+                url,
+                int(sessions),
+                tag,
+                memory == "True",
+                paced == "True",
+                ready,
+                None if service_url == "-" else service_url,
+            )
         )
         print(json.dumps(asdict(m)))
         return
     memory = args.agent == "worker"
     paces = {"paced": [True], "burst": [False], "both": [True, False]}[args.pace]
-    rows = [single(args.sessions, memory, paced) for paced in paces]
-    if not args.skip_postgres:
-        rows += [shared(args.processes, args.per_process, memory, paced) for paced in paces]
+    rows = []
+    for service in {"local": ["local"], "cloud": ["cloud"], "both": ["local", "cloud"]}[args.service]:
+        with contextlib.ExitStack() as stack:
+            service_url = None if service == "local" else stack.enter_context(Double())
+            rows += [single(args.sessions, memory, paced, service_url) for paced in paces]
+            if not args.skip_postgres:
+                rows += [
+                    shared(args.processes, args.per_process, memory, paced, service_url) for paced in paces
+                ]
     print(table(rows))
-    if any(r.errors or r.chain != "verified" or r.receipts != "exactly one each" for r in rows):
+    if any(r.errors or r.chain != "verified" or r.receipts != RECEIPTS_OK for r in rows):
         sys.exit(1)
 
 

@@ -24,7 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import socket
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -82,6 +85,10 @@ def cause(exc: BaseException, *, timeout_s: float | None = None) -> str:
     return f"{type(exc).__name__}: {text[0] if text else 'no detail'}"[:500]
 
 
+# Receipts claimed at a time; a drain claims again while it keeps getting full batches.
+_CLAIM = 100
+
+
 class CredentialsRefused(Exception):
     """Raised inside a drain to stop it: the service refused our credentials."""
 
@@ -133,6 +140,9 @@ class Outbox:
         attempt_timeout_s: our deadline on each try (the client's own is too long).
         backoff_s / max_backoff_s: the first wait and the cap between tries.
         hooks: reconcile hooks by tool name.
+        lease_s: how long a drain holds the receipts it claimed (see
+            :meth:`~gate.ledger.Ledger.claim_undelivered`); drains of other
+            processes on the same ledger leave them alone until then.
     """
 
     def __init__(
@@ -146,8 +156,12 @@ class Outbox:
         max_backoff_s: float = 30.0,
         hooks: Mapping[str, ReconcileHook] | None = None,
         sleep: Callable[[float], Awaitable[None]] | None = None,
+        lease_s: float = 60.0,
     ) -> None:
         self.ledger = ledger
+        self.lease_s = lease_s
+        # Who holds a claim: unique per Outbox, so two in one process never share one.
+        self.owner = f"{socket.gethostname()[:32]}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
         self.backend = backend
         self.attempts = attempts
         self.attempt_timeout_s = attempt_timeout_s
@@ -201,13 +215,14 @@ class Outbox:
             if credentials_refused(exc):
                 raise CredentialsRefused(why) from exc
             return state, why
-        await self.ledger.arecord_delivery(
+        written = await self.ledger.arecord_delivery(
             receipt.id,
             state="delivered",
             policy_alignment=answer.policy_alignment,
             service_receipt_id=answer.receipt_id,
         )
-        return "delivered", None
+        # Another process may have settled it first; the ledger keeps that record, not a second.
+        return (written.state if written is not None else "delivered"), None
 
     async def _attempt(self, receipt: ReceiptRow) -> Any:
         assert receipt.service_decision_id is not None
@@ -283,13 +298,37 @@ class Outbox:
     # -- draining ------------------------------------------------------------------
 
     async def drain(
-        self, *, reconcile_grace_s: float | None = 120.0, attempts: int | None = None
+        self,
+        *,
+        reconcile_grace_s: float | None = 120.0,
+        attempts: int | None = None,
+        take_held: bool = False,
     ) -> DrainReport:
-        """Reconcile dead processes' decisions, then deliver every pending receipt once (with retries)."""
+        """Reconcile dead processes' decisions, then deliver every pending receipt once (with retries).
+
+        Receipts are claimed first (:meth:`~gate.ledger.Ledger.claim_undelivered`),
+        so the drains of several processes on one ledger share the work
+        instead of each sending everything; receipts another drain holds are
+        left to it until its lease runs out, unless ``take_held`` (an
+        operator's drain: everything waiting is sent now).
+        """
         report = DrainReport()
         if reconcile_grace_s is not None:
             report.reconciled = await self.reconcile(grace_s=reconcile_grace_s)
-        waiting = await asyncio.to_thread(self.ledger.undelivered)
+        seen: set[str] = set()
+        while True:
+            claimed = await self.ledger.aclaim_undelivered(
+                self.owner, lease_s=self.lease_s, limit=_CLAIM, take_held=take_held
+            )
+            waiting = [r for r in claimed if r.id not in seen]
+            seen.update(r.id for r in waiting)
+            if not await self._send(waiting, report, attempts) or len(claimed) < _CLAIM:
+                return report
+
+    async def _send(self, waiting: list[ReceiptRow], report: DrainReport, attempts: int | None) -> bool:
+        """Deliver ``waiting`` into ``report``; False when there was nothing, or the drain must stop."""
+        if not waiting:
+            return False
         for done, receipt in enumerate(waiting):
             try:
                 state, why = await self._deliver(receipt, attempts=attempts)
@@ -298,7 +337,7 @@ class Outbox:
                 # the next drain, with the right key.
                 report.credentials = str(exc)
                 report.pending += len(waiting) - done
-                break
+                return False
             if state == "delivered":
                 report.delivered += 1
                 continue
@@ -309,7 +348,7 @@ class Outbox:
             else:
                 report.pending += 1
             report.failures.append(DrainFailure(receipt.id, receipt.decision_id, state, why or state))
-        return report
+        return True
 
     def start(self, *, interval_s: float = 5.0, reconcile_grace_s: float = 120.0) -> None:
         """Drain in the background: now, on every :meth:`notify`, and every ``interval_s``."""

@@ -161,16 +161,31 @@ async def test_4xx_is_never_retried(cloud: gate.Gate, double: CloudDouble, statu
 
 
 async def test_conflicting_409_is_flagged(cloud: gate.Gate, double: CloudDouble) -> None:
+    double.faults.paths = ("/v1/receipts",)
+    double.faults.unavailable = 1
     await book_thursday(cloud)
     receipt = only_receipt(cloud)
-    assert receipt.delivery_state == "delivered"
-    # Another writer closed the decision differently under another key: flag it, don't drop it.
-    receipt.idempotency_key = "receipt-someone-else"
+    assert receipt.delivery_state == "pending" and receipt.service_decision_id is not None
+    # Meanwhile another writer closed the decision at the service under another key:
+    # our receipt is flagged, never dropped.
+    double.receipts[receipt.service_decision_id] = {"decision_id": receipt.service_decision_id}
     assert await cloud.outbox.deliver(receipt) == "conflict"
     stored = cloud.ledger.receipt_for(receipt.decision_id)
     assert stored is not None and stored.delivery_state == "conflict"
     assert "receipt_exists" in (stored.last_error or "")
-    assert double.receipts_for(receipt.decision_id) == 0 and len(double.receipts) == 1
+    assert cloud.ledger.undelivered() == []
+
+
+async def test_a_receipt_is_settled_once(cloud: gate.Gate, double: CloudDouble) -> None:
+    """Another process sending a receipt already delivered adds no second record to the chain."""
+    await book_thursday(cloud)
+    receipt = only_receipt(cloud)
+    assert receipt.delivery_state == "delivered"
+    records = cloud.ledger.deliveries(receipt.id)
+    assert await cloud.outbox.deliver(receipt) == "delivered"  # the service replays its answer
+    assert cloud.ledger.deliveries(receipt.id) == records
+    assert cloud.ledger.verify().ok
+    assert double.receipts_for(receipt.service_decision_id or "") == 1
 
 
 class KeyCheck(httpx.AsyncBaseTransport):

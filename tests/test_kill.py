@@ -9,19 +9,16 @@ from __future__ import annotations
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 
 import gate
-from gate.testing.contextdb import CloudDouble
+from gate.testing.contextdb import CloudDouble, serve
 
 KILLS = 30
 WORKER = Path(__file__).parent / "kill" / "worker.py"
@@ -31,17 +28,8 @@ ROOT = Path(__file__).parent.parent
 @pytest.fixture
 def served() -> Iterator[tuple[CloudDouble, str]]:
     double = CloudDouble()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(double.app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.01)
-    yield double, f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    with serve(double) as url:
+        yield double, url
 
 
 def spawn(url: str, home: Path, calls: int) -> subprocess.Popen[str]:

@@ -109,3 +109,30 @@ def test_a_failing_model_fails_its_batch_and_the_lane_goes_on(monkeypatch: pytes
     with pytest.raises(RuntimeError, match="unreadable"):
         lane.submit(["one"], urgent=True).result(10)
     assert lane.submit(["two"], urgent=True).result(10) == {"two": [1.0]}
+
+
+async def test_a_confirmation_being_recorded_is_embedded_ahead_of_background_saves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gate.backends.local import LocalEngine
+    from gate.ledger import Ledger
+
+    asked: list[tuple[tuple[str, ...], bool]] = []
+    submit = minilm._LANE.submit
+
+    def recording(texts: list[str], *, urgent: bool) -> Any:
+        asked.append((tuple(texts), urgent))
+        return submit(texts, urgent=urgent)
+
+    monkeypatch.setattr(minilm._LANE, "submit", recording)
+    ledger = Ledger(f"sqlite:///{tmp_path / 'ledger.db'}")
+    service = LocalEngine(
+        f"sqlite:///{tmp_path / 'memory.db'}", ledger, embedding_provider=minilm.MiniLMEmbedder()
+    )
+    try:
+        words = "I confirm: refund 20 on order A-17 at 14:05."
+        await service.remember("alice", words, source="user_stated", confidence=1.0, action_relevant=True)
+        assert [urgent for texts, urgent in asked if words in texts] == [True]
+    finally:
+        await service.aclose()
+        ledger.close()

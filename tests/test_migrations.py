@@ -97,7 +97,7 @@ def _upgrade_and_check(url: str) -> None:
 
     upgraded = runner.invoke(app, ["ledger", "upgrade", "--database-url", url])
     assert upgraded.exit_code == 0, upgraded.output
-    assert "from schema 0001 to 0002" in upgraded.stdout
+    assert f"from schema 0001 to {schema.HEAD}" in upgraded.stdout
     again = runner.invoke(app, ["ledger", "upgrade", "--database-url", url])
     assert again.exit_code == 0 and "up to date" in again.stdout
 
@@ -112,6 +112,9 @@ def _upgrade_and_check(url: str) -> None:
         assert receipts["gr_old0004"].last_error == "TimeoutError: "
         assert receipts["gr_old0000"].attempts == 2
         assert [r.id for r in ledger.undelivered()] == ["gr_old0004"]
+        # The pending receipt carried over is claimed by one drain, and only by it.
+        assert [r.id for r in ledger.claim_undelivered("drain-a", lease_s=60)] == ["gr_old0004"]
+        assert ledger.claim_undelivered("drain-b", lease_s=60) == []
         # New entries chain on after the old ones.
         d = _decision()
         assert ledger.record_decision(d)

@@ -495,7 +495,15 @@ class LocalEngine:
         entity: str | None = None,
         attribute: str | None = None,
     ) -> str:
-        """Store a fact with its source and an explicit confidence."""
+        """Store a fact with its source and an explicit confidence.
+
+        Only a decision waits on this (a confirmation being recorded), so with
+        MiniLM as the engine's embedder the text is embedded ahead of the
+        background saves first; the engine's own embedding is then a cache hit.
+        Raises what the engine or the model raises.
+        """
+        if self._stored_vectors_judge:
+            await self._judge_embedder.embed([content], urgent=True)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             item = await self.db.factual.add(

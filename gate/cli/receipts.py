@@ -57,7 +57,8 @@ def receipts_drain(
         backend = _default_backend(settings, ledger)
         outbox = Outbox(ledger, backend, hooks=hooks, attempts=attempts)
         try:
-            return await outbox.drain(reconcile_grace_s=grace)
+            # Asked for by hand: everything waiting, also what a worker's drain holds.
+            return await outbox.drain(reconcile_grace_s=grace, take_held=True)
         finally:
             await backend.aclose()
 

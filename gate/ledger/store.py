@@ -17,6 +17,7 @@ a read-only copy), no schema is created, and PostgreSQL needs only SELECT.
 
 from __future__ import annotations
 
+import asyncio
 import multiprocessing
 import os
 import time
@@ -103,6 +104,7 @@ class Ledger:
         self.url = normalise_url(url)
         self.read_only = read_only
         self._tail: tuple[int, str] | None = None  # the chain's tail, inside the writer's transaction
+        self._chain_locked = False  # PostgreSQL's chain lock is held by the writer's transaction
         self._writer = Writer(self._begin_write, on_begin=self._forget_tail)
         try:
             self.engine = self._make_engine(self.url, read_only=read_only)
@@ -200,13 +202,15 @@ class Ledger:
     @contextmanager
     def _begin_write(self) -> Iterator[Connection]:
         # SQLite's BEGIN IMMEDIATE (see _make_engine) locks the file here. PostgreSQL's
-        # chain lock is taken by the first chain append of the transaction: a batch
-        # that appends nothing (the embedded service's own records) never waits for it.
+        # chain lock is taken by the transaction's first write that appends to the chain
+        # (before what it reads to decide): a batch that appends nothing (the embedded
+        # service's own records, the outbox's claims) never waits for it.
         with self.write_engine.begin() as conn:
             yield conn
 
     def _forget_tail(self) -> None:
         self._tail = None
+        self._chain_locked = False
 
     def _lock_chain(self, conn: Connection) -> None:
         """Take PostgreSQL's chain lock in this transaction (SQLite's file lock is already held).
@@ -215,8 +219,9 @@ class Ledger:
         Every other lock a write takes comes after this one, so two processes
         never wait for each other in opposite orders.
         """
-        if not self.is_sqlite:
+        if not self.is_sqlite and not self._chain_locked:
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_CHAIN_LOCK})
+            self._chain_locked = True
 
     def _chain(self, conn: Connection, row: Record) -> None:
         """Append the chain entry for ``row``'s current content and point ``row`` at it."""
@@ -301,6 +306,7 @@ class Ledger:
 
     def _confirmation_job(self, row: ConfirmationRow, supersede_session: bool) -> Job[None]:
         def job(conn: Connection) -> None:
+            self._lock_chain(conn)  # what is pending is read under the lock that serialises writes
             if supersede_session:
                 c = _CONFIRMATIONS.c
                 stale = conn.execute(
@@ -346,6 +352,8 @@ class Ledger:
         self, confirmation_id: str, status: str, words: str | None, message_id: str | None
     ) -> Job[ConfirmationRow | None]:
         def job(conn: Connection) -> ConfirmationRow | None:
+            # The single-use check is read under the lock, so two answers cannot both find it pending.
+            self._lock_chain(conn)
             found = conn.execute(select(_CONFIRMATIONS).where(_CONFIRMATIONS.c.id == confirmation_id)).first()
             if found is None:
                 return None
@@ -381,8 +389,9 @@ class Ledger:
 
     def _receipt_job(self, row: ReceiptRow) -> Job[ReceiptWrite]:
         def job(conn: Connection) -> ReceiptWrite:
-            # The chain lock is held for the whole transaction, so no other writer can
-            # slip a receipt in between this read and the insert.
+            # Under the chain lock until commit, so no other writer can slip a receipt
+            # in between this read and the insert.
+            self._lock_chain(conn)
             r = _RECEIPTS.c
             found = conn.execute(
                 select(_RECEIPTS).where(
@@ -419,7 +428,9 @@ class Ledger:
         ``state`` is what the attempt leaves the receipt in: ``pending`` (tried
         again later), ``delivered`` (acknowledged, with the service's
         ``policy_alignment`` and receipt id), ``conflict`` or ``rejected``.
-        Returns None when there is no such receipt.
+        Returns None when there is no such receipt. A receipt is settled once:
+        when a final record is already there (another process delivered it
+        first), nothing is written and that record is returned.
         """
         job = self._delivery_job(receipt_id, state, error, policy_alignment, service_receipt_id)
         return self._writer.call(job)
@@ -446,11 +457,25 @@ class Ledger:
         service_receipt_id: str | None,
     ) -> Job[DeliveryRow | None]:
         def job(conn: Connection) -> DeliveryRow | None:
+            # Under the chain lock from here, so the settled check below cannot race
+            # another process's delivery of the same receipt.
+            self._lock_chain(conn)
             found = conn.execute(
                 select(_RECEIPTS.c.service_decision_id).where(_RECEIPTS.c.id == receipt_id)
             ).first()
             if found is None:
                 return None
+            settled = conn.execute(
+                select(_DELIVERIES)
+                .where(
+                    _DELIVERIES.c.receipt_id == receipt_id,
+                    _DELIVERIES.c.state.in_(FINAL_DELIVERY_STATES),
+                )
+                .order_by(_DELIVERIES.c.chain_seq)
+                .limit(1)
+            ).first()
+            if settled is not None:
+                return DeliveryRow(**settled._mapping)
             attempt = conn.execute(
                 select(func.coalesce(func.max(_DELIVERIES.c.attempt), 0)).where(
                     _DELIVERIES.c.receipt_id == receipt_id
@@ -508,6 +533,62 @@ class Ledger:
                 .limit(limit)
             )
             return self._with_delivery(session, list(session.exec(query).all()))
+
+    def claim_undelivered(
+        self, owner: str, *, lease_s: float, limit: int = 100, take_held: bool = False
+    ) -> list[ReceiptRow]:
+        """Take up to ``limit`` waiting receipts for one drain to send, oldest first, for ``lease_s``.
+
+        A receipt is taken when nobody holds it, its lease ran out (the
+        drain's process died, or the service was down and the lease is the
+        others' backoff), or ``owner`` already holds it; so drains of many
+        processes on one ledger send each receipt once instead of once each.
+        ``take_held`` takes receipts other drains hold as well (an operator's
+        drain after an outage: a second send is harmless, the service keeps
+        one receipt per idempotency key and the ledger one settling record).
+        The claim is the queue's bookkeeping, outside the chain.
+
+        Raises the database's error when the claim cannot be written.
+        """
+        ids = self._beside_chain().call(self._claim_job(owner, lease_s, limit, take_held))
+        return self._receipts_by_id(ids)
+
+    async def aclaim_undelivered(
+        self, owner: str, *, lease_s: float, limit: int = 100, take_held: bool = False
+    ) -> list[ReceiptRow]:
+        """:meth:`claim_undelivered` for an event loop."""
+        ids = await self._beside_chain().acall(self._claim_job(owner, lease_s, limit, take_held))
+        return await asyncio.to_thread(self._receipts_by_id, ids)
+
+    def _claim_job(self, owner: str, lease_s: float, limit: int, take_held: bool) -> Job[list[str]]:
+        def job(conn: Connection) -> list[str]:
+            o = _OUTBOX.c
+            now = time.time()
+            query = select(o.receipt_id).order_by(o.created_at, o.receipt_id).limit(limit)
+            if not take_held:
+                query = query.where(
+                    or_(o.claimed_until.is_(None), o.claimed_until < now, o.claimed_by == owner)
+                )
+            if not self.is_sqlite:
+                # Two drains claiming at once each skip the rows the other is taking.
+                query = query.with_for_update(skip_locked=True)
+            ids = list(conn.execute(query).scalars())
+            if ids:
+                conn.execute(
+                    update(_OUTBOX)
+                    .where(o.receipt_id.in_(ids))
+                    .values(claimed_by=owner, claimed_until=now + lease_s)
+                )
+            return ids
+
+        return job
+
+    def _receipts_by_id(self, ids: list[str]) -> list[ReceiptRow]:
+        if not ids:
+            return []
+        with Session(self.engine) as session:
+            found = {r.id: r for r in session.exec(select(ReceiptRow).where(_RECEIPTS.c.id.in_(ids))).all()}
+            return self._with_delivery(session, [found[i] for i in ids if i in found])
 
     def unclosed(self, older_than: float, limit: int = 500) -> list[DecisionRow]:
         """Decisions with no receipt, made before ``older_than``: the work of a process that died."""

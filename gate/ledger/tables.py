@@ -192,6 +192,9 @@ class OutboxRow(SQLModel, table=True):
 
     receipt_id: str = Field(primary_key=True, max_length=64)
     created_at: float = Field(index=True)
+    # The drain that is sending it, and until when (see Ledger.claim_undelivered).
+    claimed_by: str | None = Field(default=None, max_length=64)
+    claimed_until: float | None = Field(default=None)
 
 
 def summarise(receipt: ReceiptRow, deliveries: list[DeliveryRow]) -> Delivery:

@@ -23,6 +23,8 @@ import re
 import threading
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -398,3 +400,38 @@ class CloudDouble:
     def receipts_for(self, decision_id: str) -> int:
         """How many terminal receipts the decision has (the contract allows one)."""
         return int(decision_id in self.receipts)
+
+
+@contextmanager
+def serve(double: CloudDouble, *, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+    """Serve ``double`` over loopback with uvicorn on a thread; yields its base URL.
+
+    ``port=0`` picks a free port. For tests that need a real network hop:
+    other processes, or a client without a transport seam. The server is
+    stopped on exit.
+
+    Raises:
+        RuntimeError: the server did not start within 10 s (port taken, bad host).
+    """
+    import socket
+
+    import uvicorn
+
+    if port == 0:
+        with socket.socket() as probe:
+            probe.bind((host, 0))
+            port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(double.app, host=host, port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, name="contextdb-double", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10.0
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            raise RuntimeError(f"the ContextDB double did not start on {host}:{port}")
+        time.sleep(0.01)
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
