@@ -218,6 +218,7 @@ async def run_worker(
     g.pipeline.decide = _timed(g.pipeline.decide, m.decide_ms)  # type: ignore[method-assign,assignment]
     g.backend.evaluate_action = _timed(g.backend.evaluate_action, m.evidence_ms)  # type: ignore[method-assign,assignment]
     await g.warm()
+    worker.prewarm()  # as LiveKit runs it in each worker process before its first call
     g.start()
     # One call first, not measured: the first decisions of a process pay for lazy imports.
     await one_session(g, worker, business, f"warm-{tag}", f"W-{tag}", m, memory=memory, paced=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -111,6 +112,19 @@ def test_the_console_without_portaudio_says_what_to_install() -> None:
     assert done.stderr == (
         "worker.py console: the audio library PortAudio is missing: apt-get install libportaudio2\n"
     )
+
+
+def test_each_worker_process_is_prewarmed_before_its_first_call() -> None:
+    """LiveKit runs ``prewarm`` in every job process: the model is loaded, start-up objects are frozen."""
+    from gate.memory import embedder
+
+    assert worker.server.setup_fnc is worker.prewarm
+    try:
+        worker.prewarm(None)
+        assert embedder._model is not None
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
 
 
 def test_the_worker_logs_no_debug_flood_at_start(tmp_path: Path) -> None:
