@@ -323,6 +323,10 @@ class Outbox:
             waiting = [r for r in claimed if r.id not in seen]
             seen.update(r.id for r in waiting)
             if not await self._send(waiting, report, attempts) or len(claimed) < _CLAIM:
+                if report.credentials:
+                    # Nothing more goes through with this key: all that waits is still pending,
+                    # not only the batch this drain had claimed.
+                    report.pending = await asyncio.to_thread(self.ledger.count_undelivered)
                 return report
 
     async def _send(self, waiting: list[ReceiptRow], report: DrainReport, attempts: int | None) -> bool:

@@ -9,8 +9,10 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
+from gate.cloud.backend import CloudEngine
 from gate.ledger import Ledger, ReceiptRow
 from gate.outbox import Outbox
 from gate.testing.contextdb import CloudDouble
@@ -124,3 +126,19 @@ async def test_a_drain_claims_in_batches_until_the_queue_is_empty(
     pending_receipts(ledgers[0], double, 10)
     report = await outbox(ledgers[0], double).drain(reconcile_grace_s=None)
     assert report.delivered == 10 and ledgers[0].undelivered() == []
+
+
+async def test_a_refused_key_reports_everything_still_waiting(
+    ledgers: list[Ledger], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("gate.outbox._CLAIM", 4)
+    service = CloudDouble(api_key_prefix="cdb_live_")  # a revoked key no longer gets in
+    pending_receipts(ledgers[0], service, 10)
+    revoked = CloudEngine(
+        "http://contextdb.test", "cdb_revoked", transport=httpx.ASGITransport(app=service.app)
+    )
+    report = await Outbox(ledgers[0], revoked).drain(reconcile_grace_s=None)
+    assert report.credentials is not None and "401" in report.credentials
+    assert (report.delivered, report.pending) == (0, 10)
+    assert ledgers[1].count_undelivered() == 10
+    assert Counter(service.faults.seen)["/v1/receipts"] == 1  # refused once, not tried again

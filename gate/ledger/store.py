@@ -534,6 +534,11 @@ class Ledger:
             )
             return self._with_delivery(session, list(session.exec(query).all()))
 
+    def count_undelivered(self) -> int:
+        """How many receipts are waiting for the decision service to acknowledge them."""
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(_OUTBOX)).scalar_one())
+
     def claim_undelivered(
         self, owner: str, *, lease_s: float, limit: int = 100, take_held: bool = False
     ) -> list[ReceiptRow]:
