@@ -116,7 +116,7 @@ class Pipeline:
 
         async def executed(window_s: float) -> int:
             since = time.time() - window_s
-            return await asyncio.to_thread(self.ledger.count_executed, caller.id, tool.name, since)
+            return await self.ledger.acount_executed(caller.id, tool.name, since)
 
         async def read_state() -> State | None:
             return await tool.read_state(caller, args)

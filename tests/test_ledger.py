@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import multiprocessing as mp
 import os
+import sqlite3
 import time
 import uuid
 from collections.abc import Iterator
@@ -12,6 +14,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
 
 import gate
 from gate.ledger import DecisionRow, ReceiptRow
@@ -389,6 +392,32 @@ def test_count_executed_holds_running_succeeded_and_unknown_releases_the_rest(le
     assert not ledger.record_decision(decision_row(), reserve=(3, since))
     assert ledger.record_decision(decision_row(), reserve=(4, since))
     assert ledger.count_executed("bob", "book_visit", since) == 0
+
+
+async def test_an_event_loop_counts_on_its_own_thread_and_a_busy_file_on_a_pool_thread(
+    ledger: gate.Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    since = time.time() - 60
+    for outcome in ("act", "act", "ask"):
+        assert ledger.record_decision(decision_row(outcome=outcome, enforced_outcome=outcome))
+    hops: list[str] = []
+    to_thread = asyncio.to_thread
+
+    async def counted(fn: Any, *args: Any) -> Any:
+        hops.append(fn.__name__)
+        return await to_thread(fn, *args)
+
+    monkeypatch.setattr("gate.ledger.store.asyncio.to_thread", counted)
+    assert await ledger.acount_executed("alice", "book_visit", since) == 2
+    assert hops == []  # read where the loop is, no trip to a thread
+
+    class Busy:
+        def connect(self) -> Any:
+            raise OperationalError("SELECT", {}, sqlite3.OperationalError("database is locked"))
+
+    monkeypatch.setattr(ledger, "_inline_reads", lambda: Busy())
+    assert await ledger.acount_executed("alice", "book_visit", since) == 2
+    assert hops == ["count_executed"]  # the thread waits for the lock, the loop does not
 
 
 def _failed(d: DecisionRow, code: str) -> ReceiptRow:

@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection, and_, delete, event, exists, func, insert, or_, text, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.engine.url import make_url
-from sqlalchemy.exc import DatabaseError
+from sqlalchemy.exc import DatabaseError, OperationalError
 from sqlmodel import Session, SQLModel, create_engine, select
 
 from gate.errors import ConfigError, ReceiptConflict
@@ -105,6 +105,7 @@ class Ledger:
         self.read_only = read_only
         self._tail: tuple[int, str] | None = None  # the chain's tail, inside the writer's transaction
         self._chain_locked = False  # PostgreSQL's chain lock is held by the writer's transaction
+        self._inline: Engine | None = None  # SQLite reads on the event loop's thread (acount_executed)
         self._writer = Writer(self._begin_write, on_begin=self._forget_tail)
         try:
             self.engine = self._make_engine(self.url, read_only=read_only)
@@ -169,6 +170,8 @@ class Ledger:
         self._writer.close()
         if self._side_writer is not None:
             self._side_writer.close()
+        if self._inline is not None:
+            self._inline.dispose()
         self.engine.dispose()
 
     # -- writing ---------------------------------------------------------------
@@ -661,6 +664,37 @@ class Ledger:
         """
         with self.engine.connect() as conn:
             return _count_held(conn, caller_id, tool, since, until)
+
+    async def acount_executed(
+        self, caller_id: str, tool: str, since: float, until: float | None = None
+    ) -> int:
+        """:meth:`count_executed` for an event loop.
+
+        On SQLite the count (one indexed query, well under a millisecond) runs on
+        the loop's own thread, on a read-only connection that never waits for a
+        lock: a trip to a pool thread and back cost up to 14 ms at p95 under
+        load, on every decision of a rate-limited tool. When the file is busy
+        the count goes to a pool thread, which waits for it, so the loop never
+        does. On PostgreSQL it always goes to a pool thread (a network round
+        trip must not hold the loop).
+
+        Raises the database's error when the ledger cannot be read.
+        """
+        if self.is_sqlite and not self.read_only:
+            try:
+                with self._inline_reads().connect() as conn:
+                    return _count_held(conn, caller_id, tool, since, until)
+            except OperationalError:
+                pass  # busy or locked: the pool thread below waits for it
+        return await asyncio.to_thread(self.count_executed, caller_id, tool, since, until)
+
+    def _inline_reads(self) -> Engine:
+        """SQLite: read-only connections that fail at once on a lock instead of waiting."""
+        if self._inline is None:
+            self._inline = create_engine(
+                _read_only_sqlite(self.url), connect_args={"check_same_thread": False, "timeout": 0}
+            )
+        return self._inline
 
     # -- verification ----------------------------------------------------------
 
