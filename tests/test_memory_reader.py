@@ -136,3 +136,23 @@ async def test_a_confirmation_being_recorded_is_embedded_ahead_of_background_sav
     finally:
         await service.aclose()
         ledger.close()
+
+
+async def test_a_closed_engine_refuses_instead_of_reopening_its_store(tmp_path: Path) -> None:
+    """A save still running when a call ends must not open a connection nobody closes."""
+    from gate.backends.local import LocalEngine
+    from gate.ledger import Ledger
+    from gate.memory.local import LocalMemory
+
+    ledger = Ledger(f"sqlite:///{tmp_path / 'ledger.db'}")
+    service = LocalEngine(f"sqlite:///{tmp_path / 'memory.db'}", ledger)
+    memory = LocalMemory(service)
+    await memory.save_exchange("alice", "My dog is called Rex.", "")
+    await service.aclose()
+    before = {t.ident for t in threading.enumerate()}
+    with pytest.raises(RuntimeError, match="closed"):
+        await memory.save_exchange("alice", "I moved to Leeds last spring.", "")
+    with pytest.raises(RuntimeError, match="closed"):
+        await service.remember("alice", "I confirm: refund 20.", source="user_stated", confidence=1.0)
+    assert [t.name for t in threading.enumerate() if t.ident not in before and not t.daemon] == []
+    ledger.close()

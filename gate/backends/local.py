@@ -527,10 +527,22 @@ class LocalEngine:
         return await self.index.reader.run(lambda conn: _rows(conn, sql, params), small=True)
 
     async def aclose(self) -> None:
+        """Close the memory store; afterwards every use of the engine raises RuntimeError.
+
+        The engine itself reopens its store on the next use after a close; a
+        memory save still running when a call ends would then open a new
+        connection, whose thread nobody closes and which keeps the process
+        from exiting. So the closed engine refuses instead.
+        """
         try:
             await asyncio.to_thread(self.index.reader.close)
         finally:
             await self.db.close()
+            self.db._ensure_init = _closed  # type: ignore[method-assign]
+
+
+async def _closed() -> None:
+    raise RuntimeError("the embedded decision service is closed")
 
 
 def _rows(
