@@ -411,6 +411,8 @@ async def test_an_event_loop_counts_on_its_own_thread_and_a_busy_file_on_a_pool_
     assert await ledger.acount_executed("alice", "book_visit", since) == 2
     assert hops == []  # read where the loop is, no trip to a thread
 
+    # Another connection cannot make a WAL reader busy at will (readers never wait for the
+    # writer); a connection that fails as a locked file does stands in for one.
     class Busy:
         def connect(self) -> Any:
             raise OperationalError("SELECT", {}, sqlite3.OperationalError("database is locked"))

@@ -29,9 +29,9 @@ DIMENSION = 384
 _BATCH = 32
 # Background texts per model run: an urgent request that arrives meanwhile waits for
 # the run in progress. Background requests are not merged (a save's own texts still go
-# through together): measured with 50 paced calls in one process on 2 cores, eight
-# paired runs each, decision p95 mean 51 ms with one request per run, 57 with two,
-# 76 with four; CPU per call the same.
+# through together): measured with 50 paced calls in one process on 2 cores, runs
+# paired in the same hours, decision p95 mean 51 ms with one request per run (8 runs),
+# 57 with two (8 runs), 76 with four (4 runs); CPU per call the same.
 _BACKGROUND_BATCH = 1
 _model: Any = None
 _lock = threading.Lock()
