@@ -12,11 +12,14 @@ embedded engine with its MiniLM embedder (each process its own GATE_HOME).
   shared   8 worker processes x 25 sessions on one PostgreSQL ledger (a server
            started here on a unix socket in a temporary directory, stopped after)
 
-Callers are paced as on a phone, or not at all:
+Calls arrive and callers answer as on a phone, or faster:
 
-  paced    before each turn the caller pauses 0.5-2 s (seeded per session): the time
-           to hear the agent and answer. Real turns are further apart (the agent's
-           own speech alone takes seconds), so this is more load than a live call.
+  live     each process's calls arrive at random moments over 15 s (--arrivals), and a
+           caller answers after the agent has finished speaking (its words at 150 a
+           minute) and a pause of 1-3 s: the shape of real calls. "most at once" in the
+           table says how many sessions were in progress together at the peak.
+  paced    every call starts at once; before each turn the caller pauses 0.5-2 s, with
+           no time for the agent's speech: more load than live calls make.
   burst    no pauses: every session's turns back to back, all sessions at once. A
            stress test: 50 decisions arrive in the same few milliseconds, and each
            waits for the ones queued before it.
@@ -40,7 +43,8 @@ decision latency as the gate records it (policy, state, evidence:
 decision service's look-ups on their own, and the caller's wait for each turn.
 
 Run: python bench/load.py [--sessions 50] [--processes 8] [--per-process 25]
-                          [--pace paced|burst|both] [--service local|cloud|both]
+                          [--pace live|paced|burst|all] [--arrivals 15]
+                          [--service local|cloud|both]
                           [--agent worker|gate] [--skip-postgres]
 """
 
@@ -73,6 +77,10 @@ sys.path.insert(0, str(ROOT))
 
 PG_USER = "gatepg"
 PAUSE_S = (0.5, 2.0)  # a paced caller's pause before each turn
+ARRIVAL_S = 15.0  # live: the window over which a process's calls arrive (--arrivals)
+WORDS_PER_S = 2.5  # live: the agent's speech (150 words a minute) before the caller can answer
+ANSWER_S = (1.0, 3.0)  # live: the caller's pause to answer, after the agent has spoken
+PACES = ("live", "paced", "burst")
 DEADLINE_S = 300.0  # a process whose sessions take longer than this has hung
 RECEIPTS_OK = "exactly one each, delivered once"
 DOUBLE_KEY = "cdb_bench"  # the ContextDB double takes any key with the project prefix
@@ -88,6 +96,7 @@ class Measured:
     decide_ms: list[float] = field(default_factory=list)  # the whole Pipeline.decide, ledger write included
     evidence_ms: list[float] = field(default_factory=list)  # the decision service's answer, inside decide
     turn_ms: list[float] = field(default_factory=list)
+    spans: list[tuple[float, float]] = field(default_factory=list)  # each session's start and end, wall clock
     cpu_s: float = 0.0  # the process's CPU time while its sessions ran
 
 
@@ -107,8 +116,24 @@ def _outputs(result: Any) -> list[tuple[str, bool]]:
     return [(e.item.output, e.item.is_error) for e in result.events if e.type == "function_call_output"]
 
 
+def _spoken_s(result: Any) -> float:
+    """How long the agent's words of a turn take to say aloud."""
+    words = sum(len((e.item.text_content or "").split()) for e in result.events if e.type == "message")
+    return words / WORDS_PER_S
+
+
+def peak_concurrency(spans: list[tuple[float, float]]) -> int:
+    """The most sessions in progress at one moment."""
+    edges = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])
+    peak = now = 0
+    for _, step in edges:
+        now += step
+        peak = max(peak, now)
+    return peak
+
+
 async def one_session(
-    g: Any, worker: Any, business: Any, caller_id: str, order: str, m: Measured, *, memory: bool, paced: bool
+    g: Any, worker: Any, business: Any, caller_id: str, order: str, m: Measured, *, memory: bool, pace: str
 ) -> None:
     """ask -> yes -> act, then an abstain; anything unexpected is recorded as an error."""
     from livekit.agents import Agent, AgentSession
@@ -127,16 +152,24 @@ async def one_session(
 
     problems: list[str] = []
     pauses = random.Random(caller_id)
+    speaking = 0.0  # live: how long the agent's last answer takes to say
 
     async def turn(words: str, *steps: Any) -> list[tuple[str, bool]]:
-        if paced:
+        nonlocal speaking
+        if pace == "paced":
             await asyncio.sleep(pauses.uniform(*PAUSE_S))
+        elif pace == "live":
+            await asyncio.sleep(speaking + pauses.uniform(*ANSWER_S))
         llm.add(*steps)
         started = time.perf_counter()
         result: Any = await session.run(user_input=words)
         m.turn_ms.append((time.perf_counter() - started) * 1000)
+        speaking = _spoken_s(result)
         return _outputs(result)
 
+    if pace == "live":  # the call comes in somewhere in the arrival window
+        await asyncio.sleep(pauses.uniform(0, ARRIVAL_S))
+    began = time.time()
     try:
         await session.start(agent)
         asked = await turn(
@@ -164,6 +197,7 @@ async def one_session(
     m.errors.extend(problems)
     m.failed += bool(problems)
     m.sessions += 1
+    m.spans.append((began, time.time()))
 
 
 def _timed(decide: Callable[..., Awaitable[Any]], into: list[float]) -> Callable[..., Awaitable[Any]]:
@@ -183,7 +217,7 @@ async def run_worker(
     sessions: int,
     tag: str,
     memory: bool,
-    paced: bool,
+    pace: str,
     ready: Callable[[], Awaitable[None]] | None = None,
     service_url: str | None = None,
 ) -> Measured:
@@ -221,8 +255,9 @@ async def run_worker(
     worker.prewarm()  # as LiveKit runs it in each worker process before its first call
     g.start()
     # One call first, not measured: the first decisions of a process pay for lazy imports.
-    await one_session(g, worker, business, f"warm-{tag}", f"W-{tag}", m, memory=memory, paced=False)
+    await one_session(g, worker, business, f"warm-{tag}", f"W-{tag}", m, memory=memory, pace="burst")
     m.sessions = 0
+    m.spans.clear()
     m.decide_ms.clear()
     m.evidence_ms.clear()
     m.turn_ms.clear()
@@ -231,7 +266,7 @@ async def run_worker(
     cpu_before = time.process_time()
     calls = asyncio.gather(
         *(
-            one_session(g, worker, business, f"load-{tag}-{i}", f"O-{tag}-{i}", m, memory=memory, paced=paced)
+            one_session(g, worker, business, f"load-{tag}-{i}", f"O-{tag}-{i}", m, memory=memory, pace=pace)
             for i in range(sessions)
         )
     )
@@ -333,6 +368,7 @@ class Postgres:
 class Row:
     name: str
     sessions: int
+    peak: int
     decisions: int
     errors: int
     receipts: str
@@ -352,6 +388,7 @@ def _row(name: str, runs: list[Measured], checked: Checked, wall: float) -> Row:
     return Row(
         name=name,
         sessions=sum(m.sessions for m in runs),
+        peak=peak_concurrency([(start, end) for m in runs for start, end in m.spans]),
         decisions=checked.decisions,
         errors=sum(m.failed for m in runs),
         receipts=RECEIPTS_OK if checked.receipts_ok else checked.receipt_problems,
@@ -369,8 +406,10 @@ def _agent(memory: bool) -> str:
     return "worker's agent" if memory else "gate only"
 
 
-def _pace(paced: bool) -> str:
-    return f"paced {PAUSE_S[0]:g}-{PAUSE_S[1]:g} s" if paced else "burst"
+def _pace(pace: str) -> str:
+    if pace == "live":
+        return f"live (arrivals over {ARRIVAL_S:g} s)"
+    return f"paced {PAUSE_S[0]:g}-{PAUSE_S[1]:g} s" if pace == "paced" else "burst"
 
 
 def _service(service_url: str | None) -> str:
@@ -406,14 +445,14 @@ def serve_double(port: int) -> None:
         threading.Event().wait()
 
 
-def single(sessions: int, memory: bool, paced: bool, service_url: str | None) -> Row:
+def single(sessions: int, memory: bool, pace: str, service_url: str | None) -> Row:
     home = Path(tempfile.mkdtemp(prefix="gate-load-single."))
     try:
         started = time.perf_counter()
-        m = asyncio.run(run_worker(home, None, sessions, "s", memory, paced, service_url=service_url))
+        m = asyncio.run(run_worker(home, None, sessions, "s", memory, pace, service_url=service_url))
         wall = time.perf_counter() - started
         return _row(
-            f"1 process x {sessions}, SQLite, {_service(service_url)}, {_agent(memory)}, {_pace(paced)}",
+            f"1 process x {sessions}, SQLite, {_service(service_url)}, {_agent(memory)}, {_pace(pace)}",
             [m],
             check_ledger(f"sqlite:///{home / 'ledger.db'}"),
             wall,
@@ -422,7 +461,7 @@ def single(sessions: int, memory: bool, paced: bool, service_url: str | None) ->
         shutil.rmtree(home, ignore_errors=True)
 
 
-def shared(processes: int, per_process: int, memory: bool, paced: bool, service_url: str | None) -> Row:
+def shared(processes: int, per_process: int, memory: bool, pace: str, service_url: str | None) -> Row:
     with Postgres() as url:
         from gate.ledger import Ledger
 
@@ -440,8 +479,10 @@ def shared(processes: int, per_process: int, memory: bool, paced: bool, service_
                     str(per_process),
                     f"p{i}",
                     str(memory),
-                    str(paced),
+                    pace,
                     service_url or "-",
+                    "--arrivals",
+                    f"{ARRIVAL_S:g}",
                 ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -471,20 +512,21 @@ def shared(processes: int, per_process: int, memory: bool, paced: bool, service_
             shutil.rmtree(home, ignore_errors=True)
         name = (
             f"{processes} processes x {per_process}, one PostgreSQL, {_service(service_url)}, "
-            f"{_agent(memory)}, {_pace(paced)}"
+            f"{_agent(memory)}, {_pace(pace)}"
         )
         return _row(name, runs, check_ledger(url), wall)
 
 
 def table(rows: list[Row]) -> str:
     head = (
-        "| run | sessions | failed sessions | decisions | receipts | chain | decision p50 / p95 ms "
+        "| run | sessions | most at once | failed sessions | decisions | receipts | chain "
+        "| decision p50 / p95 ms "
         "| decision + ledger write p50 / p95 | evidence look-up p50 / p95 | caller's turn p50 / p95 "
         "| CPU ms per session | wall s |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
     )
     lines = [
-        f"| {r.name} | {r.sessions} | {r.errors} | {r.decisions} | {r.receipts} | {r.chain} "
+        f"| {r.name} | {r.sessions} | {r.peak} | {r.errors} | {r.decisions} | {r.receipts} | {r.chain} "
         f"| {r.recorded} | {r.decide} | {r.evidence} | {r.turn} "
         f"| {r.cpu_ms_per_session:.0f} | {r.wall_s:.1f} |"
         for r in rows
@@ -493,6 +535,7 @@ def table(rows: list[Row]) -> str:
 
 
 def main() -> None:
+    global ARRIVAL_S
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -502,9 +545,17 @@ def main() -> None:
     parser.add_argument("--skip-postgres", action="store_true")
     parser.add_argument(
         "--pace",
-        choices=("paced", "burst", "both"),
-        default="both",
-        help="callers pause before each turn (paced), or not at all (burst); default both",
+        choices=(*PACES, "all"),
+        default="all",
+        help="calls arrive over time and callers answer after the agent has spoken (live); callers "
+        "pause 0.5-2 s before each turn, all calls at once (paced); no pauses (burst); default all",
+    )
+    parser.add_argument(
+        "--arrivals",
+        type=float,
+        default=ARRIVAL_S,
+        metavar="S",
+        help=f"live: each process's calls arrive over this many seconds (default {ARRIVAL_S:g})",
     )
     parser.add_argument(
         "--service",
@@ -522,11 +573,12 @@ def main() -> None:
     parser.add_argument(
         "--child",
         nargs=7,
-        metavar=("HOME", "URL", "SESSIONS", "TAG", "MEMORY", "PACED", "SERVICE_URL"),
+        metavar=("HOME", "URL", "SESSIONS", "TAG", "MEMORY", "PACE", "SERVICE_URL"),
         help=argparse.SUPPRESS,
     )
     parser.add_argument("--double", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    ARRIVAL_S = args.arrivals
     if args.double:
         serve_double(args.double)
         return
@@ -534,7 +586,7 @@ def main() -> None:
     # A refused tool call is part of every session's script: LiveKit's error line for it is noise here.
     logging.getLogger("livekit").setLevel(logging.CRITICAL)
     if args.child:
-        home, url, sessions, tag, memory, paced, service_url = args.child
+        home, url, sessions, tag, memory, pace, service_url = args.child
 
         async def ready() -> None:
             print("ready", flush=True)
@@ -547,7 +599,7 @@ def main() -> None:
                 int(sessions),
                 tag,
                 memory == "True",
-                paced == "True",
+                pace,
                 ready,
                 None if service_url == "-" else service_url,
             )
@@ -555,15 +607,15 @@ def main() -> None:
         print(json.dumps(asdict(m)))
         return
     memory = args.agent == "worker"
-    paces = {"paced": [True], "burst": [False], "both": [True, False]}[args.pace]
+    paces = list(PACES) if args.pace == "all" else [args.pace]
     rows = []
     for service in {"local": ["local"], "cloud": ["cloud"], "both": ["local", "cloud"]}[args.service]:
         with contextlib.ExitStack() as stack:
             service_url = None if service == "local" else stack.enter_context(Double())
-            rows += [single(args.sessions, memory, paced, service_url) for paced in paces]
+            rows += [single(args.sessions, memory, pace, service_url) for pace in paces]
             if not args.skip_postgres:
                 rows += [
-                    shared(args.processes, args.per_process, memory, paced, service_url) for paced in paces
+                    shared(args.processes, args.per_process, memory, pace, service_url) for pace in paces
                 ]
     print(table(rows))
     if any(r.errors or r.chain != "verified" or r.receipts != RECEIPTS_OK for r in rows):

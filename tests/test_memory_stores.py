@@ -137,6 +137,35 @@ async def test_the_double_refuses_keys_outside_the_pattern(http: httpx.AsyncClie
     assert ok.status_code == 200 and ok.json()["verified"] is True
 
 
+async def test_the_double_recalls_one_partition_and_forgets_from_it(http: httpx.AsyncClient) -> None:
+    async def remember(user: str, content: str) -> str:
+        r = await http.post(
+            "/v1/remember", json={"user_id": user, "content": content, "source": "user_stated"}
+        )
+        return str(r.json()["memory"]["id"])
+
+    async def recalled(user: str, query: str) -> list[str]:
+        r = await http.post("/v1/recall", json={"user_id": user, "query": query, "top_k": 10})
+        return [m["content"] for m in r.json()["memories"]]
+
+    gate_code = await remember("ann", "my gate code is 4471")
+    await remember("ann", "my parcel goes to the side gate")
+    await remember("bob", "my gate code is 9902")
+    assert sorted(await recalled("ann", "gate code")) == [
+        "my gate code is 4471",
+        "my parcel goes to the side gate",
+    ]
+    one = {"user_id": "ann", "memory_id": gate_code}
+    assert (await http.post("/v1/forget", json=one)).status_code == 200
+    assert await recalled("ann", "gate code") == ["my parcel goes to the side gate"]
+    assert (await http.post("/v1/forget", json={"user_id": "bob", "memory_id": gate_code})).status_code == 404
+    erase = {"user_id": "ann", "erase_partition": True, "confirmation": "ann"}
+    done = await http.post("/v1/forget", json=erase, headers={"Idempotency-Key": "erase-ann-0123456789"})
+    assert done.json()["deleted"] == 1 and done.json()["verified"] is True
+    assert await recalled("ann", "gate code") == []
+    assert await recalled("bob", "gate code") == ["my gate code is 9902"]
+
+
 async def test_cloud_memory_splits_long_content_and_never_puts_the_caller_id_in_a_key(
     double: CloudDouble,
 ) -> None:

@@ -49,6 +49,10 @@ Decisions and limits, stated so a reviewer can check them:
   Maria"), so a long answer is a yes only when every word in it is accounted for.
 - A bare hour said with a pending time is read as that time in either half of the day ("yes,
   at seven" for 19:00).
+- A reason the caller cannot come or no longer needs it ("yes, I can't make it", "oui, j'ai
+  un empêchement") agrees with a question that withdraws something (cancel, stop, close) and is
+  a yes there; to any other question ("book Tuesday?") it withdraws: ``unclear`` after a yes,
+  ``no`` on its own. "Because" and its kin are neutral; the reason's own words still count.
 """
 
 from __future__ import annotations
@@ -88,6 +92,9 @@ AFF, NEG, NEUT, HES, CORR, COND, QUEST, QAUX, DEFER, SARC, ELSE, CHANGE, BUT, HE
 NEGVERB = "negverb"
 # A new time said in words ("tomorrow", "next week"): a change unless the question has it.
 NEWTIME = "newtime"
+# The caller cannot come or no longer needs it ("I can't make it"): a reason that agrees with a
+# question that withdraws ("cancel your visit?"), and withdraws from any other ("book Friday?").
+UNABLE = "unable"
 
 _LEXICON: dict[str, dict[str, str]] = {
     "en": {
@@ -133,7 +140,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "what i want|what i need|what i wanted|what i asked for|for sorting this out|"
         "for sorting that out|for sorting it out|for arranging this|for arranging that|"
         "for your time|for your patience|for that|for this|"
-        "get rid of it|get rid of that",
+        "get rid of it|get rid of that|because|cause|'cause|cuz|coz|since",
         AFF: "yes|yeah|yea|yep|yup|ya|yah|yas|yes yes|sure|please|sure thing|ok|okay|o k|k|kay|alright|"
         "all right|right|correct|that's correct|that is correct|that's right|that is right|"
         "absolutely|definitely|certainly|of course|please do|go ahead|go ahead please|go for it|"
@@ -170,6 +177,15 @@ _LEXICON: dict[str, dict[str, str]] = {
         "no actually",
         NEGVERB: "cancel|cancel that|cancel it|stop|stop it|stop that|don't proceed|abort|halt|"
         "call it off|call off",
+        UNABLE: "can't make it|cannot make it|can not make it|won't make it|couldn't make it|"
+        "won't be able to make it|not able to make it|unable to make it|not going to make it|"
+        "can't come|cannot come|won't be able to come|can't be there|won't be there|"
+        "can't go|cannot go|can't attend|cannot attend|unable to attend|something came up|"
+        "something's come up|don't need it anymore|don't need it any more|no longer need it|"
+        "don't need it|don't need that anymore|no longer need that|i won't make it|i won't be there|"
+        "i won't be able to make it|i won't be able to come|i can't make it|i can't come|i can't go|"
+        "i can't be there|i cannot make it|i cannot come|i don't need it|i don't need it anymore|"
+        "i don't need it any more|i don't need that anymore",
         HES: "wait|wait a second|wait a minute|wait wait|hold on|hold up|hang on|hmm|hm|hmmm|mmm|"
         "let me think|let me think about it|i need to think|i need to think about it|"
         "i'll think about it|not sure|i'm not sure|im not sure|unsure|i don't know|dunno|i dunno|"
@@ -214,7 +230,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         ELSE: "carino|mi amor|amor|mi vida|ninos|ninas|hijo|hija|mija|mijo|mama|papa|cielo|"
         "corazon|la cena|la comida|ya voy|estoy al telefono|estoy hablando por telefono|perro|"
         "abuela|abuelo|chicos|chicas|mi rey|mi reina|gordo|gorda|nena|nene",
-        NEUT: "no hay problema|no hay de que|sin problema|sin problemas|ningun problema|"
+        NEUT: "no hay problema|no hay de que|sin problema|sin problemas|ningun problema|porque|ya que|"
         "no te preocupes|no se preocupe|no pasa nada|no faltaba mas|"
         "por favor|gracias|muchas gracias|mil gracias|muy amable|muchisimas gracias|"
         "se lo agradezco|te lo agradezco|le agradezco|gracias por su ayuda|gracias por tu ayuda|"
@@ -244,6 +260,9 @@ _LEXICON: dict[str, dict[str, str]] = {
         "cambie de opinion|cambie de idea|he cambiado de opinion|bueno no|ay no|ah no|pues no|"
         "mejor que no|en realidad no",
         NEGVERB: "cancela|cancelar|cancelalo|cancelelo|anula|anular|para|detente|alto",
+        UNABLE: "no puedo ir|no podre ir|no voy a poder ir|no puedo asistir|no podre asistir|"
+        "no puedo venir|no podre venir|no voy a poder|me surgio algo|me ha surgido algo|"
+        "tengo un imprevisto|ya no lo necesito|ya no la necesito|ya no me hace falta",
         HES: "espera|espere|esperate|espereme|un segundo|momento|dejame pensar|dejeme pensar|no se|"
         "no estoy seguro|no estoy segura|a ver|mmm|hmm|este este|pues no se|uy|eh espera",
         CORR: "en realidad|pensandolo bien|mejor dicho|digo|perdon|es decir|o mejor|no espera",
@@ -274,6 +293,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "maman|papa|mamie|papi|le diner|a table|j'arrive|je suis au telephone|le chien|mon amour|"
         "ma puce|mon lapin|bebe|doudou|mon chou|ma belle|mon grand|ma grande|les filles|les garcons",
         NEUT: "pas de probleme|pas de souci|pas de soucis|aucun probleme|aucun souci|sans probleme|"
+        "parce que|car|"
         "sans souci|ne vous inquietez pas|ne t'inquiete pas|il n'y a pas de quoi|je vous en prie|"
         "pas de quoi|n'hesitez pas|ce n'est pas un probleme|c'est pas un probleme|"
         "merci|merci beaucoup|merci bien|mille mercis|merci mille fois|s'il vous plait|"
@@ -306,6 +326,10 @@ _LEXICON: dict[str, dict[str, str]] = {
         "rien|aucun|aucune|j'ai change d'avis|je change d'avis|oubliez|oubliez ca|laissez|"
         "enfin non|ah non|oh non|en fait non|finalement non",
         NEGVERB: "annule|annulez|annuler|arretez|arrete|stop|stoppez",
+        UNABLE: "je ne peux pas venir|je peux pas venir|je ne pourrai pas venir|je pourrai pas venir|"
+        "je ne peux pas y aller|je ne pourrai pas y aller|je ne peux plus venir|je ne serai pas la|"
+        "je serai pas la|j'ai un empechement|j'ai eu un empechement|je n'en ai plus besoin|"
+        "j'en ai plus besoin|je n'ai plus besoin",
         HES: "attends|attendez|attendez un peu|hum|hmm|je sais pas|je ne sais pas|j'hesite|"
         "laissez moi reflechir|laisse moi reflechir|je reflechis|voyons|attendez voir|"
         "euh attendez|une seconde euh|ouh la",
@@ -339,7 +363,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         ELSE: "schatz|schatzi|liebling|kinder|mama|papa|mami|papi|oma|opa|das essen|"
         "essen ist fertig|abendessen|ich komme|komme gleich|ich bin am telefon|ich telefoniere|"
         "der hund|mein schatz|spatz|mausi|hase|kleiner|kleine|jungs|madels|mein herz|bub",
-        NEUT: "kein problem|keine sorge|kein thema|keine ursache|macht nichts|nicht schlimm|"
+        NEUT: "kein problem|keine sorge|kein thema|keine ursache|macht nichts|nicht schlimm|weil|denn|"
         "ohne problem|problemlos|gar kein problem|sehr gern geschehen|"
         "bitte|bitte schon|bitteschon|bitte sehr|danke|danke schon|dankeschon|danke sehr|"
         "vielen dank|vielen lieben dank|herzlichen dank|besten dank|tausend dank|sehr nett|"
@@ -371,6 +395,11 @@ _LEXICON: dict[str, dict[str, str]] = {
         "ich habe es mir anders uberlegt|doch nicht|lieber doch nicht|ach nein|halt nein|"
         "moment nein|warte nein|oh nein|eigentlich nein|eigentlich nicht",
         NEGVERB: "abbrechen|stornieren|stornieren sie|stopp|stop|halt|absagen",
+        UNABLE: "ich kann nicht kommen|ich kann doch nicht kommen|ich kann da nicht|ich kann nicht|"
+        "ich schaffe es nicht|ich schaff es nicht|ich werde es nicht schaffen|ich bin verhindert|"
+        "ich verhindert bin|ich nicht kommen kann|ich es nicht schaffe|"
+        "mir ist etwas dazwischengekommen|mir ist was dazwischengekommen|"
+        "ich brauche es nicht mehr|ich brauche das nicht mehr",
         HES: "warte|warten sie|wart mal|moment mal|hm|hmm|ahm moment|naja|na ja|tja|"
         "lass mich uberlegen|lassen sie mich uberlegen|ich weiss nicht|weiss nicht|keine ahnung|"
         "ich bin mir nicht sicher|nicht sicher|mal sehen|mal schauen|warte mal|augenblick mal",
@@ -547,6 +576,7 @@ _PRIORITY = (
     BUT,
     CHANGE,
     NEWTIME,
+    UNABLE,
     NEGVERB,
     NEG,
     AFF,
@@ -747,6 +777,7 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
         if t.phrase in restated and t.tag in _QUESTION_CAN_NEUTRALISE:
             t.tag = "qterm"
 
+    _resolve_unable(tagged, terms)
     _thanks_for(tagged, words)
     _negate_in_scope(tagged)
     _resolve_dayparts(tagged, pending)
@@ -781,11 +812,14 @@ _DETERMINERS = frozenset({"the", "that", "this", "which", "other", "same", "firs
 
 
 def _pronoun_one(tagged: list[_Tagged], covered: list[_Tagged]) -> bool:
-    """English "one" after a determiner (perhaps with one word between) names a thing, not 1."""
+    """English "one" after a determiner (perhaps with one word between) names a thing, not 1.
+
+    A pending value between them does not count as the word: "the 3 pm one", "that 9:30 one".
+    """
     if len(covered) != 1 or covered[0].tok.key not in _ONE:
         return False
     k = tagged.index(covered[0])
-    before = [t.tok.key for t in tagged[max(0, k - 2) : k]]
+    before = [t.tok.key for t in tagged[:k] if t.tag != "value"][-2:]
     return any(w in _DETERMINERS for w in before)
 
 
@@ -936,6 +970,27 @@ _DAYPART_HOURS: dict[str, range] = {
 
 # A negation that takes the words after it into its scope: "don't do that", "not okay".
 _SCOPING = frozenset({"don't", "not", "n't", "never", "nicht", "pas", "ne", "nunca", "jamais", "nie"})
+
+
+# Verbs of a question that withdraws something: a caller who cannot come agrees with it.
+_WITHDRAWING = frozenset(
+    {
+        "cancel", "stop", "abort", "terminate", "end", "close", "delete", "remove", "unsubscribe",
+        "drop", "withdraw", "annul", "annule", "annuler", "resilier", "supprimer", "arreter",
+        "stornieren", "storniere", "absagen", "abbrechen", "kundigen", "loschen", "beenden",
+        "cancelar", "cancelo", "anular", "anulo", "eliminar", "borrar", "baja",
+    }
+)  # fmt: skip
+
+
+def _resolve_unable(tagged: list[_Tagged], terms: frozenset[str]) -> None:
+    """A caller who cannot come agrees with "cancel your visit?" and withdraws from "book Friday?"."""
+    unable = [t for t in tagged if t.tag == UNABLE]
+    if not unable:
+        return
+    withdraws = any(_stem_match(verb, terms) for verb in _WITHDRAWING)
+    for t in unable:
+        t.tag = NEUT if withdraws else NEGVERB
 
 
 def _negate_in_scope(tagged: list[_Tagged]) -> None:

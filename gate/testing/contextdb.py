@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
@@ -76,6 +76,10 @@ class _Memory:
     attribute: str | None
     confirmed: bool = False
     injection_suspect: bool = False
+    words: frozenset[str] = field(default=frozenset(), init=False, repr=False)  # for recall
+
+    def __post_init__(self) -> None:
+        self.words = frozenset(_WORD.findall(self.content.lower()))
 
     @property
     def trusted(self) -> bool:
@@ -109,6 +113,9 @@ class CloudDouble:
     def __init__(self, *, api_key_prefix: str = "cdb_") -> None:
         self.faults = Faults()
         self.memories: dict[str, _Memory] = {}
+        # Each user's memories, so a recall reads one partition, not every user's (as the
+        # hosted service does), and the double keeps up with load tests of many callers.
+        self._by_user: dict[str, dict[str, _Memory]] = {}
         self.decisions: dict[str, dict[str, Any]] = {}
         self.receipts: dict[str, dict[str, Any]] = {}  # decision id -> stored receipt response
         self.keys: dict[tuple[str, str], tuple[str, str]] = {}  # (user, key) -> (fingerprint, decision id)
@@ -160,6 +167,8 @@ class CloudDouble:
     async def _body(self, request: Request, allowed: set[str]) -> dict[str, Any] | JSONResponse:
         try:
             body = await request.json()
+        except ClientDisconnect:  # the caller gave up (its deadline passed): no one reads the answer
+            return self._error(499, "client_closed", "the client closed the request")
         except ValueError:
             return self._error(400, "invalid_request", "body must be JSON")
         if not isinstance(body, dict):
@@ -215,10 +224,10 @@ class CloudDouble:
     def _recall_items(self, user: str, query: str, top_k: int) -> list[_Memory]:
         words = {w for w in _WORD.findall(query.lower()) if w not in _STOP}
         scored = []
-        for m in self.memories.values():
-            if m.user_id != user or m.injection_suspect:
+        for m in self._by_user.get(user, {}).values():
+            if m.injection_suspect:
                 continue
-            overlap = len(words & set(_WORD.findall(m.content.lower())))
+            overlap = len(words & m.words)
             if overlap:
                 scored.append((overlap, m))
         scored.sort(key=lambda pair: -pair[0])
@@ -320,6 +329,7 @@ class CloudDouble:
                 injection_suspect=bool(_INJECTION.search(content)),
             )
             self.memories[memory.id] = memory
+            self._by_user.setdefault(memory.user_id, {})[memory.id] = memory
             response = {"memory": memory.to_json(), **self._token()}
         return JSONResponse(response)
 
@@ -355,7 +365,7 @@ class CloudDouble:
             if body.get("confirmation") != user or not key:
                 return self._error(400, "invalid_request", "erasure needs confirmation=user_id and a key")
             with self._lock:
-                doomed = [k for k, m in self.memories.items() if m.user_id == user]
+                doomed = list(self._by_user.pop(user, {}))
                 for k in doomed:
                     del self.memories[k]
                 verified = not any(m.user_id == user for m in self.memories.values())
@@ -372,6 +382,7 @@ class CloudDouble:
             if memory is None or memory.user_id != user:
                 return self._error(404, "not_found", "memory not found")
             del self.memories[memory.id]
+            del self._by_user[user][memory.id]
             response = {
                 "mode": "memory",
                 "deleted": 1,
@@ -388,11 +399,8 @@ class CloudDouble:
         if not _USER.match(user):
             return self._error(400, "invalid_request", "user_id is malformed")
         with self._lock:
-            pending = [
-                m.to_json()
-                for m in self.memories.values()
-                if m.user_id == user and m.action_relevant and not m.trusted
-            ]
+            mine = self._by_user.get(user, {}).values()
+            pending = [m.to_json() for m in mine if m.action_relevant and not m.trusted]
         return JSONResponse({"memories": pending})
 
     # -- inspection for tests ---------------------------------------------------------
