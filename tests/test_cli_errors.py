@@ -79,6 +79,21 @@ def test_an_unreachable_postgresql_server(home: Path) -> None:
     assert "sqlalche.me" not in line
 
 
+@pytest.mark.parametrize("url", ["mysql://gate@db/gate", "ledger.db", "/var/lib/gate/ledger.db"])
+@pytest.mark.parametrize("command", [["audit", "list"], ["ledger", "upgrade"]])
+def test_a_database_the_ledger_does_not_run_on(home: Path, url: str, command: list[str]) -> None:
+    line = one_line_failure(run(*command, "--database-url", url))
+    assert "SQLite or PostgreSQL" in line and "sqlite:///" in line
+
+
+def test_a_policy_path_that_is_a_file_not_a_directory(tmp_path: Path) -> None:
+    policy = tmp_path / "issue_refund.yaml"
+    policy.write_text((ROOT / "policies" / "issue_refund.yaml").read_text())
+    result = run("policy", "check", str(policy))
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert f"{policy}: (directory): not a directory" in result.output
+
+
 def test_a_file_that_is_not_sqlite_is_named(home: Path) -> None:
     home.mkdir(parents=True)
     (home / "ledger.db").write_text("these are my notes, not a database\n" * 100)

@@ -78,10 +78,19 @@ T = TypeVar("T")
 
 
 def normalise_url(url: str) -> str:
-    """Route plain PostgreSQL URLs to the psycopg 3 driver gate ships with."""
+    """Route plain PostgreSQL URLs to the psycopg 3 driver gate ships with.
+
+    Raises:
+        ConfigError: the URL is neither SQLite nor PostgreSQL (the databases the ledger supports).
+    """
     for prefix in ("postgresql://", "postgres://"):
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url[len(prefix) :]
+    if not url.startswith(("sqlite:", "sqlite+", "postgresql+")):
+        scheme = url.split(":", 1)[0] if ":" in url else url
+        raise ConfigError(
+            f"the ledger runs on SQLite or PostgreSQL, not {scheme!r}: use sqlite:///PATH or postgresql://..."
+        )
     return url
 
 

@@ -366,7 +366,12 @@ def load_policy_dir(directory: str | Path) -> tuple[dict[str, LoadedPolicy], lis
     """
     root = Path(directory)
     if not root.is_dir():
-        return {}, [PolicyIssue(str(root), "(directory)", "no such policy directory")]
+        problem = (
+            "not a directory (give the directory of policy files)"
+            if root.exists()
+            else "no such policy directory"
+        )
+        return {}, [PolicyIssue(str(root), "(directory)", problem)]
     paths = sorted([*root.glob("*.yaml"), *root.glob("*.yml")])
     if not paths:
         return {}, [_no_files(root)]
