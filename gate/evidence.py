@@ -17,14 +17,24 @@ the requested action (:func:`read`), then keeps what is current
     opera" does not cancel the premium plan);
     (b) every bound value is mentioned *as a value* (:func:`gate.values.mentions`:
     "1,500" is 1500 and never 500, "thu" is Thursday, identifiers exact) or
-    is the memory's slot value; (c) no clause denies a value or the action
+    is the memory's slot value, in the part the request gives it ("from
+    lisbon" is not a flight to Lisbon, "transfer 400 from account X" does
+    not send to X), a name whole ("gold plus" or "rose gold" is not "gold"),
+    and, when the memory holds two requests ("refund 40 on x-19 and 300 on
+    x-20"), all of them in the same one; where the query qualifies its
+    thing ("delivery address"), the memory does not name the same thing
+    with another qualifier ("billing address"); (c) no clause denies a value or the action
     (:func:`gate.utterance.scopes`, plus the engine's ``negated`` flag when the
     clause reading cannot place it) and it does not ask for the opposite
     ("keep" against "cancel"); (d) it is the caller's own stated wish: a
-    request or preference, not a question, not about someone else, not the
-    agent's words, not text that tries to instruct the agent. The gate's own
+    request or preference, not a question (nor "i want to know if"), not on a
+    condition ("if the price goes up, cancel it"; "if possible" is
+    politeness), not a wish about the past, not about or for someone else,
+    not the agent's words, not text that tries to instruct the agent or
+    speaks of "the caller" in the third person. The gate's own
     records ("I confirm: <query>." after the caller's yes, "I request:
-    <query>.") support exactly the query they name, and only when trusted.
+    <query>.") support exactly the query they name, and only when trusted;
+    an untrusted text in that form is an imitation and supports nothing.
 ``against``
     About the action, mentioning a bound value, and denying it or the action,
     or asking for the opposite: "i can never do thursday", "do not cancel my
@@ -35,7 +45,9 @@ the requested action (:func:`read`), then keeps what is current
     A statement that withdraws something on the same matter ("forget the
     sunday delivery"), names another value of a bound kind ("actually make
     it monday", "can we do thursday instead"), or withdraws what was said
-    just before without naming it ("scratch that"). None supports anything.
+    just before without naming it ("scratch that", "hold off on that",
+    "actually a replacement would be better", "sorry, wrong address"). None
+    supports anything.
 
 (e) Only what is current counts: a support is void when a later memory is
 against it, retracts, changes or (right after it) undoes it; an ``against``
@@ -59,6 +71,7 @@ function of the memories it is given.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -290,6 +303,9 @@ def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
     text, record = statement_of(memory)
     if memory.injection_suspect:
         return Reading("none", "tries to instruct the agent")
+    if not record and _CONFIRM_RECORD.match(memory.content):
+        # The gate writes its records trusted; an untrusted one in that form is an imitation.
+        return Reading("none", "imitates the gate's own record")
     similarity = memory.similarity if memory.similarity is not None else -1.0
     matched = [_matches(memory, text, v, n) for v, n in zip(request.values, request.normalised, strict=True)]
     about = (record and _same_query(text, request.query)) or (
@@ -323,11 +339,22 @@ def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
             return Reading("against", denied)
         if not record and utterance.retracts(text) and not utterance.states_wish(text):
             return Reading("retract", "withdrawn or changed later")
+        if not record and utterance.conditional(text):
+            return Reading("none", "asks on a condition, or asks whether: not a request to act now")
+        if not record and not _together(text, request):
+            return Reading("none", "names these values in different requests")
+        if not record and not all(
+            _fits(memory, text, v, n, request)
+            for v, n in zip(request.values, request.normalised, strict=True)
+        ):
+            return Reading("none", "names these values in another part, or as part of another name")
         if about and (record or utterance.states_wish(text)):
             if not record and not _same_action(text, request.action_words):
                 return Reading("none", "asks for another action on the same thing")
             if not record and not _same_object(text, request):
                 return Reading("none", "asks for the same action on something else")
+            if not record and _qualifier_clash(text, request):
+                return Reading("none", "asks about another kind of the same thing")
             return Reading("support", "the caller asked for this")
         if not about and not memory.trusted and _bare(text, request) and utterance.states_wish(text):
             # "thursday please" names no matter at all: not enough to act on, enough to ask
@@ -348,7 +375,11 @@ def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
         # changes to is what ties it to the request.
         if _other_value(text, request, matched):
             return Reading("change", "changed to another value")
-        if not find_values(text) and (utterance.undoes(text) or len(_content_words(text)) <= 4):
+        # "actually just store credit is fine", "hold off on that payment", "sorry wrong
+        # address": a withdrawal that names no value, or names the request's own matter,
+        # takes back what was said just before it ("forget the sunday delivery" does not
+        # take back a plan's cancellation).
+        if not find_values(text) or _shares_word(text, request.action_words):
             return Reading("undo", "withdraws what was said just before")
     # The gate's records are completed requests, each its own matter: a confirmed refund of
     # one order never changes a request about another.
@@ -517,6 +548,110 @@ def _matches(memory: EvidenceMemory, text: str, value: object, norm: Value | Non
     return _mentions(text, value)
 
 
+def _fits(
+    memory: EvidenceMemory, text: str, value: object, norm: Value | None, request: EvidenceRequest
+) -> bool:
+    """Whether a mentioned value plays the request's part: what a support needs beyond the mention.
+
+    Not "from madrid" for a flight to Madrid (:func:`_same_role`), and, for a name, the
+    whole name, not part of a longer one ("gold plus" is not "gold", :func:`_whole_name`).
+    A denial needs only the mention ("never fly from madrid" still bears on Madrid).
+    """
+    if memory.slot_value and norm is not None:
+        slot = _normalised(memory.slot_value)
+        if slot is not None and slot == norm:
+            return True
+    spans = _spans(text, value)
+    if not spans:
+        return True  # mentioned in a form locate() cannot place: nothing more to check
+    wanted = _role_of(request.query, _spans(request.query, value), request)
+    return any(
+        _same_role(_role_of(text, [span], request), wanted)
+        and (norm is None or norm.kind != "text" or _whole_name(text, span, request))
+        for span in spans
+    )
+
+
+def _spans(text: str, value: object) -> list[tuple[int, int]]:
+    spans = _locate(text, value)
+    if not spans:
+        spans = _locate(_PLURAL_DAY.sub(r"\1", text), value)
+    return spans
+
+
+# Prepositions that give a value its part: a flight "to" a city is not one "from" it.
+_TOWARDS = frozenset({"to", "into", "onto", "towards", "toward", "hacia", "vers", "nach"})
+_AWAY = frozenset({"from", "out", "off", "desde", "depuis", "von", "ab"})
+_LABELS = frozenset({"account", "acct", "order", "invoice", "number", "no", "city", "the", "my", "our"})
+
+
+def _role_of(text: str, spans: Sequence[tuple[int, int]], request: EvidenceRequest) -> str | None:
+    """ "to" or "from" when a directional preposition stands before the value (labels skipped)."""
+    if not spans:
+        return None
+    start = spans[0][0]
+    before = re.findall(r"[a-zà-ÿ]+", text[:start].casefold())[-3:]
+    labels = set(request.objects) | _LABELS
+    if before[-2:] in (["out", "of"], ["away", "from"]):
+        return "from"
+    for word in reversed(before):
+        if word in _TOWARDS:
+            return "to"
+        if word in _AWAY:
+            return "from"
+        if word not in labels:
+            return None
+    return None
+
+
+def _same_role(found: str | None, wanted: str | None) -> bool:
+    return found is None or wanted is None or found == wanted
+
+
+# Words that may stand right beside a name without making it another name ("my gold plan
+# please"): function words, politeness, time, and adjectives that do not name a product.
+_BESIDE_NAME = frozenset(
+    {
+        *("please", "thanks", "now", "today", "tomorrow", "tonight", "asap", "too", "also", "then", "one"),
+        *("ones", "so", "because", "but", "or", "if", "when", "right", "away", "immediately", "instead"),
+        *("anymore", "again", "already", "is", "was", "are", "it", "that", "i", "we", "you", "effective"),
+        *("current", "existing", "old", "present", "new", "just", "straight", "thank", "cheers", "ok"),
+        *("okay", "yes", "yeah", "which", "who", "since", "as", "well", "all", "any", "whole", "entire"),
+        *("there", "here", "not", "no", "never", "thing", "stuff", "etc", "actually", "really", "after"),
+        *("before", "until", "till", "about", "during", "into", "onto", "off", "out", "up", "down"),
+        *("over", "under", "through", "via", "per", "than", "like", "each", "every", "this", "these"),
+        *("those", "they", "he", "she", "us", "them", "him", "her", "his", "their", "its", "mine"),
+        *("has", "have", "had", "do", "does", "did", "will", "would", "can", "could", "should", "must"),
+        *("shall", "may", "might", "be", "been", "being", "were", "am", "what", "where", "how", "why"),
+        *("no", "nor", "yet", "still", "even", "only", "else", "matter", "either", "neither", "both"),
+        # Determiners and possessives of the other languages callers use.
+        *("mein", "meine", "meinen", "meinem", "meiner", "den", "die", "das", "der", "dem", "ein"),
+        *("eine", "einen", "le", "la", "les", "mon", "ma", "mes", "un", "une", "el", "los", "las"),
+        *("mi", "mis", "una", "de", "du", "des", "del", "al", "bitte", "por", "favor"),
+    }
+)
+
+
+def _whole_name(text: str, span: tuple[int, int], request: EvidenceRequest) -> bool:
+    """Whether the name at ``span`` stands alone: no other word of a name beside it.
+
+    "cancel my gold plus plan" names "gold plus", and "my rose gold plan" "rose gold": not
+    the gold plan. A word of the query ("plan"), of its family ("membership"), a function
+    word or politeness may stand beside it.
+    """
+    folded = text.casefold()
+    before = re.findall(r"[a-zà-ÿ0-9+][a-zà-ÿ0-9'\-+]*", folded[: span[0]])[-1:]
+    after = re.findall(r"[a-zà-ÿ0-9+][a-zà-ÿ0-9'\-+]*", folded[span[1] :])[:1]
+    query_words = (*request.action_words, *request.objects)
+    for word in (*before, *after):
+        if word in _STOP or word in _BESIDE_NAME or _shares_word(word, query_words):
+            continue
+        if find_values(word):
+            continue  # "berlin thursday": a day, a time or a number is not part of a name
+        return False
+    return True
+
+
 def _denied(memory: EvidenceMemory, text: str, request: EvidenceRequest) -> str:
     """Why ``text`` is against the request, or "" when it is not.
 
@@ -526,7 +661,11 @@ def _denied(memory: EvidenceMemory, text: str, request: EvidenceRequest) -> str:
     use the family plan anymore, so please cancel it").
     """
     verb = request.action_words[:1]
-    parts = utterance.scopes(text)
+    # "i don't want to keep the gold plan" denies the opposite of cancelling it: not against.
+    scoped = utterance.scopes(text)
+    parts = [(a, d) for a, d in scoped if not (d and verb and _denies_opposite(d, verb[0]))]
+    if len(parts) < len(scoped):
+        return ""  # a denial of the opposite, the engine's flag included: not against
     denied_value = [d for _, d in parts if d and any(_mentions(d, v) for v in request.values)]
     denied_verb = [d for _, d in parts if d and verb and _has_verb(d, verb[0])]
     if denied_verb:
@@ -540,9 +679,31 @@ def _denied(memory: EvidenceMemory, text: str, request: EvidenceRequest) -> str:
     ):
         # The engine read a denial the clause reading could not place: not support, and against.
         return "the caller said no (engine)"
-    if verb and utterance.opposes(text, verb):
+    if verb and any(
+        utterance.opposes(clause, verb) for clause in utterance.clauses(text) if _bears_on(clause, request)
+    ):
         return "the caller asked for the opposite"
     return ""
+
+
+def _bears_on(clause: str, request: EvidenceRequest) -> bool:
+    """Whether a clause may be about the request: it names one of its values, or no other of their kinds.
+
+    "keep gold, cancel silver": "keep gold" says nothing against cancelling silver.
+    """
+    if any(_mentions(clause, v) for v in request.values):
+        return True
+    kinds = {n.kind for n in request.normalised if n is not None}
+    if "text" in kinds:
+        # Names are not found by kind: a clause that names a thing the request does not is
+        # about that thing when it has a word of substance besides its verb.
+        opposite = [w for w in _content_words(clause) if w not in _BESIDE_NAME]
+        return len(opposite) <= 1
+    return not any(f.kind in kinds for f in find_values(clause))
+
+
+def _denies_opposite(denied: str, verb: str) -> bool:
+    return utterance.opposes(denied, [verb])
 
 
 def _has_verb(part: str, verb: str) -> bool:
@@ -568,6 +729,65 @@ def _reason_then_request(
         if all(_mentions(asserted, v) for v in request.values):
             return True
         if not any(_mentions(asserted, v) for v in request.values) and _BACK_REFERENCE.search(asserted):
+            return True
+    return False
+
+
+# Where one request in a memory ends and another begins: "refund 40 on x-19 and 300 on x-20".
+_REQUEST_SPLIT = re.compile(r"[,;]\s|\s(?:and|plus|also|then|as well as|y|et|und|e)\s", re.IGNORECASE)
+
+
+def _together(text: str, request: EvidenceRequest) -> bool:
+    """Whether the request's values are asked for together, not in two requests of one memory.
+
+    Only when the memory names two different values of a kind the request binds (two
+    amounts, two orders, two days) must one part of it carry every value: "refund 40 on
+    order x-19 and 300 on order x-20" does not ask for 300 on x-19.
+    """
+    if len(request.values) < 2:
+        return True
+    kinds = {n.kind for n in request.normalised if n is not None and n.kind != "text"}
+    seen: dict[str, set[str]] = {}
+    for found in find_values(text):
+        if found.kind in kinds:
+            seen.setdefault(found.kind, set()).add(found.key)
+    if not any(len(keys) > 1 for keys in seen.values()):
+        return True
+    parts = _REQUEST_SPLIT.split(text)
+    return any(all(_mentions(part, v) for v in request.values) for part in parts)
+
+
+def _qualifier_clash(text: str, request: EvidenceRequest) -> bool:
+    """Whether the memory names the request's thing with another qualifier.
+
+    "change my billing address" is not "change my delivery address", though both change an
+    address: where the query says "<qualifier> <thing>", a memory that puts another word of
+    substance before the same thing names another one. Adjectives that name nothing else
+    ("new", "current") and the query's own words do not clash.
+    """
+    query = re.findall(r"[a-zà-ÿ][a-zà-ÿ'\-]*", request.query.casefold())
+    values = {w for v in request.labels for w in v.casefold().split()}
+    pairs = [
+        (q, w)
+        for q, w in itertools.pairwise(query)
+        if q not in _STOP and w not in _STOP and q not in values and w not in values and len(w) >= 3
+    ]
+    if not pairs:
+        return False
+    words = re.findall(r"[a-zà-ÿ][a-zà-ÿ'\-]*", text.casefold())
+    for q, thing in pairs:
+        for k, word in enumerate(words[1:], start=1):
+            if not (word == thing or (len(thing) >= 5 and word[:5] == thing[:5])):
+                continue
+            before = words[k - 1]
+            if before in _STOP or before in _BESIDE_NAME or before in values:
+                continue
+            if (
+                before[:4] == q[:4]
+                or _shares_word(before, [q])
+                or _shares_word(before, request.action_words[:1])
+            ):
+                continue  # "dental" for "dentist", a word of the same family
             return True
     return False
 

@@ -13,6 +13,11 @@ evidence judgment and by the memory layer that decides what is a fact:
     The utterance states a request or a preference: "i'd like", "please",
     "friday works best for me", an imperative ("cancel my premium plan").
     A narrative ("i booked premium seats for the opera") does not.
+``conditional(text) -> bool``
+    The utterance asks only on a condition ("cancel it if the price goes
+    up"), asks whether ("i want to know if you can cancel it"), or wishes the
+    past were different ("i wish i had cancelled it"). "if possible" and "if
+    you could" are politeness, not conditions.
 ``about_someone_else(text) -> bool``
     The statement's subject, or the owner of what it acts on, is somebody
     else: "my brother closed his gold account", "cancel my mum's plan".
@@ -66,6 +71,7 @@ from collections.abc import Callable, Iterable, Sequence
 __all__ = [
     "about_someone_else",
     "clauses",
+    "conditional",
     "is_question",
     "looks_like_instruction",
     "negation_of",
@@ -87,7 +93,10 @@ Matcher = Callable[[str, str], bool]
 _BOUNDARY = re.compile(
     r"[;!?¿¡]|[.,:](?=\s|$)|\s[-–—]\s|\(|\)"
     r"|\b(?:but|however|though|although|whereas|except that|so|because|'?cause|cuz|and then|"
-    r"pero|sino|porque|mais|parce que|aber|sondern|weil|denn)\b",
+    r"pero|sino|porque|mais|parce que|aber|sondern|weil|denn)\b"
+    # A condition is a clause of its own ("... if it doesn't work"), and "please" opens a new
+    # request ("i can't afford it anymore please cancel it"); both words stay in the text.
+    r"|(?=\b(?:if|unless|in case|wenn|falls)\b)|(?<=\s)(?=please\s+\w)",
     re.IGNORECASE,
 )
 # A fragment that only continues the clause before it ("..., or tuesday").
@@ -268,7 +277,7 @@ def _scope(clause: str, lang: str | None) -> tuple[str, str]:
 
 _FILLER = (
     r"(?:(?:so|well|oh|ok|okay|um|uh|erm|hmm|yeah|yes|hi|hello|hey|and|also|actually|just|"
-    r"on second thoughts?|in fact|instead|correction|no wait|wait|"
+    r"on second thoughts?|in fact|instead|correction|no wait|wait|you know what|"
     r"alright|right|sorry|listen|look|bueno|pues|oui|alors|bon|ja|also|na)\s*,?\s+)*"
 )
 _REQUEST_AS_QUESTION = re.compile(
@@ -332,13 +341,14 @@ def is_question(text: str, lang: str | None = None) -> bool:
 
 
 _WISH = re.compile(
-    r"\b(?:i'?d like|id like|i would like|i'?d love|i would love|we'?d love|we would love|i want|i wanna|"
-    r"i need|we need|"
+    r"\b(?:i'?d like|id like|i would like|i'?d love|i would love|we'?d love|we would love|"
+    r"(?:i|we) (?:just |really |only |still )?(?:want|wanna|need)|"
     r"we want|we'?d like|i wish|i'?d prefer|i prefer|we prefer|prefer(?:red|ably|ence)?|"
     r"i'?d rather|i would rather|please|pls|let'?s|go ahead|make it|make that|put me|sign me|"
     r"i'?ll take|i will take|i'?ll go with|i choose|i pick|i'?m hoping|i am hoping|i'?m after|"
     r"i'?m asking|i am asking|i ask|i confirm|i'?m free|i am free|i'?d appreciate|"
-    r"works? (?:best|better|well|for me|for us)|suits? me|suit me|is (?:best|better|ideal) for|"
+    r"works? (?:best|better|well|for me|for us|for (?:the|my|our) \w+)|suits? me|suit me|"
+    r"is (?:best|better|ideal) for|from now on|"
     r"(?:best|better|good|fine|great|ideal|perfect|ok|okay|convenient) (?:for|with) (?:me|us)|"
     r"(?:is|are|sounds|would be)\s+(?:the\s+|just\s+|really\s+)?(?:fine|good|great|perfect|ok|okay|best|"
     r"better|ideal)|(?:should|needs? to|has to|must|will) be\b|\bis now\b|"
@@ -388,6 +398,53 @@ def states_wish(text: str) -> bool:
     return False
 
 
+# -- conditions ------------------------------------------------------------------
+
+# "i want to know if you can cancel it", "i was wondering whether": asking, however it opens.
+_ASKS_WHETHER = re.compile(
+    r"\b(?:(?:want|wanna|like|need|trying|try) to (?:know|check|see|find out|ask)|"
+    r"wonder(?:ing)?|ask(?:ing)? (?:you )?|check(?:ing)?|see|find out|not sure|unsure|curious)\s+"
+    r"(?:if|whether)\b|"
+    r"\b(?:quiero saber|me pregunto|je voudrais savoir|je me demande|ich möchte wissen|ich frage mich)\s+"
+    r"(?:si|ob)\b",
+    re.IGNORECASE,
+)
+_CONDITION = re.compile(
+    r"\b(?:if|unless|in case|provided(?: that)?|providing|as long as|assuming|only when|"
+    r"en caso de|a menos que|siempre que|siempre y cuando|au cas où|à condition|sauf si|"
+    r"wenn|falls|sofern|vorausgesetzt)\b",
+    re.IGNORECASE,
+)
+# Conditions that are only politeness: "if possible", "if you could".
+_POLITE_IF = re.compile(
+    r"\bif (?:at all )?(?:possible|you (?:can|could|would|will|don'?t mind|please|have time|get a chance)|"
+    r"that'?s (?:ok|okay|alright|all right|fine|possible)|it'?s (?:ok|okay|not too much trouble|possible|"
+    r"no trouble)|not too much trouble|convenient|you'?d be so kind)\b|"
+    r"\b(?:si es posible|si (?:c'est|c est) possible|wenn möglich|wenn es geht)\b",
+    re.IGNORECASE,
+)
+# Wishing the past were different is not a request now: "i wish i had cancelled it".
+_COUNTERFACTUAL = re.compile(
+    r"\b(?:i wish i (?:had|'d)|wish i'?d|i should have|i shouldn'?t have|i would have|i'?d have|"
+    r"if only|i could have|should'?ve|would'?ve|could'?ve)\b",
+    re.IGNORECASE,
+)
+
+
+def conditional(text: str) -> bool:
+    """Whether the utterance asks for something only on a condition, asks whether, or wishes the past away.
+
+    "if the price goes up cancel the gold plan", "i'd like a refund in case it is late",
+    "i want to know if you can cancel it" and "i wish i had cancelled it" are not requests
+    to act now; "cancel it if possible" and "if you could book friday" are (politeness).
+    """
+    t = _norm(text)
+    if _ASKS_WHETHER.search(t) or _COUNTERFACTUAL.search(t):
+        return True
+    plain = _POLITE_IF.sub(" ", t)
+    return _CONDITION.search(plain) is not None
+
+
 # -- whose words, about whom ---------------------------------------------------
 
 _RELATION = (
@@ -415,18 +472,29 @@ _OTHERS_THING = re.compile(
 )
 
 
+# The action is done for somebody else: "cancel the gold plan for my brother", "on behalf of".
+_FOR_OTHER = re.compile(
+    rf"\b(?:for|para|pour|für|fur)\s+(?:my|our|mi|mis|mon|ma|mes|meine[nm]?|meiner)\s+(?:\w+\s+)?"
+    rf"(?:{_RELATION})\b(?!'s)|\bon behalf of\b|\bfor (?:him|her|them)\b|\bin (?:his|her|their) name\b",
+    re.IGNORECASE,
+)
+
+
 def about_someone_else(text: str) -> bool:
     """Whether the statement is about somebody other than the caller.
 
     True when a clause's subject is another person ("my brother closed his
-    gold account", "she wants the gold plan") or when what it acts on is
-    theirs ("cancel my mum's subscription", "book her a table"), unless
-    the caller includes themselves ("my wife and i want ...").
+    gold account", "she wants the gold plan"), when what it acts on is
+    theirs ("cancel my mum's subscription", "book her a table"), or when it
+    is done for them ("cancel the gold plan for my brother", "on behalf of"),
+    unless the caller includes themselves ("my wife and i want ...").
     """
     for clause in clauses(_norm(text)):
         if _OTHER_SUBJECT.search(clause) and not _WITH_ME.search(clause):
             return True
         if _OTHERS_THING.search(clause) and not re.search(r"\b(?:me|my own|myself)\b", clause):
+            return True
+        if _FOR_OTHER.search(clause) and not re.search(r"\b(?:me|myself|us|and i)\b", clause):
             return True
     return False
 
@@ -478,6 +546,10 @@ _INSTRUCTION = re.compile(
     r"operator|tool|note to (?:the )?(?:agent|assistant|ai|model))\b[^\]\)>}]{0,40}[\]\)>}]|"
     r"\b(?:user|caller|customer|identity|account|request)\s+(?:is\s+|has been\s+|was\s+)?"
     r"(?:verified|authenticated|authori[sz]ed|approved)\b|"
+    # The caller in the third person: words about the caller, addressed to the agent.
+    r"(?<!\bi'm )(?<!\bim )(?<!\bi am )\b(?:the|this) (?:caller|customer|user|account holder)\s+"
+    r"(?:has|had|have|is|was|already|agreed|agrees|wants|wanted|said|says|asked|asks|confirmed|"
+    r"approved|authori[sz]ed|requested|will|would|should|must|can|may|needs?|consents?|consented)\b|"
     r"^\s*[\[\(<{]?\s*(?:system|admin|developer|instruction|instructions|note to (?:the )?"
     r"(?:agent|assistant|ai|model))\s*[\]\)>}]?\s*:",
     re.IGNORECASE | re.MULTILINE,
@@ -496,6 +568,10 @@ _RETRACT = re.compile(
     r"cancel that|disregard (?:that|the|my|what)|ignore (?:that|what i said|my last)|"
     r"on second thoughts?|second thoughts|changed? my mind|change of plans?|"
     r"(?:^|\s)actually\b|no wait|wait no|i take (?:that|it) back|take that back|"
+    r"hold off|let me think|i'?ll think about it|think it over|sleep on it|not (?:yet|now|just yet)|"
+    r"(?:that'?s|its|it'?s|sorry,?|the) wrong\b|"
+    r"wrong (?:address|number|day|date|time|one|amount|order|account)|"
+    r"i'?d rather|i would rather|rather have|"
     r"not anymore|no longer|no more|instead|rather than|don'?t (?:bother|worry about)|"
     r"scrap (?:that|the)|drop (?:that|the idea)|make it\b|make that\b|switch (?:it|that) to|"
     r"change (?:it|that) to|i meant|correction|i misspoke|"
@@ -510,6 +586,8 @@ _RETRACT = re.compile(
 
 _UNDO = re.compile(
     r"\b(?:cancel (?:that|it|this)|scratch (?:that|it)|never ?mind|nevermind|forget (?:it|that|about it)|"
+    r"hold off|let me think|i'?ll think about it|think it over|sleep on it|not (?:yet|just yet)|"
+    r"on second thoughts?|i changed my mind|changed my mind|"
     r"disregard (?:that|it)|ignore (?:that|what i said)|i take (?:that|it) back|take that back|"
     r"don'?t bother|drop it|scrap (?:that|it)|keep (?:my|the|it|things)\s+(?:original|current|old|existing|"
     r"usual|as it is|as they are|the same)|leave (?:it|that|things) (?:as it is|as is|alone|as they are)|"

@@ -34,7 +34,8 @@ SET = Path(__file__).parent / "data" / "evidence_set.yaml"
 CLASSES = (
     *("supports_paraphrase", "negates", "same_words_other_matter", "other_amount", "other_entity"),
     *("other_caller", "question", "third_party", "agent_words", "instruction", "retracted"),
-    *("changed_later", "number_forms", "day_time_forms", "confirmation_record"),
+    *("changed_later", "number_forms", "day_time_forms", "confirmation_record", "condition"),
+    *("two_requests", "value_role", "longer_name", "other_qualifier"),
 )
 CONFIDENCE = {"trusted": 0.9, "untrusted": 0.5, "confirmed": 1.0}
 
