@@ -19,7 +19,8 @@ REQUIRED_CLASSES = {
     "plain_yes", "restates_values", "restates_terms", "politeness_long", "spoken_affirmative",
     "spoken_negative", "negation_scope_yes", "negation_scope_not", "hesitation", "self_correction",
     "condition", "yes_then_question", "defers", "sarcasm", "addressed_elsewhere", "new_value",
-    "change_word", "plain_no", "stt_style", "yes_with_reason",
+    "change_word", "plain_no", "stt_style", "yes_with_reason", "polite_decline", "does_it_themselves",
+    "hedged_modal", "currency", "widening", "question_after_thanks", "reason_negated",
 }  # fmt: skip
 
 

@@ -49,6 +49,21 @@ Decisions and limits, stated so a reviewer can check them:
   Maria"), so a long answer is a yes only when every word in it is accounted for.
 - A bare hour said with a pending time is read as that time in either half of the day ("yes,
   at seven" for 19:00).
+- Acceptances that are also polite refusals ("all good, thanks", "that's ok thanks", "it's fine",
+  "should be fine", "ça va, merci", "passt schon") are a yes only beside a plain one ("yes,
+  all good"); "we're fine", "it's fine as it is" are a no. Modal hedges ("could do", "might
+  be ok") are ``unclear``.
+- A caller who will do it themselves, or says it is done ("I can book it online", "already
+  done", "la cancelo yo", "mache ich selbst") is not asking the agent to act: ``unclear`` ("I'll
+  do it myself" is a no).
+- A currency or unit the question did not name is a new value ("yes, 85 euros" to "85
+  dollars?", "yes 85 percent"). "Both" and "all of them" are the question's items when it names
+  several, a change otherwise; so is a new beneficiary ("for her").
+- An auxiliary after thanks opens a question ("yes thanks, is that it"), as does a final tag
+  ("..., is it", "that's for two, right").
+- After a yes, a negation inside a statement with its own subject ("yes, the parcel never
+  arrived", "yes, I don't use it") and a change word inside a reason ("yes, it's too
+  expensive") are not read as a refusal or a change: ``unclear``.
 - A reason the caller cannot come or no longer needs it ("yes, I can't make it", "oui, j'ai
   un empêchement") agrees with a question that withdraws something (cancel, stop, close) and is
   a yes there; to any other question ("book Tuesday?") it withdraws: ``unclear`` after a yes,
@@ -95,13 +110,26 @@ NEWTIME = "newtime"
 # The caller cannot come or no longer needs it ("I can't make it"): a reason that agrees with a
 # question that withdraws ("cancel your visit?"), and withdraws from any other ("book Friday?").
 UNABLE = "unable"
+# An acceptance that is also how callers turn an offer down ("all good, thanks", "that's ok
+# thanks", "should be fine", "passt schon"): a yes only beside a plain one ("yes, all good").
+SOFT = "soft"
+# The caller will do it themselves, or it is done already ("I'll cancel it myself", "I can
+# book it", "already done"): the agent is not asked to act.
+SELF = "self"
+# Both, all of them: the question's items when it names several, more than it asked otherwise.
+WIDE = "wide"
 
 _LEXICON: dict[str, dict[str, str]] = {
     "en": {
         SARC: "as if|yeah right|yea right|ya right|yeah riiight|right sure|sure sure|whatever|"
         "whatever you say|sure whatever|oh sure|oh great|yeah yeah|like that's going to happen|"
+        "just great|just perfect|just brilliant|just wonderful|just fantastic|just lovely|"
+        "just what i needed|that'll be right|oh yeah sure|oh yeah right|sure you will|sure you do|"
+        "sure you are|yeah sure you will|"
         "like that'll happen|in your dreams|dream on|sure buddy|sure pal|yeah sure thing buddy|big surprise",
-        ELSE: "sweetie|sweetheart|honey|hon|darling|babe|baby|kids|kiddo|guys|mom|mum|mommy|mummy|"
+        ELSE: "be right with you|i'll be right with you|be with you in a minute|be with you in a sec|"
+        "be with you in a second|be with you shortly|you can go now|go and play|go play|off you go|"
+        "sweetie|sweetheart|honey|hon|darling|babe|baby|kids|kiddo|guys|mom|mum|mommy|mummy|"
         "dad|daddy|grandma|grandpa|granny|dinner|lunch|breakfast|dinner's|supper|stop that|"
         "put that down|come here|go to bed|be quiet|i'm on the phone|on the phone|brush your teeth|"
         "homework|i'm coming|be right there|dear|good boy|good girl|stop it now",
@@ -122,7 +150,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "take care|sir|ma'am|madam|mate|my friend|that's great|that's lovely|"
         "that's wonderful|that's brilliant|that's amazing|"
         # fillers
-        "um|umm|uh|uhh|er|erm|ah|ahh|oh|well|so|like|okay so|alright so|eh|oh yes|"
+        "um|umm|uh|uhh|er|erm|ah|ahh|oh|well|so|like|okay so|alright so|eh|"
         # function words and ordinary verbs of going ahead
         "i|i'm|i'd|i'll|i've|me|my|mine|myself|you|your|you're|yours|we|we're|us|our|it|it's|its|"
         "that|that's|this|these|those|them|they|the|a|an|to|for|of|on|in|at|by|with|from|and|then|"
@@ -136,7 +164,9 @@ _LEXICON: dict[str, dict[str, str]] = {
         "get it done|get that done|go through|pay|charge|please proceed|yes|yeah|here|there|"
         "one more time|thing|things|stuff|happen|already|here we go|mind|also fine|lot|so much|"
         "indeed|course|ahead|fine|okay|ok|works|work|suits|suit|that suits me|new|one|ones|"
-        "both|do both|the money|money|funds|it out|the lot|all of that|him|her|he|she|"
+        "the money|money|funds|it out|the lot|all of that|him|her|he|she|"
+        "if that's ok|if that's okay|if that's alright|if that's all right|if that's fine|"
+        "if you don't mind|if that works|"
         "what i want|what i need|what i wanted|what i asked for|for sorting this out|"
         "for sorting that out|for sorting it out|for arranging this|for arranging that|"
         "for your time|for your patience|for that|for this|"
@@ -156,7 +186,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "excellent|awesome|cool|brilliant|done|deal|it's a deal|yes sir|yes ma'am|yessir|aye|"
         "totally|for sure|you got it|right on|will do|can do|please go ahead|yes go ahead|"
         "that'll do|proceed|please proceed|make it happen|i'd appreciate that|i would appreciate that|"
-        "yes i do|yes it is|it is|correct yes|good to go|all good|that works for me|perfecto|ok then|"
+        "yes i do|yes it is|it is|correct yes|good to go|that works for me|perfecto|ok then|oh yes|"
+        "oh yeah|yes i'm positive|i'm positive|spot on|righto|okey dokey|okie dokie|most definitely|"
         "i'm sure|i am sure|yes i'm sure|i'm certain|quite sure|roger|roger that|copy that|fantastic|"
         "terrific|superb|marvellous|marvelous|splendid|fab|sweet|nice one|smashing|grand|ace|"
         "sounds like a plan|go right ahead|i'd love that|i would love that|that'd be lovely|"
@@ -173,6 +204,10 @@ _LEXICON: dict[str, dict[str, str]] = {
         "i don't want|i do not want|i don't want that|not interested|i'm not interested|pass|"
         "i'll pass|skip it|hell no|no sir|no ma'am|not|n't|nothing|none|i won't|won't|not that|"
         "i'm good|i'm ok|i'm okay|i'm fine|we're good|keep it|wait no|actually no|sorry no|oh no|"
+        "we're fine|were fine|we are fine|we're ok|we're okay|were good|were ok|i'm alright|"
+        "we're alright|i'm all good|we're all good|were all good|we are all good|i'm all set|"
+        "we're all set|as it is|as is|fine as it is|fine as is|ok as it is|good as it is|"
+        "i'll sort it myself|i'll sort it|i'll book it myself|i'll pay it myself|"
         "i'll do it|i'll do it myself|i'll do that myself|i'll handle it|i'll take care of it|"
         "no actually",
         NEGVERB: "cancel|cancel that|cancel it|stop|stop it|stop that|don't proceed|abort|halt|"
@@ -186,6 +221,20 @@ _LEXICON: dict[str, dict[str, str]] = {
         "i won't be able to make it|i won't be able to come|i can't make it|i can't come|i can't go|"
         "i can't be there|i cannot make it|i cannot come|i don't need it|i don't need it anymore|"
         "i don't need it any more|i don't need that anymore",
+        SOFT: "all good|all good thanks|all good thank you|that's ok thanks|that's ok thank you|"
+        "that's okay thanks|that's okay thank you|that's alright thanks|that's alright thank you|"
+        "that's all right thanks|that's all right thank you|it's ok thanks|it's okay thanks|"
+        "it's fine|it's fine thanks|it's fine thank you|it's alright|it's all right|that's ok|"
+        "that's okay|that's alright|that's all right|ok thanks|okay thanks|ok thank you|"
+        "okay thank you|don't worry|don't worry about it|do not worry about it|no worries|"
+        "should be|should be fine|should be ok|should be okay|should be good|should work|"
+        "would be ok|that should work|that should be fine|i'd say so|i would say so|all done|"
+        "it's all done|that's all done|all done then|"
+        # sign-offs
+        "bye|bye bye|goodbye|thanks bye|ta|thx|pls|k thx",
+        SELF: "myself|i'll do it myself|by myself|on my own|i've got it|i got it|i've got this|"
+        "i got this|already|already done|it's already done|that's already done|done already|"
+        "i already did|i've already done it|i did it already|i'll sort it out myself",
         HES: "wait|wait a second|wait a minute|wait wait|hold on|hold up|hang on|hmm|hm|hmmm|mmm|"
         "let me think|let me think about it|i need to think|i need to think about it|"
         "i'll think about it|not sure|i'm not sure|im not sure|unsure|i don't know|dunno|i dunno|"
@@ -216,13 +265,17 @@ _LEXICON: dict[str, dict[str, str]] = {
         "earlier|next|half|double|twice|split|partial|part of|some of|not all|rather|prefer|"
         "i'd prefer|i prefer|i'd rather|i would rather|i'd like it|can we do|could we do|"
         "how about|what about|let's make it|go with|i'll take|wrong day|wrong amount|not the|"
-        "lets make it|rather have|update|adjust|reduce|increase|extra",
+        "lets make it|rather have|update|adjust|reduce|increase|extra|for him|for her|for them|"
+        "for us all|for everyone",
+        WIDE: "both|do both|both of them|for both|for both of them|all of them|for all of them|"
+        "all three|all four|all of it|each of them|every one of them|the whole lot",
         BUT: "but|though|although|however|except that|only thing|one thing|just one thing|still|yet",
         HEDGE: "maybe|perhaps|probably|possibly|i guess|i guess so|guess so|i suppose|i suppose so|"
         "i think so|i believe so|kind of|sort of|kinda|sorta|not really sure|if you say so|"
         "if you think so|if you must|might as well|i think|i think yes|yes and no|not at all|"
         "could be|sounds okay i guess|fine i guess|ok i guess|okay i guess|yes i guess|i reckon|"
-        "sure i guess|i hope so|hopefully|for now|for the moment|for the time being|for today",
+        "sure i guess|i hope so|hopefully|for now|for the moment|for the time being|for today|"
+        "could do|should do|might be|might be ok|might be fine|might do|may be|i could|i might",
     },
     "es": {
         SARC: "si hombre|ya claro|como quieras|lo que tu digas|lo que usted diga|lo que digas|"
@@ -242,8 +295,12 @@ _LEXICON: dict[str, dict[str, str]] = {
         "hazlo|hagalo|haga|haz|procede|proceda|envia|envialo|enviela|envielo|manda|mandalo|reserva|"
         "reservalo|confirma|confirmalo|sigue|siga|continua|continue|hacerlo|procesa|procesalo|"
         "tramita|tramitalo|realiza|paga|pagalo|nomas|entonces|eso mismo|lo mismo|todo bien|"
-        "de inmediato|enseguida|cuanto antes|mismo|gusto|un placer|los dos|las dos|ambos|ambas|"
+        "de inmediato|enseguida|cuanto antes|mismo|gusto|un placer|"
         "el dinero|dinero",
+        SOFT: "asi esta bien|esta bien asi|asi vale|asi bien|puede que|puede que si|deberia estar bien|"
+        "no se preocupe|no te preocupes",
+        SELF: "yo mismo|yo misma|lo hago yo|la hago yo|lo hago yo mismo|yo me encargo|me encargo yo|"
+        "ya esta hecho|ya lo hice|ya lo he hecho|la cancelo yo|lo cancelo yo|lo pago yo|lo reservo yo",
         AFF: "claro|claro que si|por supuesto|desde luego|adelante|vale|de acuerdo|dale|correcto|"
         "exacto|exactamente|perfecto|hazlo|procede|proceda|confirmo|confirmado|esta bien|sale|"
         "orale|venga|eso es|asi es|como no|sin duda|afirmativo|okey|ok|okay|ándale|andale|va|"
@@ -258,7 +315,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "por supuesto que no|tampoco|nada|no me interesa|negativo|no creo|creo que no|no senor|"
         "nel|nop|no no|de ningun modo|ni loco|ni loca|no es correcto|esta mal|incorrecto|"
         "cambie de opinion|cambie de idea|he cambiado de opinion|bueno no|ay no|ah no|pues no|"
-        "mejor que no|en realidad no",
+        "mejor que no|en realidad no|estoy bien|estamos bien|estoy bien gracias|estamos bien gracias",
         NEGVERB: "cancela|cancelar|cancelalo|cancelelo|anula|anular|para|detente|alto",
         UNABLE: "no puedo ir|no podre ir|no voy a poder ir|no puedo asistir|no podre asistir|"
         "no puedo venir|no podre venir|no voy a poder|me surgio algo|me ha surgido algo|"
@@ -279,7 +336,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "el fin de semana|fin de semana|hoy|tarde|temprano",
         CHANGE: "en su lugar|en vez|en lugar|mejor|cambia|cambie|cambiar|cambialo|mueve|mover|"
         "mueva|otro|otra|otros|diferente|solo|solamente|tambien|ademas|mas|menos|prefiero|"
-        "preferiria|que tal|y si|mitad|la mitad|aumenta|reduce|sino",
+        "preferiria|que tal|y si|mitad|la mitad|aumenta|reduce|sino|para el|para ella|para ellos",
+        WIDE: "los dos|las dos|ambos|ambas|todos|todas|a todos",
         BUT: "pero|aunque|sin embargo|excepto|salvo|eso si",
         HEDGE: "tal vez|quizas|quiza|a lo mejor|supongo|supongo que si|creo que si|puede ser|"
         "probablemente|igual|mas o menos|si tu lo dices|si usted lo dice|creo|pienso que si|"
@@ -287,7 +345,8 @@ _LEXICON: dict[str, dict[str, str]] = {
     },
     "fr": {
         SARC: "c'est ca oui|ouais c'est ca|c'est ca ouais|mon oeil|tu parles|cause toujours|"
-        "comme tu veux|comme vous voulez|ben voyons|mais bien sur|oui oui c'est ca|bien sur c'est ca|"
+        "comme tu veux|comme vous voulez|ben voyons|mais bien sur|mais oui bien sur|oui oui c'est ca|"
+        "bien sur c'est ca|"
         "c'est ca oui c'est ca|et puis quoi encore|n'importe quoi|si tu le dis|si vous le dites",
         ELSE: "cheri|cherie|mon coeur|mon cheri|ma cherie|les enfants|les gamins|les petits|"
         "maman|papa|mamie|papi|le diner|a table|j'arrive|je suis au telephone|le chien|mon amour|"
@@ -308,15 +367,20 @@ _LEXICON: dict[str, dict[str, str]] = {
         "confirmez|allez|faire|est|sont|ma|mon|mes|votre|vos|ton|ta|ce qu'il faut|comme prevu|"
         "comme convenu|ce que j'ai dit|tout ca|immediatement|des que possible|veux|voudrais|"
         "souhaite|aimerais|bien sur que oui|valider|validez|effectuer|effectuez|payer|payez|"
-        "les deux|tous les deux|l'argent",
+        "l'argent",
+        SOFT: "ca va|ca va merci|c'est bon merci|ca ira|ca devrait aller|ca devrait etre bon|"
+        "je ne dis pas non|ne vous inquietez pas|ne t'inquiete pas",
+        SELF: "moi meme|moi-meme|je m'en occupe|je le fais|je vais le faire|je le ferai|c'est deja fait|"
+        "deja fait|je l'ai deja fait|je m'en charge",
+        WIDE: "les deux|tous les deux|toutes les deux|tous|toutes",
         AFF: "oui|ouais|ouaip|ouep|d'accord|dac|ok|okay|vas y|allez y|allons y|bien sur|parfait|"
         "exactement|c'est ca|c'est bon|c'est parfait|c'est correct|c'est exact|c'est juste|"
         "volontiers|absolument|tout a fait|entendu|je confirme|confirme|carrement|bien entendu|"
         "ca marche|ca me va|ca roule|faites le|fais le|allez|evidemment|bien|tres bien|impeccable|"
         "nickel|super|genial|avec plaisir|oui oui|mais oui|affirmatif|correct|exact|certainement|"
         "c'est ce que je veux|ca me convient|valide|je valide|on y va|allez hop|pourquoi pas|"
-        "je ne dis pas non|ca ne me derange pas|d'ac|oki|okidoki|oui bien sur|oui merci|"
-        "oui s'il vous plait|c'est d'accord|je suis d'accord|ca va|ca me semble bien|"
+        "ca ne me derange pas|d'ac|oki|okidoki|oui bien sur|oui merci|"
+        "oui s'il vous plait|c'est d'accord|je suis d'accord|ca me semble bien|"
         "c'est tout bon|oui allez y|si si|bien sur que oui|oui c'est ca|oui tout a fait|"
         "je suis sur|je suis sure|j'en suis sur|sur et certain",
         NEG: "non|non merci|nan|pas du tout|surtout pas|laisse tomber|laissez tomber|jamais|"
@@ -324,6 +388,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "je ne veux pas|je veux pas|ne le faites pas|ne faites pas|non plus|je refuse|ne|pas|n'|"
         "je n'en veux pas|ca ne va pas|c'est pas ca|ce n'est pas ca|faux|c'est faux|non non|"
         "rien|aucun|aucune|j'ai change d'avis|je change d'avis|oubliez|oubliez ca|laissez|"
+        "ca va comme ca|c'est bien comme ca|laissez comme ca|on est bien|je suis bien|"
         "enfin non|ah non|oh non|en fait non|finalement non",
         NEGVERB: "annule|annulez|annuler|arretez|arrete|stop|stoppez",
         UNABLE: "je ne peux pas venir|je peux pas venir|je ne pourrai pas venir|je pourrai pas venir|"
@@ -376,9 +441,15 @@ _LEXICON: dict[str, dict[str, str]] = {
         "mach|buchen|senden|schicken|uberweisen|bestatigen|ausfuhren|erledigen|durchfuhren|"
         "bearbeiten|weiter|weitermachen|fortfahren|alles|ganz|sehr|tun|tu|ist|zu|mit|fur|"
         "bitte sofort|wie besprochen|wie vereinbart|wie gesagt|genau so|so machen|das machen|"
-        "mochte|will|ware|wurde|hatte|gerne doch|auch gerne|beides|beide|alle beide|das geld",
+        "mochte|will|ware|wurde|hatte|gerne doch|auch gerne|das geld",
+        SOFT: "passt schon|passt so|passt schon danke|das passt so|schon gut|alles gut|alles gut danke|"
+        "sollte passen|sollte gehen|durfte passen|konnte passen|keine sorge",
+        SELF: "selbst|selber|mache ich selbst|mach ich selbst|ich mache das|ich mach das|erledige ich|"
+        "ich erledige das|schon erledigt|ist schon erledigt|bereits erledigt|hab ich schon|"
+        "habe ich schon gemacht",
+        WIDE: "beides|beide|alle beide|alle|alle drei",
         AFF: "ja|jawohl|jap|jep|jo|joa|genau|klar|na klar|ja klar|naturlich|selbstverstandlich|"
-        "gerne|gern|sehr gerne|in ordnung|einverstanden|passt|passt schon|passt so|okay|ok|"
+        "gerne|gern|sehr gerne|in ordnung|einverstanden|passt|okay|ok|"
         "richtig|stimmt|das stimmt|auf jeden fall|mach das|machen sie das|mach es|machen sie es|"
         "los|los geht's|nur zu|sicher|sicherlich|bestatigt|ich bestatige|bestatige|korrekt|"
         "sehr gut|gut|alles klar|super|prima|perfekt|toll|wunderbar|ausgezeichnet|exakt|absolut|"
@@ -393,6 +464,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "keinesfalls|gar nicht|uberhaupt nicht|ich will nicht|ich mochte nicht|nicht machen|"
         "falsch|das stimmt nicht|kein|keine|keinen|nichts|ich verzichte|nein nein|"
         "ich habe es mir anders uberlegt|doch nicht|lieber doch nicht|ach nein|halt nein|"
+        "lassen sie es so|lass es so|so lassen|wir sind gut|mir geht es gut|"
         "moment nein|warte nein|oh nein|eigentlich nein|eigentlich nicht",
         NEGVERB: "abbrechen|stornieren|stornieren sie|stopp|stop|halt|absagen",
         UNABLE: "ich kann nicht kommen|ich kann doch nicht kommen|ich kann da nicht|ich kann nicht|"
@@ -577,8 +649,11 @@ _PRIORITY = (
     CHANGE,
     NEWTIME,
     UNABLE,
+    SELF,
+    WIDE,
     NEGVERB,
     NEG,
+    SOFT,
     AFF,
     NEUT,
 )
@@ -777,7 +852,16 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
         if t.phrase in restated and t.tag in _QUESTION_CAN_NEUTRALISE:
             t.tag = "qterm"
 
+    # A currency or unit the question did not use is a new value ("yes, 85 euros" to "85 dollars?").
+    asked_in = _currencies(question) | {v.key for v in pending if v.kind == "text" and v.key in _CODES}
+    said_in = _currencies(words)
+    if said_in - asked_in and (asked_in or "%" in said_in):
+        new_values.extend(sorted(said_in - asked_in))
+
     _resolve_unable(tagged, terms)
+    _resolve_soft(tagged)
+    _resolve_wide(tagged, question)
+    _resolve_self(tagged)
     _thanks_for(tagged, words)
     _negate_in_scope(tagged)
     _resolve_dayparts(tagged, pending)
@@ -785,6 +869,14 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
         _resolve_clitics(tagged, terms)
     _resolve_si(tagged, lang)
     _resolve_aux(tagged)
+    last = tagged[-1]
+    if (
+        len(tagged) > 2
+        and last.tok.key in ("right", "correct", "yeah")
+        and last.phrase_len == 1
+        and tagged[-2].tag not in (AFF, NEUT)
+    ):
+        last.tag = QUEST  # "yes and that's for two, right": checking, not agreeing
     for t in tagged:
         if t.tag == "unknown" and t.tok.raw in _SPANISH_QUESTION:
             t.tag = QUEST
@@ -794,6 +886,98 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
             t.tag = QUEST
 
     return _verdict(tagged, new_values, terms)
+
+
+# Currencies and units by the code they stand for; "%" is never money.
+_CURRENCY_WORDS = {
+    "usd": ("dollar", "dollars", "usd", "bucks", "buck", "dolar", "dolares", "dollars americains"),
+    "eur": ("euro", "euros", "eur"),
+    "gbp": ("pound", "pounds", "quid", "gbp", "sterling", "libra", "libras", "livre", "livres", "pfund"),
+    "mxn": ("peso", "pesos", "mxn"),
+    "chf": ("franc", "francs", "chf", "franken"),
+    "jpy": ("yen", "jpy"),
+    "%": ("percent", "per cent", "por ciento", "pour cent", "prozent"),
+}
+_CURRENCY_SYMBOLS = {"$": "usd", "€": "eur", "£": "gbp", "%": "%", "¥": "jpy"}
+_CODES = frozenset(_CURRENCY_WORDS)
+_CURRENCY_CODE = {word: code for code, words in _CURRENCY_WORDS.items() for word in words}
+_CURRENCY_RE = re.compile(
+    r"(?<![\w])("
+    + "|".join(sorted({w for ws in _CURRENCY_WORDS.values() for w in ws}, key=len, reverse=True))
+    + r")(?![\w])"
+)
+
+
+def _currencies(text: str) -> set[str]:
+    """The currencies and units a text names, as codes ("85 euros" -> {"eur"}, "$85" -> {"usd"})."""
+    found = {_CURRENCY_CODE[m.group(1)] for m in _CURRENCY_RE.finditer(_fold(text))}
+    found |= {code for symbol, code in _CURRENCY_SYMBOLS.items() if symbol in text}
+    return found
+
+
+# Affirmatives that are also how a caller says "no need" ("ok", "fine", "good", "passt"):
+# they do not make a soft acceptance a yes; a plain yes does.
+_WEAK_AFF = frozenset(
+    {
+        *("ok", "okay", "o", "k", "kay", "fine", "good", "great", "alright", "all", "right", "cool"),
+        *("lovely", "perfect", "nice", "sweet", "grand", "done", "thats", "that's", "bien", "bon"),
+        *("gut", "passt", "vale", "va", "esta", "super", "prima", "wonderful", "brilliant", "fab"),
+    }
+)
+
+
+def _resolve_soft(tagged: list[_Tagged]) -> None:
+    """ "all good, thanks" alone may be a polite no; beside a plain yes ("yes, all good") it is neutral."""
+    soft = [t for t in tagged if t.tag == SOFT]
+    if not soft:
+        return
+    plain_yes = any(t.tag == AFF and t.tok.key not in _WEAK_AFF for t in tagged)
+    for t in soft:
+        t.tag = NEUT if plain_yes else HEDGE
+
+
+def _resolve_wide(tagged: list[_Tagged], question: str) -> None:
+    """ "both", "all of them": the question's own items when it names several, a change otherwise."""
+    wide = [t for t in tagged if t.tag == WIDE]
+    if not wide:
+        return
+    several = re.search(r"\b(?:and|both|all|y|et|und|los dos|les deux|beide)\b", _fold(question)) is not None
+    for t in wide:
+        t.tag = NEUT if several else CHANGE
+
+
+# "I'll book it", "I can cancel it", "I'm going to pay it": the caller does it themselves.
+# Verbs after them that accept the offer instead ("I'll take it", "I'll go with that").
+_SELF_OPENERS = (
+    ("i'll",),
+    ("i", "will"),
+    ("i", "can"),
+    ("i", "could"),
+    ("i'm", "going", "to"),
+    ("i'm", "gonna"),
+)
+_ACCEPTING = frozenset(
+    {
+        *("take", "have", "go", "be", "accept", "need", "want", "wait", "pass", "think", "hold", "stay"),
+        *("say", "confirm", "agree", "like", "love", "keep", "get", "see", "check", "ask", "call"),
+    }
+)
+
+
+def _resolve_self(tagged: list[_Tagged]) -> None:
+    keys = [t.tok.key for t in tagged]
+    for k in range(len(tagged)):
+        for opener in _SELF_OPENERS:
+            end = k + len(opener)
+            if tuple(keys[k:end]) != opener or end >= len(tagged):
+                continue
+            if any(t.tag not in (NEUT, QAUX) for t in tagged[k:end]):
+                continue  # part of a phrase of its own ("i'll pass", "i can't")
+            verb = tagged[end]
+            if verb.tok.key in _ACCEPTING or verb.tag in (AFF, NEG, SOFT, HES, DEFER, SELF):
+                continue
+            for t in tagged[k:end]:
+                t.tag = SELF
 
 
 # Thanks, then what the caller thanks for: "thank you so much for sorting all of this out today".
@@ -1122,8 +1306,19 @@ def _resolve_aux(tagged: list[_Tagged]) -> None:
         opens = opens or (
             tagged[k - 1].tag == NEUT and tagged[k - 1].tok.key in ("please", "um", "uh", "oh", "so", "well")
         )
+        # After thanks a new clause starts: "yes thanks, is that it", "danke, ist das alles".
+        opens = (
+            opens or tagged[k - 1].tok.key in _THANKS or tagged[k - 1].tok.key in ("you", "lovely", "cheers")
+        )
         subject = k + 1 < len(tagged) and tagged[k + 1].tok.key in _SUBJECTS
-        if opens and subject:
+        # A tag question ends the answer: "that's everything, is it", "it's done, isn't it".
+        tag_question = (
+            k == len(tagged) - 2
+            and k > 0
+            and subject
+            and tagged[k + 1].tok.key in ("it", "that", "es", "das")
+        )
+        if (opens and subject) or tag_question:
             t.tag = QUEST
         else:
             t.tag = NEG if t.tok.key.endswith("n't") else NEUT  # "yes, won't" is no yes
@@ -1148,8 +1343,18 @@ def _verdict(tagged: list[_Tagged], new_values: list[str], terms: frozenset[str]
         return AnswerReading("change", "new value: " + ", ".join(new_values))
     for tag in (CHANGE, NEWTIME):
         if tag in present:
+            if _in_reason(tagged, tag):
+                # "yes, it's too expensive", "yes, I'm moving next week": the word is in the
+                # caller's reason, not a change to the request; what the reason means is not read.
+                return AnswerReading("unclear", f"yes, then a reason: {_words(tagged, tag)}")
             return AnswerReading("change", f"change word: {_words(tagged, tag)}")
     polar = [t for t in tagged if t.tag in (AFF, NEG, NEGVERB)]
+    if SELF in present:
+        return AnswerReading("unclear", f"does it themselves, or it is done: {_words(tagged, SELF)}")
+    if polar and polar[0].tag == AFF and _negated_statements_only(tagged):
+        # "yes, the package never arrived", "yes, I don't use it anymore": a reason with a
+        # negation in it is no refusal; what it means for the action is not read here.
+        return AnswerReading("unclear", f"yes, then a negated statement: {_words(tagged, NEG)}")
     if polar and polar[0].tag == AFF and NEG not in present and NEGVERB in present:
         # "yes, cancel it" where the question did not say cancel: which action is meant is
         # unknown, so it is neither a yes nor a refusal.
@@ -1183,6 +1388,72 @@ def _verdict(tagged: list[_Tagged], new_values: list[str], terms: frozenset[str]
     if "value" in present or "qterm" in present:
         return AnswerReading("yes", "affirmative, restating the question")
     return AnswerReading("yes", "affirmative")
+
+
+# A negation inside a statement after a yes ("it doesn't fit"), not a refusal ("yes... no").
+_STATEMENT_NEGATIONS = frozenset(
+    {
+        *("not", "never", "don't", "doesn't", "didn't", "can't", "cannot", "won't", "isn't", "wasn't"),
+        *("aren't", "haven't", "hasn't", "wouldn't", "shouldn't", "couldn't", "n't", "nicht", "nie"),
+        *("kein", "keine", "keinen", "pas", "jamais", "n'est", "ne", "nunca", "jamas", "plus"),
+    }
+)
+_STATEMENT_SUBJECTS = frozenset(
+    {
+        *("i", "it", "we", "they", "he", "she", "that", "this", "there", "i'm", "it's", "that's"),
+        *("we're", "they're", "he's", "she's", "there's", "you", "je", "il", "elle", "on", "ich"),
+        *("es", "er", "wir", "das", "yo", "ella", "el", "ellos", "ce", "c'est", "habe", "hab"),
+    }
+)
+_ADVERBS = frozenset({"really", "just", "still", "even", "also", "da", "leider", "wirklich", "vraiment"})
+
+
+_REASON_OPENERS = frozenset(
+    {"because", "cause", "'cause", "cuz", "coz", "since", "porque", "parce", "car", "weil", "denn"}
+)
+
+
+def _in_reason(tagged: list[_Tagged], tag: str) -> bool:
+    """Whether every word of ``tag`` comes after a yes, inside a statement with its own subject."""
+    first = next((k for k, t in enumerate(tagged) if t.tag == AFF), None)
+    if first is None:
+        return False
+    marked = [k for k, t in enumerate(tagged) if t.tag == tag]
+    for k in marked:
+        if k <= first:
+            return False
+        between = tagged[first + 1 : k]
+        opener = any(
+            (t.tok.key in _STATEMENT_SUBJECTS and t.tok.key not in ("that", "this", "you"))
+            or t.tok.key in _REASON_OPENERS
+            for t in between
+        )
+        if not opener or any(t.tag in (AFF, BUT, CORR) for t in between):
+            return False
+    return True
+
+
+def _negated_statements_only(tagged: list[_Tagged]) -> bool:
+    """Whether every negation after the first yes negates a statement with its own subject."""
+    first = next(k for k, t in enumerate(tagged) if t.tag == AFF)
+    negations = [k for k, t in enumerate(tagged) if k > first and t.tag in (NEG, NEGVERB)]
+    if not negations:
+        return False
+    for k in negations:
+        t = tagged[k]
+        if t.tag != NEG or t.phrase_len > 1 or t.tok.key not in _STATEMENT_NEGATIONS:
+            return False
+        j = k - 1
+        while j > first and (tagged[j].tok.key in _ADVERBS or tagged[j].tag == NEG):
+            j -= 1
+        before = tagged[j]
+        if (
+            j <= first
+            or before.tag == AFF
+            or not (before.tok.key in _STATEMENT_SUBJECTS or before.tag == "unknown")
+        ):
+            return False
+    return True
 
 
 # Object pronouns after a verb: "cancel it", "annulez-le", "stornieren Sie ihn".
