@@ -224,6 +224,24 @@ async def test_a_correction_replaces_what_it_corrects(g: gate.Gate) -> None:
     assert "i keep bees in the back garden" in snapshot and not any("123" in t for t in snapshot)
 
 
+async def test_a_correction_in_another_language_replaces_its_own_detail_only(g: gate.Gate) -> None:
+    async with Call(g, ALICE) as c:
+        await c.turn("mi gato se llama Turrón y muerde a los desconocidos", say("Entendido."))
+        await c.turn("trabajo de enfermera en el turno de noche", say("Entendido."))
+        await c.turn("my phone is 612 44 87 90", say("Got it."))
+        await c.turn("prefer visits on tuesday afternoons", say("Noted."))
+    async with Call(g, ALICE) as c:
+        await c.turn("tengo un número nuevo, es el 699 13 25 08", say("Actualizado."))
+        await c.turn("scratch tuesday thursdays suit me better now", say("Updated."))
+    snapshot = [i.text for i in (await g.memory.snapshot("alice")).items]
+    # The old number and the old day are history; the cat and the job, which the same-language
+    # correction is close to in MiniLM's eyes, are untouched.
+    assert "tengo un número nuevo, es el 699 13 25 08" in snapshot
+    assert not any("612 44" in t or "tuesday afternoons" in t for t in snapshot), snapshot
+    assert "mi gato se llama Turrón y muerde a los desconocidos" in snapshot
+    assert "trabajo de enfermera en el turno de noche" in snapshot
+
+
 class SlowSaves:
     """A memory store whose saves take a while (recall stays fast)."""
 

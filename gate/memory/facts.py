@@ -36,6 +36,7 @@ not obviously filler.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from gate.utterance import looks_like_instruction
@@ -62,12 +63,16 @@ class Statement:
         return self.kind in KEPT
 
 
-_TOKEN = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?(?:[-./:@][a-z0-9]+)*", re.I)
-_SENTENCE = re.compile(r"[^.!?;\n]+[.!?;]*|[.!?;]+")
+# Letters of any language; an email, a web address, "6.30" or "1.5" is one token.
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?(?:[-./:@][^\W_]+)*")
+# A full stop ends a sentence only where no letter or digit follows it straight away
+# ("k.brandt@vogel-gmbh.de", "after 6.30" stay whole).
+_SENTENCE = re.compile(r"(?:[^.!?;\n]|\.(?=[^\W_]))+[.!?;]*|[.!?;]+")
 
 _WH = _bag(
     """
-    how how's hows what what's whats when where where's wheres which who who's whom whos whose why
+    how how's hows what what's whats when when's whens where where's wheres which who who's whom whos
+    whose why why's
     """
 )
 _AUX = _bag(
@@ -140,6 +145,38 @@ _GREETING = (
     ("nice", "to", "meet", "you"),
     ("ta",),
     ("there",),
+    # Spanish, French, German
+    ("hola",),
+    ("buenos", "dias"),
+    ("buenas", "tardes"),
+    ("buenas", "noches"),
+    ("buenas",),
+    ("gracias",),
+    ("muchas", "gracias"),
+    ("adios",),
+    ("hasta", "luego"),
+    ("bonjour",),
+    ("bonsoir",),
+    ("salut",),
+    ("allo",),
+    ("merci",),
+    ("au", "revoir"),
+    ("hallo",),
+    ("guten", "tag"),
+    ("guten", "morgen"),
+    ("guten", "abend"),
+    ("servus",),
+    ("moin",),
+    ("danke",),
+    ("tschuss",),
+    ("auf", "wiedersehen"),
+    ("auf", "wiederhoren"),
+)
+# "it's Mrs Lindqvist again", "soy rosa otra vez", "c'est encore moi": a caller saying who is calling.
+_IT_IS_ME = re.compile(
+    r"^(?:(?:it'?s|it is|this is|soy|c'est|ich bin's|ich bins|ich bin|hier ist|aqui)\s+)?"
+    r"(?:(?:mr|mrs|ms|miss|dr|me|moi|yo)\.?\s+)?(?:[^\W\d_]+\s+){0,2}"
+    r"(?:again|once more|otra vez|de nuevo|encore|encore moi|nochmal|noch einmal|wieder)$"
 )
 # Words that carry no content of their own: function words, hedges, discourse fillers.
 _STOP = _bag(
@@ -155,7 +192,8 @@ _STOP = _bag(
     gotcha sounds sound that's thats i'm im i've ive i'd id i'll ill you're youre we're we've weve
     what's whats don't dont can't cant won't wont isn't aren't didn't doesn't wasn't not actually
     basically literally anyway anyways now again go ahead hello hi hey bye goodbye morning afternoon
-    evening cheers ta
+    evening cheers ta vale gracias hola merci bonjour danke bitte hallo claro bueno momento minuto
+    por favor un una moment instant sekunde moment d'accord ok alles klar genau si oui ja
     """
 )
 _FIRST_PERSON = _bag(
@@ -170,7 +208,18 @@ _CORRECTION = re.compile(
     r"i('ve| have)? (just )?moved|we('ve| have)? (just )?moved|changed (my|our|the)|(has|have) changed|"
     r"is now|are now|now (comes?|goes?|lives?|works?|starts?|finishes?|opens?|closes?|costs?|has|have)|"
     r"no longer|not any ?more|anymore|instead|from now on|these days|update (my|our)|"
-    r"it('?s| is| was) not \w+ (it('?s| is)|but)|not \w+ but|rather than \w+ now)\b"
+    r"it('?s| is| was) not \w+ (it('?s| is)|but)|not \w+ but|rather than \w+ now|"
+    r"scratch \w+|better now|now instead|(has|have|is|was) changed to|changed to|"
+    r"we'?ve moved|i'?ve moved|"
+    # Spanish, French, German
+    r"ahora (vivo|vivimos|trabajo|es|son|tengo|mi|estoy)|(mi|tengo un|tengo una) nuev[oa]|nuev[oa] "
+    r"(numero|direccion|correo|telefono)|(numero|direccion|correo|telefono|movil) nuev[oa]|ya no|"
+    r"me (he )?mudado|me mude|he cambiado|cambie de|"
+    r"finalement|maintenant (j'habite|c'est|je|mon|ma)|(mon|ma) (nouveau|nouvel|nouvelle)|"
+    r"ne \w+ plus|n'\w+ plus|plus jamais|(j'ai|nous avons|on a) demenage|"
+    r"jetzt (wohne|wohnen|ist|arbeite)|(wohne|ist|arbeite) jetzt|(meine|mein|eine) neue[rn]?|"
+    r"neue (nummer|adresse|handynummer|telefonnummer)|umgezogen|nicht mehr|kein\w* \w+ mehr|"
+    r"mittlerweile|inzwischen)\b"
 )
 _REQUEST_VERBS = _bag(
     """
@@ -185,19 +234,31 @@ _POLITE = ("please", "kindly", "can", "could", "would", "will")
 
 # Personal details a correction usually replaces, whatever words it uses for them.
 _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("email", re.compile(r"\b(e-?mail|inbox)\b|@|\bat \w+ dot (com|org|net|co)\b")),
+    ("email", re.compile(r"\b(e-?mail|inbox|correo|courriel)\b|@|\bat \w+ dot (com|org|net|co)\b")),
     (
         "phone",
-        re.compile(r"\b(phone|mobile|cell|landline|number is \d|number \d|new number|ring me|call me)\b"),
+        re.compile(
+            r"\b(phone|mobile|cell|landline|number is \d|number \d|new number|ring me|call me|"
+            r"n[uú]mero|tel[eé]fono|m[oó]vil|celular|t[eé]l[eé]phone|portable|num[eé]ro|handy|"
+            r"handynummer|telefonnummer|nummer)\b"
+        ),
     ),
     (
         "home",
         re.compile(
-            r"\b(i|we) (live|moved|have moved|'ve moved|just moved)\b|(?<!mail )\baddress\b|"
-            r"\bmy (home|house|flat) is\b|\b(moving|relocat\w*) to\b"
+            r"\b(i|we)( |'ve |’ve | have )(just )?(live|moved)\b|(?<!mail )\baddress\b|"
+            r"\bmy (home|house|flat) is\b|\b(moving|relocat\w*) to\b|"
+            r"\b(vivo|vivimos|direcci[oó]n|me mud[eé]|j'habite|nous habitons|adresse|d[eé]m[eé]nag\w*|"
+            r"wohne|wohnen|umgezogen|adresse|anschrift)\b"
         ),
     ),
-    ("availability", re.compile(r"\b(free|available|suits? me|works? for me|best days?)\b")),
+    (
+        "availability",
+        re.compile(
+            r"\b(free|available|suits? me|works? for me|best days?|prefer|preferred|preference|"
+            r"pr[eé]f[eé]rence|pr[eé]f[eè]re|convient|prefiero|preferencia|me viene bien|lieber|passt mir)\b"
+        ),
+    ),
     ("hours", re.compile(r"\b(hours|open(ing)? times?|till|until) \w+|\b(open|close) at\b")),
 )
 
@@ -242,8 +303,14 @@ def _sentences(text: str) -> list[str]:
     return [p for p in pieces if _TOKEN.search(p)]
 
 
+def _fold(word: str) -> str:
+    if word.isascii():
+        return word
+    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
+
+
 def _tokens(text: str) -> list[tuple[str, int, int]]:
-    return [(m.group(0).lower().replace("’", "'"), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    return [(_fold(m.group(0).lower().replace("’", "'")), m.start(), m.end()) for m in _TOKEN.finditer(text)]
 
 
 def _read_sentence(sentence: str) -> list[Statement]:
@@ -327,6 +394,8 @@ def _question_inside(words: list[str]) -> int | None:
         after = words[j + 2] if j + 2 < len(words) else ""
         # "what is my", "when do you", "can you": a new question. "greyhounds who are
         # gentle", "the day when i": a relative clause, part of the statement.
+        if word in {"which", "who", "whose", "whom"} and prev not in _STOP:
+            continue  # "the washing machine which is a bosch": a relative clause
         asks = (word in _WH and nxt in _AUX and after in _SUBJECT) or (
             word in {"do", "does", "did", "can", "could", "would", "will", "is", "are"}
             and nxt in {"you", "i"}
@@ -352,7 +421,17 @@ def _is_question(words: list[str]) -> bool:
         return not _polite_request(words)
     if first in _ASKING and second in {"me", "us"}:
         return True
+    if first in {"any", "anything"} and not any(w in _STATING for w in words[1:]):
+        return True  # "any food restrictions", "anything about my gate code": asked without a verb
     return first in {"remind", "tell"}
+
+
+# Words that make "any ..." a statement: "any time after five works", "any day is fine".
+_STATING = _bag(
+    """
+    works work is are suits suit would will fine ok okay good great does do can goes go 's i'm im
+    """
+)
 
 
 def _polite_request(words: list[str]) -> bool:
@@ -367,6 +446,8 @@ def _kind(text: str, words: list[str]) -> str:
         return "question"
     if _is_question(words):
         return "question"
+    if _IT_IS_ME.match(" ".join(words)):
+        return "greeting"
     content = _content(words)
     first_person = any(w in _FIRST_PERSON for w in words)
     has_value = any(any(c.isdigit() for c in w) for w in words)

@@ -21,6 +21,7 @@ What is kept (see :mod:`gate.memory.facts`):
 from __future__ import annotations
 
 import asyncio
+import re
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -45,8 +46,10 @@ SAID_CONFIDENCE = 0.5
 MIN_SCORE = 0.1
 # A correction replaces the caller's closest current fact only when it is at least this close.
 SUPERSEDE_SCORE = 0.45
-# A correction naming a personal detail replaces a fact about it at least this close.
-CORRECTED_FLOOR = 0.2
+# A correction naming a personal detail replaces a fact about it at least this close: low,
+# because the detail is named on both sides, and a correction in another language than the
+# fact ("tengo un número nuevo" after "my phone is ...") scores low on MiniLM.
+CORRECTED_FLOOR = 0.1
 # A new fact this close to a current one is the same statement with another detail.
 SAME_THING = 0.85
 # Within the engine's embedding cache (2048 entries by default).
@@ -214,7 +217,10 @@ class LocalMemory:
         vector = vectors[0]
         about = topics(said) if correction else frozenset()
         floor = SUPERSEDE_SCORE if correction else SAME_THING
-        hits = await self.index.search(caller_id, vector, 8, min_score=CORRECTED_FLOOR if about else floor)
+        # A named detail is looked for further down: the old fact may be in another language.
+        hits = await self.index.search(
+            caller_id, vector, 32 if about else 8, min_score=CORRECTED_FLOOR if about else floor
+        )
         rows = await self.index.get(caller_id, [h.memory_id for h in hits])
         score = {h.memory_id: h.score for h in hits}
         replaceable = [
@@ -224,7 +230,13 @@ class LocalMemory:
             if row.source == "user_stated"
             and not row.confirmed
             and _norm(row.content) != _norm(said)
-            and ((about and about & topics(row.content)) or score[row.id] >= floor)
+            and (
+                # A fact about the same named detail, or a close one that shares a word of
+                # substance (MiniLM scores any two sentences of one non-English language
+                # close: "mi gato se llama ..." is not what "tengo un número nuevo" corrects).
+                bool(about & topics(row.content))
+                or (score[row.id] >= floor and (not correction or _shares_content(said, row.content)))
+            )
         ]
         return sorted(replaceable, key=lambda row: score[row.id], reverse=True)[:1]
 
@@ -262,6 +274,104 @@ class LocalMemory:
 
     async def aclose(self) -> None:
         """The engine belongs to the gate; it closes it."""
+
+
+_WORD = re.compile(r"[^\W\d_]{4,}")
+_COMMON = frozenset(
+    [
+        "actually",
+        "about",
+        "again",
+        "also",
+        "anymore",
+        "been",
+        "being",
+        "changed",
+        "come",
+        "comes",
+        "does",
+        "from",
+        "have",
+        "just",
+        "know",
+        "like",
+        "longer",
+        "make",
+        "more",
+        "much",
+        "need",
+        "next",
+        "only",
+        "other",
+        "over",
+        "really",
+        "same",
+        "some",
+        "still",
+        "than",
+        "that",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "very",
+        "want",
+        "well",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "will",
+        "with",
+        "would",
+        "your",
+        "yours",
+        "ahora",
+        "pero",
+        "para",
+        "como",
+        "este",
+        "esta",
+        "estos",
+        "todo",
+        "bien",
+        "tambien",
+        "avec",
+        "dans",
+        "pour",
+        "plus",
+        "sont",
+        "mais",
+        "nous",
+        "vous",
+        "elle",
+        "nicht",
+        "mehr",
+        "auch",
+        "eine",
+        "einen",
+        "jetzt",
+        "noch",
+        "oder",
+        "sind",
+        "wird",
+    ]
+)
+
+
+def _shares_content(a: str, b: str) -> bool:
+    """Whether two statements share a word of substance (same first five letters)."""
+
+    def stems(text: str) -> set[str]:
+        return {w[:5] for w in _WORD.findall(text.casefold()) if w not in _COMMON}
+
+    return bool(stems(a) & stems(b))
 
 
 def _norm(text: str) -> str:
