@@ -624,6 +624,9 @@ _BESIDE_NAME = frozenset(
         *("has", "have", "had", "do", "does", "did", "will", "would", "can", "could", "should", "must"),
         *("shall", "may", "might", "be", "been", "being", "were", "am", "what", "where", "how", "why"),
         *("no", "nor", "yet", "still", "even", "only", "else", "matter", "either", "neither", "both"),
+        # Order and quantity, which say which one, not what kind ("a second visit").
+        *("first", "second", "third", "another", "next", "other", "extra", "additional", "further"),
+        *("same", "usual", "regular", "normal", "quick", "short", "follow", "later", "earlier", "last"),
         # Determiners and possessives of the other languages callers use.
         *("mein", "meine", "meinen", "meinem", "meiner", "den", "die", "das", "der", "dem", "ein"),
         *("eine", "einen", "le", "la", "les", "mon", "ma", "mes", "un", "une", "el", "los", "las"),
