@@ -312,7 +312,13 @@ def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
         similarity >= CLEAR_THRESHOLD
         or (similarity >= ABOUT_THRESHOLD and _shares_word(text, request.action_words))
     )
-    if matched and not any(matched) and not about and not utterance.retracts(text):
+    if (
+        matched
+        and not any(matched)
+        and not about
+        and not utterance.retracts(text)
+        and not utterance.puts_off(text)
+    ):
         # Names none of the values, is not about the action and withdraws nothing: most
         # of what a search returns, settled before the slower readings below.
         return Reading("none", "does not mention these values")
@@ -325,12 +331,17 @@ def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
             return Reading("none", "not the caller's own words")
         if utterance.spoken_by_agent(text):
             return Reading("none", "the agent's words")
+        put_off = not all(matched) and utterance.puts_off(text) and not _names_kind_of(text, request)
         if utterance.is_question(text):
             # "can we do thursday instead" asks for a change: it ends what came before.
             if utterance.retracts(text) and _other_value(text, request, [False] * len(request.values)):
                 return Reading("change", "asks to change to another value")
+            if put_off:
+                return Reading("undo", "questions what was asked just before")  # "can we put that on ice"
             return Reading("none", "a question, not a request")
         if utterance.about_someone_else(text):
+            if put_off:
+                return Reading("undo", "takes back what was said just before")  # "she's been paid already"
             return Reading("none", "about someone else")
     near = about or similarity >= AGAINST_THRESHOLD
     if near and all(matched):
@@ -343,13 +354,15 @@ def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
             return Reading("none", "asks on a condition, or asks whether: not a request to act now")
         if not record and not _together(text, request):
             return Reading("none", "names these values in different requests")
+        if not record and not _in_verb_request(text, request):
+            return Reading("none", "names these values outside the request that asks for this")
         if not record and not all(
             _fits(memory, text, v, n, request)
             for v, n in zip(request.values, request.normalised, strict=True)
         ):
             return Reading("none", "names these values in another part, or as part of another name")
         if about and (record or utterance.states_wish(text)):
-            if not record and not _same_action(text, request.action_words):
+            if not record and not _same_action(text, request):
                 return Reading("none", "asks for another action on the same thing")
             if not record and not _same_object(text, request):
                 return Reading("none", "asks for the same action on something else")
@@ -381,6 +394,10 @@ def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
         # take back a plan's cancellation).
         if not find_values(text) or _shares_word(text, request.action_words):
             return Reading("undo", "withdraws what was said just before")
+    if not record and not all(matched) and utterance.puts_off(text) and not _names_kind_of(text, request):
+        # Right after a request, whatever puts it off, doubts it, offers something else or
+        # says the need has gone ("let's leave it for now", "false alarm") takes it back.
+        return Reading("undo", "puts off or takes back what was said just before")
     # The gate's records are completed requests, each its own matter: a confirmed refund of
     # one order never changes a request about another.
     if about and not record and _other_value(text, request, matched) and utterance.states_wish(text):
@@ -390,7 +407,7 @@ def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
     return Reading("none", "does not mention these values")
 
 
-def _same_action(text: str, words: Sequence[str]) -> bool:
+def _same_action(text: str, request: EvidenceRequest) -> bool:
     """False when the memory asks, in so many words, for another action than the query's.
 
     "please add my wife to the joint account" asks to add, not to close. A
@@ -398,14 +415,21 @@ def _same_action(text: str, words: Sequence[str]) -> bool:
     whose verb is a word of the query or of a family of one ("fly" for
     "book a flight", "come out" for "a home visit").
     """
+    words = request.action_words
     asked = utterance.requested_verb(text)
     if asked is None or not words:
         return True
     # The verb with the words right after it ("sign me up", "check in"), less the
     # query's own objects: "update my pet insurance" does not cancel it.
     folded = text.casefold()
+    for value in request.values:
+        for start, end in sorted(_locate(folded, value), reverse=True):
+            folded = folded[:start] + " \x00 " + folded[end:]
     at = folded.find(asked)
-    following = re.findall(r"[a-zà-ÿ][a-zà-ÿ'\-]*", folded[at:])[1:5] if at >= 0 else []
+    # The verb's own particles and object, up to the first value: "refund the 500 acme
+    # builders wired to me" asks to refund, whatever verb follows the values.
+    tail = folded[at:].split("\x00", 1)[0] if at >= 0 else ""
+    following = re.findall(r"[a-zà-ÿ][a-zà-ÿ'\-]*", tail)[1:5]
     kept = [w for w in following if w in _PARTICLES or (w not in _STOP and not _shares_word(w, words[1:]))]
     return _shares_word(" ".join([asked, *kept]), words)
 
@@ -624,6 +648,8 @@ _BESIDE_NAME = frozenset(
         *("has", "have", "had", "do", "does", "did", "will", "would", "can", "could", "should", "must"),
         *("shall", "may", "might", "be", "been", "being", "were", "am", "what", "where", "how", "why"),
         *("no", "nor", "yet", "still", "even", "only", "else", "matter", "either", "neither", "both"),
+        # States, which say how a thing is left, not which thing ("leave it active").
+        *("active", "inactive", "open", "running", "going", "enabled", "working", "alone", "unchanged"),
         # Order and quantity, which say which one, not what kind ("a second visit").
         *("first", "second", "third", "another", "next", "other", "extra", "additional", "further"),
         *("same", "usual", "regular", "normal", "quick", "short", "follow", "later", "earlier", "last"),
@@ -698,10 +724,11 @@ def _bears_on(clause: str, request: EvidenceRequest) -> bool:
         return True
     kinds = {n.kind for n in request.normalised if n is not None}
     if "text" in kinds:
-        # Names are not found by kind: a clause that names a thing the request does not is
-        # about that thing when it has a word of substance besides its verb.
-        opposite = [w for w in _content_words(clause) if w not in _BESIDE_NAME]
-        return len(opposite) <= 1
+        # Names are not found by kind: the clause is about another thing when the word after
+        # its verb names one ("keep gold"), not when it is a pronoun ("leave it active").
+        words = _content_words(clause)
+        named = [w for w in words[1:3] if w not in _BESIDE_NAME and w not in _NOT_OBJECT]
+        return not named or _shares_word(named[0], (*request.action_words, *request.objects))
     return not any(f.kind in kinds for f in find_values(clause))
 
 
@@ -736,6 +763,12 @@ def _reason_then_request(
     return False
 
 
+def _names_kind_of(text: str, request: EvidenceRequest) -> bool:
+    """Whether ``text`` names a value of a kind the request binds, names aside (a number, a day...)."""
+    kinds = {n.kind for n in request.normalised if n is not None and n.kind != "text"}
+    return any(f.kind in kinds for f in find_values(text))
+
+
 # Where one request in a memory ends and another begins: "refund 40 on x-19 and 300 on x-20".
 _REQUEST_SPLIT = re.compile(r"[,;]\s|\s(?:and|plus|also|then|as well as|y|et|und|e)\s", re.IGNORECASE)
 
@@ -758,6 +791,28 @@ def _together(text: str, request: EvidenceRequest) -> bool:
         return True
     parts = _REQUEST_SPLIT.split(text)
     return any(all(_mentions(part, v) for v in request.values) for part in parts)
+
+
+def _in_verb_request(text: str, request: EvidenceRequest) -> bool:
+    """Whether the values sit in the part of the memory whose verb asks for this action.
+
+    "close the checking account and move what's left into savings" asks to close the checking
+    account: "savings" belongs to the move. Only read when the memory asks in so many words
+    with the request's own verb (or one of its family).
+    """
+    asked = utterance.requested_verb(text)
+    if asked is None or not request.action_words or not _shares_word(asked, request.action_words[:1]):
+        return True
+    folded = text.casefold()
+    # Split at words that join two requests only: a comma often adds the value ("pay my
+    # electricity bill, it's 84.20").
+    for part in _NEXT_REQUEST.split(folded):
+        if re.search(rf"(?<![\w-]){re.escape(asked)}", part):
+            return all(_mentions(part, v) for v in request.values)
+    return True
+
+
+_NEXT_REQUEST = re.compile(r"\s(?:and then|and|plus|also|then|as well as)\s+(?=\w+\s)", re.IGNORECASE)
 
 
 def _qualifier_clash(text: str, request: EvidenceRequest) -> bool:

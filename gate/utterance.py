@@ -46,6 +46,11 @@ evidence judgment and by the memory layer that decides what is a fact:
     The utterance withdraws or changes something said before: "forget the
     sunday delivery", "on second thought keep the sports add-on", "actually
     make it friday instead", "never mind the refund".
+``puts_off(text) -> bool``
+    A statement said right after a request may take it back: it postpones,
+    doubts, offers something else or says the need has gone ("let's leave it
+    for now", "i'm shopping around first", "false alarm"), or refers back to
+    it in a few words ("can we put that on ice").
 ``undoes(text) -> bool``
     The utterance withdraws what was said just before, without naming it:
     "scratch that", "cancel that", "hmm no keep my original seat".
@@ -76,6 +81,7 @@ __all__ = [
     "looks_like_instruction",
     "negation_of",
     "opposes",
+    "puts_off",
     "requested_verb",
     "retracts",
     "scopes",
@@ -410,9 +416,12 @@ _ASKS_WHETHER = re.compile(
     re.IGNORECASE,
 )
 _CONDITION = re.compile(
-    r"\b(?:if|unless|in case|provided(?: that)?|providing|as long as|assuming|only when|"
-    r"en caso de|a menos que|siempre que|siempre y cuando|au cas où|à condition|sauf si|"
-    r"wenn|falls|sofern|vorausgesetzt)\b",
+    r"\b(?:if|unless|in case|provided(?: that)?|providing|as long as|assuming|only when|only after|"
+    r"once|as soon as|when(?:ever)? (?:i|we|you|they|it|the|my|our|he|she)\b|after (?:i|we|you|they|it|the|"
+    r"my|our|he|she)\b|until|till|in the event|depending on|let'?s say|say i|suppose|supposing|"
+    r"if and when|the moment|the day (?:i|we|it)|"
+    r"en caso de|a menos que|siempre que|siempre y cuando|cuando|en cuanto|au cas où|à condition|sauf si|"
+    r"quand|dès que|lorsque|wenn|falls|sofern|vorausgesetzt|sobald)\b",
     re.IGNORECASE,
 )
 # Conditions that are only politeness: "if possible", "if you could".
@@ -546,6 +555,10 @@ _INSTRUCTION = re.compile(
     r"operator|tool|note to (?:the )?(?:agent|assistant|ai|model))\b[^\]\)>}]{0,40}[\]\)>}]|"
     r"\b(?:user|caller|customer|identity|account|request)\s+(?:is\s+|has been\s+|was\s+)?"
     r"(?:verified|authenticated|authori[sz]ed|approved)\b|"
+    # Addressed to agents or staff, or about callers in general: a rule, not a caller's wish.
+    r"\b(?:for|to|attention)\s+(?:all\s+)?(?:the\s+)?(?:agents?|assistants?|staff|operators?|reps?)\s*[:,]|"
+    r"\b(?:callers|customers|users|account holders)\s+(?:on|of|with|in|from)\s+(?:this|that|these)\b|"
+    r"\bpolicy update\b|\b(?:callers|customers|users) (?:always|never|should|must)\b|"
     # The caller in the third person: words about the caller, addressed to the agent.
     r"(?<!\bi'm )(?<!\bim )(?<!\bi am )\b(?:the|this) (?:caller|customer|user|account holder)\s+"
     r"(?:has|had|have|is|was|already|agreed|agrees|wants|wanted|said|says|asked|asks|confirmed|"
@@ -635,9 +648,40 @@ def requested_verb(text: str) -> str | None:
     return verb
 
 
+# What a statement right after a request says when it puts the request off, doubts it, offers
+# something else or says the need has gone ("let's leave it for now", "park that", "i'll get
+# back to you", "on reflection i'll stay where i am", "false alarm", "she's been paid already").
+_PUT_OFF = re.compile(
+    r"\b(?:leave|park|hold|shelve|pause|wait|later|first|revisit|reconsider|reflection|rethink|"
+    r"think|talk|discuss|check|ask|sleep|shop(?:ping)? around|compare|decide|sure|unsure|certain|"
+    r"doubt|maybe|perhaps|might|stick|stay|remain|keep|rather|instead|alternatively|or|"
+    r"after all|already|myself|ourselves|alarm|mistake|wrong|clash(?:es)?|no need|not needed|"
+    r"need (?:it|that|them)|fine as|as it is|as is|for now|for the moment|for the time being|"
+    r"ice|back to you|get back|hang fire|hold fire|on hold|not yet|yet|never ?mind|not|no|don'?t|"
+    r"dont|won'?t|isn'?t|aren'?t|can'?t|cannot|stop|cancel)\b",
+    re.IGNORECASE,
+)
+_REFERS_BACK = re.compile(r"\b(?:it|that|this|them|those|these|one)\b", re.IGNORECASE)
+
+
 def undoes(text: str) -> bool:
     """Whether the utterance withdraws what was said just before ("scratch that", "keep my original seat")."""
     return _UNDO.search(_norm(text)) is not None
+
+
+def puts_off(text: str) -> bool:
+    """Whether a statement said right after a request may take it back, in whatever words.
+
+    True for what postpones, doubts, offers something else, keeps things as they are or says
+    the need has gone ("let's leave it for now", "i'm shopping around first", "false alarm"),
+    and for any short statement that refers back to it ("can we put that on ice"). Meant for
+    the statement that comes right after a request: there, reading a withdrawal where there is
+    none only makes the gate ask.
+    """
+    t = _norm(text)
+    if _PUT_OFF.search(t):
+        return True
+    return _REFERS_BACK.search(t) is not None and len(t.split()) <= 10
 
 
 def retracts(text: str) -> bool:
@@ -661,9 +705,33 @@ _pair(
     ("cancel", "end", "terminate", "drop", "close", "stop", "remove", "delete", "unsubscribe", "quit"),
     ("keep", "retain", "continue", "stay", "maintain", "renew", "extend", "hold on to", "hang on to"),
 )
+_pair(
+    ("cancel", "end", "terminate", "close", "stop", "unsubscribe", "quit"),
+    (
+        "leave it running",
+        "leave it on",
+        "leave it active",
+        "leave it open",
+        "leave it as it is",
+        "leave it alone",
+    ),
+)
 _pair(("add", "include", "subscribe", "enable", "activate", "turn on", "start", "open"), ("remove",))
 _pair(("enable", "activate", "turn on", "start", "resume"), ("disable", "deactivate", "turn off", "pause"))
 _pair(("upgrade",), ("downgrade",))
+_pair(
+    ("freeze", "block", "suspend", "lock", "deactivate", "disable"),
+    (
+        "unfreeze",
+        "unblock",
+        "unlock",
+        "reactivate",
+        "leave it active",
+        "leave it on",
+        "leave it open",
+        "keep",
+    ),
+)
 _pair(("book", "reserve", "schedule"), ("cancel", "unbook", "free up"))
 _pair(("accept", "approve"), ("reject", "decline", "refuse"))
 _pair(("charge", "pay", "bill"), ("refund", "reimburse", "credit back"))
