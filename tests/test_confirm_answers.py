@@ -20,7 +20,8 @@ REQUIRED_CLASSES = {
     "spoken_negative", "negation_scope_yes", "negation_scope_not", "hesitation", "self_correction",
     "condition", "yes_then_question", "defers", "sarcasm", "addressed_elsewhere", "new_value",
     "change_word", "plain_no", "stt_style", "yes_with_reason", "polite_decline", "does_it_themselves",
-    "hedged_modal", "currency", "widening", "question_after_thanks", "reason_negated",
+    "hedged_modal", "currency", "widening", "question_after_thanks", "reason_negated", "partial_agreement",
+    "answers_other_question",
 }  # fmt: skip
 
 

@@ -59,6 +59,9 @@ Decisions and limits, stated so a reviewer can check them:
 - A currency or unit the question did not name is a new value ("yes, 85 euros" to "85
   dollars?", "yes 85 percent"). "Both" and "all of them" are the question's items when it names
   several, a change otherwise; so is a new beneficiary ("for her").
+- A yes to one of two things the question puts together ("yes, the gym" to "cancel your gym
+  membership and your magazine subscription?") is a change; a yes that answers another question
+  ("yes, that was me", "yes, it's mine", "yes, I got the label") is ``unclear``.
 - An auxiliary after thanks opens a question ("yes thanks, is that it"), as does a final tag
   ("..., is it", "that's for two, right").
 - After a yes, a negation inside a statement with its own subject ("yes, the parcel never
@@ -125,7 +128,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "whatever you say|sure whatever|oh sure|oh great|yeah yeah|like that's going to happen|"
         "just great|just perfect|just brilliant|just wonderful|just fantastic|just lovely|"
         "just what i needed|that'll be right|oh yeah sure|oh yeah right|sure you will|sure you do|"
-        "sure you are|yeah sure you will|"
+        "sure you are|yeah sure you will|aye right|aye sure|yeah i bet|i bet|yeah that'll happen|"
+        "that'll happen|right right|"
         "like that'll happen|in your dreams|dream on|sure buddy|sure pal|yeah sure thing buddy|big surprise",
         ELSE: "be right with you|i'll be right with you|be with you in a minute|be with you in a sec|"
         "be with you in a second|be with you shortly|you can go now|go and play|go play|off you go|"
@@ -187,6 +191,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "totally|for sure|you got it|right on|will do|can do|please go ahead|yes go ahead|"
         "that'll do|proceed|please proceed|make it happen|i'd appreciate that|i would appreciate that|"
         "yes i do|yes it is|it is|correct yes|good to go|that works for me|perfecto|ok then|oh yes|"
+        "i'll take it|i'll take them|i'll take that|i'll have it|i'll have that|"
         "oh yeah|yes i'm positive|i'm positive|spot on|righto|okey dokey|okie dokie|most definitely|"
         "i'm sure|i am sure|yes i'm sure|i'm certain|quite sure|roger|roger that|copy that|fantastic|"
         "terrific|superb|marvellous|marvelous|splendid|fab|sweet|nice one|smashing|grand|ace|"
@@ -245,6 +250,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "on condition|on the condition|unless|when|once|as soon as|but only|only when|in case|"
         "if you can|if possible|if it's|if that's|given that|subject to",
         QUEST: "how|what|where|why|which|who|whose|what's|how's|how much|how long|how many|"
+        "you sure|u sure|you certain|really|is that right|is that it|"
         "quick question|one question|i have a question|can i ask|question|wait what|what was that",
         QAUX: "does|do|did|is|are|was|were|can|could|will|would|should|shall|has|have|may|might|"
         "isn't|aren't|doesn't|won't|wouldn't|can't|didn't",
@@ -275,10 +281,16 @@ _LEXICON: dict[str, dict[str, str]] = {
         "if you think so|if you must|might as well|i think|i think yes|yes and no|not at all|"
         "could be|sounds okay i guess|fine i guess|ok i guess|okay i guess|yes i guess|i reckon|"
         "sure i guess|i hope so|hopefully|for now|for the moment|for the time being|for today|"
-        "could do|should do|might be|might be ok|might be fine|might do|may be|i could|i might",
+        "could do|should do|might be|might be ok|might be fine|might do|may be|i could|i might|"
+        "oh right|all good thanks|all good thank you|all good cheers|"
+        # A yes that answers another question: who it is, whose it is, what arrived.
+        "that was me|it was me|that's me|it's me|that is me|it is me|that's mine|that was mine|"
+        "it's mine|it was mine|that is mine|that's him|that's her|that's them|that's us|that's my|"
+        "that was my|it's my|that is my|i got the|i've got the|i got your|i received the|"
+        "i received your|i've received|is mine|are mine|was mine|were mine|is ours|was ours",
     },
     "es": {
-        SARC: "si hombre|ya claro|como quieras|lo que tu digas|lo que usted diga|lo que digas|"
+        SARC: "si ya ya|ya ya|si hombre|ya claro|como quieras|lo que tu digas|lo que usted diga|lo que digas|"
         "ya seguro|ni en suenos|aja si|si si ya|lo que sea|si como no|ay si|que va",
         ELSE: "carino|mi amor|amor|mi vida|ninos|ninas|hijo|hija|mija|mijo|mama|papa|cielo|"
         "corazon|la cena|la comida|ya voy|estoy al telefono|estoy hablando por telefono|perro|"
@@ -344,7 +356,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "no estoy muy seguro|si y no|ojala|por ahora|por el momento|de momento",
     },
     "fr": {
-        SARC: "c'est ca oui|ouais c'est ca|c'est ca ouais|mon oeil|tu parles|cause toujours|"
+        SARC: "mais oui c'est ca|c'est ca oui|ouais c'est ca|c'est ca ouais|mon oeil|tu parles|"
+        "cause toujours|"
         "comme tu veux|comme vous voulez|ben voyons|mais bien sur|mais oui bien sur|oui oui c'est ca|"
         "bien sur c'est ca|"
         "c'est ca oui c'est ca|et puis quoi encore|n'importe quoi|si tu le dis|si vous le dites",
@@ -549,6 +562,10 @@ _SUBJECTS = frozenset(
         "nous",
         "je",
         "das",
+        "die",
+        "der",
+        "den",
+        "dem",
         "es",
         "er",
         "sie",
@@ -858,6 +875,10 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
     if said_in - asked_in and (asked_in or "%" in said_in):
         new_values.extend(sorted(said_in - asked_in))
 
+    part = _only_part(tagged, question, table, lang)
+    if part:
+        new_values.append(part)
+
     _resolve_unable(tagged, terms)
     _resolve_soft(tagged)
     _resolve_wide(tagged, question)
@@ -934,6 +955,44 @@ def _resolve_soft(tagged: list[_Tagged]) -> None:
     plain_yes = any(t.tag == AFF and t.tok.key not in _WEAK_AFF for t in tagged)
     for t in soft:
         t.tag = NEUT if plain_yes else HEDGE
+
+
+# "... your gym membership and your magazine subscription?": two things, each with its own words.
+_DETS = (
+    r"your|the|my|his|her|their|its|su|sus|el|la|los|las|votre|vos|le|les|celui|celle|ihr|ihre|ihren|"
+    r"das|die|den|der"
+)
+_TWO_THINGS = re.compile(
+    r"^(?P<a>.+?)\s(?:and|as well as|y también|y|et|ainsi que|und|sowie)\s+"
+    rf"(?P<b>(?:also\s+|aussi\s+|auch\s+|también\s+)?(?:{_DETS})\b.+)$",
+    re.IGNORECASE,
+)
+_LAST_DET = re.compile(rf"^.*\b(?:{_DETS})\b", re.IGNORECASE)
+
+
+def _only_part(tagged: list[_Tagged], question: str, table: dict[tuple[str, ...], str], lang: str) -> str:
+    """What the answer names when it agrees to only one of two things the question puts together.
+
+    "yes, the gym" to "cancel your gym membership and your magazine subscription?" is a change:
+    the caller named one of the two. Only the two things' own words count, not the verb.
+    """
+    found = _TWO_THINGS.match(" ".join(question.split()))
+    if found is None:
+        return ""
+    thing_a = _LAST_DET.sub(
+        "", found.group("a")
+    )  # "Shall I cancel both your gym membership" -> "gym membership"
+    # German puts the verb last ("... und das Zeitschriften-Abo kündigen?"): it is no thing.
+    words = [t.key for t in _tokens(question) if t.key not in ("?", "¿")]
+    last = words[-1] if words and lang == "de" else ""
+    a, b = _terms(thing_a, table) - {last}, _terms(found.group("b"), table) - {last}
+    only_a, only_b = frozenset(a - b), frozenset(b - a)
+    said = {_bare(t.tok.key) for t in tagged if t.tag not in (AFF, NEG)}
+    named_a = {w for w in said if _stem_match(w, only_a)}
+    named_b = {w for w in said if _stem_match(w, only_b)}
+    if bool(named_a) != bool(named_b) and not any(t.tag == WIDE for t in tagged):
+        return "only " + " ".join(sorted(named_a or named_b))
+    return ""
 
 
 def _resolve_wide(tagged: list[_Tagged], question: str) -> None:
