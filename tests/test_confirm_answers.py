@@ -21,7 +21,7 @@ REQUIRED_CLASSES = {
     "condition", "yes_then_question", "defers", "sarcasm", "addressed_elsewhere", "new_value",
     "change_word", "plain_no", "stt_style", "yes_with_reason", "polite_decline", "does_it_themselves",
     "hedged_modal", "currency", "widening", "question_after_thanks", "reason_negated", "partial_agreement",
-    "answers_other_question",
+    "answers_other_question", "scope_or_person",
 }  # fmt: skip
 
 

@@ -59,6 +59,9 @@ Decisions and limits, stated so a reviewer can check them:
 - A currency or unit the question did not name is a new value ("yes, 85 euros" to "85
   dollars?", "yes 85 percent"). "Both" and "all of them" are the question's items when it names
   several, a change otherwise; so is a new beneficiary ("for her").
+- A yes for someone the question did not name ("send it to her", "enrol us"), for more than it
+  named ("cancel the lot", "everything"), or for a time or scope it did not give ("for good",
+  "this month"; "right away" when it fixed a day or time) is a change.
 - A yes to one of two things the question puts together ("yes, the gym" to "cancel your gym
   membership and your magazine subscription?") is a change; a yes that answers another question
   ("yes, that was me", "yes, it's mine", "yes, I got the label") is ``unclear``.
@@ -121,6 +124,11 @@ SOFT = "soft"
 SELF = "self"
 # Both, all of them: the question's items when it names several, more than it asked otherwise.
 WIDE = "wide"
+# Someone else as the one it is for, or whose it is ("send it to her", "enrol us"): a change
+# unless the question names them.
+OTHER = "other"
+# "now", "for good", "this month": a change when the question fixes a day, date or time.
+WHEN = "when"
 
 _LEXICON: dict[str, dict[str, str]] = {
     "en": {
@@ -129,7 +137,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "just great|just perfect|just brilliant|just wonderful|just fantastic|just lovely|"
         "just what i needed|that'll be right|oh yeah sure|oh yeah right|sure you will|sure you do|"
         "sure you are|yeah sure you will|aye right|aye sure|yeah i bet|i bet|yeah that'll happen|"
-        "that'll happen|right right|"
+        "that'll happen|right right|that will be right|aye that will be right|i will yeah|you will yeah|"
+        "never better|just what i wanted|"
         "like that'll happen|in your dreams|dream on|sure buddy|sure pal|yeah sure thing buddy|big surprise",
         ELSE: "be right with you|i'll be right with you|be with you in a minute|be with you in a sec|"
         "be with you in a second|be with you shortly|you can go now|go and play|go play|off you go|"
@@ -168,7 +177,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "get it done|get that done|go through|pay|charge|please proceed|yes|yeah|here|there|"
         "one more time|thing|things|stuff|happen|already|here we go|mind|also fine|lot|so much|"
         "indeed|course|ahead|fine|okay|ok|works|work|suits|suit|that suits me|new|one|ones|"
-        "the money|money|funds|it out|the lot|all of that|him|her|he|she|"
+        "the money|money|funds|it out|all of that|he|she|"
         "if that's ok|if that's okay|if that's alright|if that's all right|if that's fine|"
         "if you don't mind|if that works|"
         "what i want|what i need|what i wanted|what i asked for|for sorting this out|"
@@ -272,9 +281,14 @@ _LEXICON: dict[str, dict[str, str]] = {
         "i'd prefer|i prefer|i'd rather|i would rather|i'd like it|can we do|could we do|"
         "how about|what about|let's make it|go with|i'll take|wrong day|wrong amount|not the|"
         "lets make it|rather have|update|adjust|reduce|increase|extra|for him|for her|for them|"
-        "for us all|for everyone",
+        "for us all|for everyone|for good|from now on|forever|permanently|this month|just this month|"
+        "for this month|this week|this year|just the one|only the one|just one|only one",
         WIDE: "both|do both|both of them|for both|for both of them|all of them|for all of them|"
-        "all three|all four|all of it|each of them|every one of them|the whole lot",
+        "all three|all four|all of it|each of them|every one of them|the whole lot|the lot|them all|"
+        "everything|the whole thing|all the nights|all the days|all of the",
+        OTHER: "him|her|us|his|their|to work|at work|to my work|to the office|to my office|"
+        "let her do it|let him do it|let them do it|me and her|me and him",
+        WHEN: "now|right now|just now|right away|straight away|immediately|asap|as soon as possible",
         BUT: "but|though|although|however|except that|only thing|one thing|just one thing|still|yet",
         HEDGE: "maybe|perhaps|probably|possibly|i guess|i guess so|guess so|i suppose|i suppose so|"
         "i think so|i believe so|kind of|sort of|kinda|sorta|not really sure|if you say so|"
@@ -282,7 +296,10 @@ _LEXICON: dict[str, dict[str, str]] = {
         "could be|sounds okay i guess|fine i guess|ok i guess|okay i guess|yes i guess|i reckon|"
         "sure i guess|i hope so|hopefully|for now|for the moment|for the time being|for today|"
         "could do|should do|might be|might be ok|might be fine|might do|may be|i could|i might|"
-        "oh right|all good thanks|all good thank you|all good cheers|"
+        "oh right|all good thanks|all good thank you|all good cheers|i'm not against it|not against it|"
+        "i wouldn't say no|wouldn't say no|i'm not saying no|not saying no|nothing against it|"
+        "i have nothing against it|i don't have a problem with that|don't have a problem with that|"
+        "no i don't have a problem with that|no problem with that|no issues|no issue|not a no|"
         # A yes that answers another question: who it is, whose it is, what arrived.
         "that was me|it was me|that's me|it's me|that is me|it is me|that's mine|that was mine|"
         "it's mine|it was mine|that is mine|that's him|that's her|that's them|that's us|that's my|"
@@ -349,11 +366,13 @@ _LEXICON: dict[str, dict[str, str]] = {
         CHANGE: "en su lugar|en vez|en lugar|mejor|cambia|cambie|cambiar|cambialo|mueve|mover|"
         "mueva|otro|otra|otros|diferente|solo|solamente|tambien|ademas|mas|menos|prefiero|"
         "preferiria|que tal|y si|mitad|la mitad|aumenta|reduce|sino|para el|para ella|para ellos",
-        WIDE: "los dos|las dos|ambos|ambas|todos|todas|a todos",
+        WIDE: "los dos|las dos|ambos|ambas|todos|todas|a todos|todo",
         BUT: "pero|aunque|sin embargo|excepto|salvo|eso si",
         HEDGE: "tal vez|quizas|quiza|a lo mejor|supongo|supongo que si|creo que si|puede ser|"
         "probablemente|igual|mas o menos|si tu lo dices|si usted lo dice|creo|pienso que si|"
-        "no estoy muy seguro|si y no|ojala|por ahora|por el momento|de momento",
+        "no estoy muy seguro|si y no|ojala|por ahora|por el momento|de momento|no tengo nada en contra|"
+        "nada en contra|no digo que no",
+        WHEN: "ahora|ahora mismo|ya mismo|enseguida|para siempre|este mes",
     },
     "fr": {
         SARC: "mais oui c'est ca|c'est ca oui|ouais c'est ca|c'est ca ouais|mon oeil|tu parles|"
@@ -385,7 +404,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "je ne dis pas non|ne vous inquietez pas|ne t'inquiete pas",
         SELF: "moi meme|moi-meme|je m'en occupe|je le fais|je vais le faire|je le ferai|c'est deja fait|"
         "deja fait|je l'ai deja fait|je m'en charge",
-        WIDE: "les deux|tous les deux|toutes les deux|tous|toutes",
+        WIDE: "les deux|tous les deux|toutes les deux|tous|toutes|tout",
         AFF: "oui|ouais|ouaip|ouep|d'accord|dac|ok|okay|vas y|allez y|allons y|bien sur|parfait|"
         "exactement|c'est ca|c'est bon|c'est parfait|c'est correct|c'est exact|c'est juste|"
         "volontiers|absolument|tout a fait|entendu|je confirme|confirme|carrement|bien entendu|"
@@ -432,7 +451,9 @@ _LEXICON: dict[str, dict[str, str]] = {
         BUT: "mais|par contre|sauf|cependant|toutefois|pourtant|quoique|sauf que",
         HEDGE: "peut etre|je suppose|je crois|je pense|je pense que oui|je crois que oui|"
         "probablement|sans doute|on verra|bof|mouais|j'imagine|disons|oui et non|j'espere|"
-        "pour l'instant|pour le moment|pour l'heure",
+        "pour l'instant|pour le moment|pour l'heure|je n'ai rien contre|rien contre|je ne dirais pas non",
+        WHEN: "maintenant|tout de suite|immediatement|pour toujours|ce mois ci",
+        OTHER: "lui|leur|eux",
     },
     "de": {
         SARC: "ja ja|jaja|ja sicher doch|traum weiter|wer's glaubt|wers glaubt|von wegen|"
@@ -460,7 +481,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         SELF: "selbst|selber|mache ich selbst|mach ich selbst|ich mache das|ich mach das|erledige ich|"
         "ich erledige das|schon erledigt|ist schon erledigt|bereits erledigt|hab ich schon|"
         "habe ich schon gemacht",
-        WIDE: "beides|beide|alle beide|alle|alle drei",
+        WIDE: "beides|beide|alle beide|alle|alle drei|alles",
         AFF: "ja|jawohl|jap|jep|jo|joa|genau|klar|na klar|ja klar|naturlich|selbstverstandlich|"
         "gerne|gern|sehr gerne|in ordnung|einverstanden|passt|okay|ok|"
         "richtig|stimmt|das stimmt|auf jeden fall|mach das|machen sie das|mach es|machen sie es|"
@@ -509,7 +530,9 @@ _LEXICON: dict[str, dict[str, str]] = {
         HEDGE: "vielleicht|vermutlich|wahrscheinlich|eventuell|ich denke|ich denke schon|"
         "ich glaube|ich glaube schon|schatze|ich schatze|meinetwegen|von mir aus|wenn sie meinen|"
         "wenn du meinst|kommt drauf an|hoffentlich|ja und nein|glaub schon|vorerst|erstmal|erst mal|"
-        "furs erste|fur den moment",
+        "furs erste|fur den moment|ich sage nicht nein",
+        WHEN: "jetzt|sofort|gleich|fur immer|diesen monat",
+        OTHER: "ihm",
     },
 }
 
@@ -668,6 +691,8 @@ _PRIORITY = (
     UNABLE,
     SELF,
     WIDE,
+    OTHER,
+    WHEN,
     NEGVERB,
     NEG,
     SOFT,
@@ -882,6 +907,8 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
     _resolve_unable(tagged, terms)
     _resolve_soft(tagged)
     _resolve_wide(tagged, question)
+    _resolve_other(tagged, terms)
+    _resolve_when(tagged, question, pending)
     _resolve_self(tagged)
     _thanks_for(tagged, words)
     _negate_in_scope(tagged)
@@ -1000,9 +1027,35 @@ def _resolve_wide(tagged: list[_Tagged], question: str) -> None:
     wide = [t for t in tagged if t.tag == WIDE]
     if not wide:
         return
-    several = re.search(r"\b(?:and|both|all|y|et|und|los dos|les deux|beide)\b", _fold(question)) is not None
+    several = _TWO_THINGS.match(" ".join(question.split())) is not None or (
+        re.search(r"\b(?:both|all|los dos|las dos|ambos|les deux|tous|beide|beides|alle)\b", _fold(question))
+        is not None
+    )
     for t in wide:
         t.tag = NEUT if several else CHANGE
+
+
+def _resolve_other(tagged: list[_Tagged], terms: frozenset[str]) -> None:
+    """ "send it to her", "enrol us": someone the question did not name is a change."""
+    for t in tagged:
+        if t.tag == OTHER:
+            t.tag = NEUT if _bare(t.tok.key) in terms else CHANGE
+
+
+_FIXED_TIME = frozenset({"weekday", "date", "time"})
+
+
+def _resolve_when(tagged: list[_Tagged], question: str, pending: tuple[Value, ...]) -> None:
+    """ "now", "for good", "this month": a change when the question fixed when, neutral otherwise."""
+    when = [t for t in tagged if t.tag == WHEN]
+    if not when:
+        return
+    fixed = any(v.kind in _FIXED_TIME for v in pending) or any(
+        m.value.kind in _FIXED_TIME for m in find_mentions(question, None)
+    )
+    asked = {t.key for t in _tokens(question)}
+    for t in when:
+        t.tag = CHANGE if fixed and t.tok.key not in asked else NEUT
 
 
 # "I'll book it", "I can cancel it", "I'm going to pay it": the caller does it themselves.
@@ -1014,11 +1067,15 @@ _SELF_OPENERS = (
     ("i", "could"),
     ("i'm", "going", "to"),
     ("i'm", "gonna"),
+    ("we'll",),
+    ("we", "will"),
+    ("we", "can"),
+    ("we're", "going", "to"),
 )
 _ACCEPTING = frozenset(
     {
         *("take", "have", "go", "be", "accept", "need", "want", "wait", "pass", "think", "hold", "stay"),
-        *("say", "confirm", "agree", "like", "love", "keep", "get", "see", "check", "ask", "call"),
+        *("say", "confirm", "agree", "like", "love", "keep", "see", "check", "ask", "call"),
     }
 )
 
@@ -1483,7 +1540,7 @@ def _in_reason(tagged: list[_Tagged], tag: str) -> bool:
             return False
         between = tagged[first + 1 : k]
         opener = any(
-            (t.tok.key in _STATEMENT_SUBJECTS and t.tok.key not in ("that", "this", "you"))
+            (t.tok.key in _STATEMENT_SUBJECTS and t.tok.key not in ("that", "this", "you", "it"))
             or t.tok.key in _REASON_OPENERS
             for t in between
         )
