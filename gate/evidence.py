@@ -50,7 +50,9 @@ the requested action (:func:`read`), then keeps what is current
     supports anything.
 
 (e) Only what is current counts: a support is void when a later memory is
-against it, retracts, changes or (right after it) undoes it; an ``against``
+against it, retracts, changes or (right after it) undoes it, or is anything
+else the caller said right after it that is not a request for it (``after``:
+both times known, never a slot's standing fact or the gate's own record); an ``against``
 is void the same way when a later memory supports. Memories without a time
 (hosted answers) are treated as possibly later than any other, so a mixed
 answer never acts.
@@ -92,7 +94,7 @@ CLEAR_THRESHOLD = 0.75
 # against an action from a lower similarity, which can only make the gate ask or abstain.
 AGAINST_THRESHOLD = 0.30
 
-Stance = Literal["support", "against", "retract", "change", "undo", "none"]
+Stance = Literal["support", "against", "retract", "change", "undo", "after", "none"]
 Role = Literal["support", "against", "pending"]
 
 # The gate's own record of a request it acts on: "I confirm: <query>." after the caller's yes,
@@ -298,8 +300,39 @@ def statement_of(memory: EvidenceMemory) -> tuple[str, bool]:
     return memory.content, False
 
 
+# Readings of the caller's own words that still take back a request said just before them.
+_NOT_THE_CALLERS = frozenset(
+    {
+        "tries to instruct the agent",
+        "not the caller's own words",
+        "the agent's words",
+        "imitates the gate's own record",
+    }
+)
+
+
 def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
-    """How ``memory`` bears on ``request`` (see the module docstring for the rules)."""
+    """How ``memory`` bears on ``request`` (see the module docstring for the rules).
+
+    Whatever else the caller said is ``after``: said right after a request (both times known),
+    it takes the request back unless it asks for something itself without putting anything
+    off ("yes, book it"). A request the caller went on from ("cancel the gold plan" then "the
+    gate code is 1234") is acted on only after asking.
+    """
+    reading = _read(memory, request)
+    if reading.stance != "none" or reading.why in _NOT_THE_CALLERS or memory.injection_suspect:
+        return reading
+    text, record = statement_of(memory)
+    if record or (memory.source or "").casefold() not in _CALLER_SOURCES:
+        return reading
+    if memory.said_by not in (None, "", "caller", "user"):
+        return reading
+    if utterance.states_wish(text) and not utterance.puts_off(text):
+        return reading
+    return Reading("after", f"said after it, and not a request for it ({reading.why})")
+
+
+def _read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
     text, record = statement_of(memory)
     if memory.injection_suspect:
         return Reading("none", "tries to instruct the agent")
@@ -368,6 +401,11 @@ def read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
                 return Reading("none", "asks for the same action on something else")
             if not record and _qualifier_clash(text, request):
                 return Reading("none", "asks about another kind of the same thing")
+            extra = [] if record else _unexplained(text, request)
+            if len(extra) > MAX_UNEXPLAINED:
+                # Words that may change what is asked (a condition, a plan, a report, someone
+                # else) in a form the rules above do not know: not read as a request to act now.
+                return Reading("none", "says more than the request: " + " ".join(extra[:6]))
             return Reading("support", "the caller asked for this")
         if not about and not memory.trusted and _bare(text, request) and utterance.states_wish(text):
             # "thursday please" names no matter at all: not enough to act on, enough to ask
@@ -793,6 +831,43 @@ def _together(text: str, request: EvidenceRequest) -> bool:
     return any(all(_mentions(part, v) for v in request.values) for part in parts)
 
 
+# A support may carry this many words of substance besides the request itself (its verb, its
+# thing, its values, politeness and wishing): a short reason ("it broke", "i moved") passes;
+# more is read as saying something else, and the gate asks. Chosen on the labelled set: every
+# true support there keeps at most this many, and longer memories were where conditions,
+# plans, reports and others' wishes the rules do not name got through.
+MAX_UNEXPLAINED = int(__import__("os").environ.get("GATE_EVIDENCE_MAX_UNEXPLAINED", "3"))
+_SMALL = frozenset(
+    {
+        *("um", "umm", "uh", "er", "erm", "ah", "oh", "hi", "hello", "hey", "yeah", "yes", "ok", "okay"),
+        *("so", "well", "basically", "like", "just", "really", "actually", "also", "too", "now", "today"),
+        *("asap", "soon", "straight", "away", "right", "thanks", "thank", "you", "cheers", "ta", "please"),
+        *("pls", "kindly", "can", "could", "would", "will", "want", "wanna", "need", "like", "love", "i'd"),
+        *("id", "i'm", "im", "i've", "ive", "i'll", "ill", "go", "ahead", "do", "get", "got", "make", "let"),
+        *("let's", "lets", "sure", "definitely", "think", "time", "thing", "bit", "lot", "much", "very"),
+        *("some", "any", "one", "ones", "there", "here", "then", "again", "still", "yet", "already"),
+        *("know", "mean", "guess", "said", "say", "tell", "told", "asked", "ask", "call", "calling", "phone"),
+    }
+)
+
+
+def _unexplained(text: str, request: EvidenceRequest) -> list[str]:
+    """The memory's words of substance that are not the request: not its verb, thing or values."""
+    folded = text.casefold()
+    for value in request.values:
+        for start, end in sorted(_locate(folded, value), reverse=True):
+            folded = folded[:start] + " " + folded[end:]
+    mine = (*request.action_words, *request.objects)
+    out = []
+    for word in re.findall(r"[^\W\d_][\w'\-]*", folded):
+        if len(word) < 3 or word in _STOP or word in _BESIDE_NAME or word in _SMALL or word in _NOT_OBJECT:
+            continue
+        if word in _PARTICLES or word in _WISH_WORDS or find_values(word) or _shares_word(word, mine):
+            continue
+        out.append(word)
+    return out
+
+
 def _in_verb_request(text: str, request: EvidenceRequest) -> bool:
     """Whether the values sit in the part of the memory whose verb asks for this action.
 
@@ -864,7 +939,7 @@ def _other_value(text: str, request: EvidenceRequest, matched: Sequence[bool]) -
 # -- the decision ---------------------------------------------------------------
 
 _VOIDS: dict[str, frozenset[str]] = {
-    "support": frozenset({"against", "retract", "change", "undo"}),
+    "support": frozenset({"against", "retract", "change", "undo", "after"}),
     "against": frozenset({"support", "retract", "change", "undo"}),
 }
 
@@ -891,6 +966,12 @@ def _voids(
 ) -> bool:
     if o.id == m.id or other not in _VOIDS.get(stance, frozenset()):
         return False
+    if other == "after":
+        # Only when both times are known (hosted answers carry none), and never the gate's own
+        # record of a confirmed request.
+        # A slot's fact is a standing preference: only a denial, a change or a withdrawal ends it.
+        known = m.created_at is not None and o.created_at is not None
+        return known and not m.in_slot and not statement_of(m)[1] and _next_after(m, o, memories)
     if other == "undo":
         return _next_after(m, o, memories)
     return _later(m, o)

@@ -419,7 +419,9 @@ _CONDITION = re.compile(
     r"\b(?:if|unless|in case|provided(?: that)?|providing|as long as|assuming|only when|only after|"
     r"once|as soon as|when(?:ever)? (?:i|we|you|they|it|the|my|our|he|she)\b|after (?:i|we|you|they|it|the|"
     r"my|our|he|she)\b|until|till|in the event|depending on|let'?s say|say i|suppose|supposing|"
-    r"if and when|the moment|the day (?:i|we|it)|"
+    r"if and when|the moment|the day (?:i|we|it)|the minute|on (?:the )?condition|subject to|"
+    r"should (?:it|the|he|she|they|i|we|that|this|there)\b|were (?:he|it|i|she|they|we|that)\b|"
+    r"in the case|in the scenario|pending|barring|granted|whichever|depends on|it depends|"
     r"en caso de|a menos que|siempre que|siempre y cuando|cuando|en cuanto|au cas où|à condition|sauf si|"
     r"quand|dès que|lorsque|wenn|falls|sofern|vorausgesetzt|sobald)\b",
     re.IGNORECASE,
@@ -440,15 +442,31 @@ _COUNTERFACTUAL = re.compile(
 )
 
 
+# Not a request to act now: a plan, a question about it, a report of what was said, a wish
+# that cannot be, or a refusal put as an idiom.
+_NOT_NOW = re.compile(
+    r"\b(?:look(?:ing)? into|a quote|quotes? for|(?:some |more )?information (?:on|about)|"
+    r"(?:a |some |rough )?idea of|what it (?:costs|would cost)|how much (?:it|would)|remind me|"
+    r"note (?:that )?i (?:may|might)|talk to (?:someone|somebody|a person)|talk about|"
+    r"decide (?:on|whether|if)|thinking (?:of|about)|planning (?:to|on)|at some (?:stage|point)|"
+    r"some ?day|one day|eventually|next year|in (?:a few|the coming) (?:weeks|months|years)|"
+    r"wish i could|can'?t afford|won'?t let me|apparently|i said|i told|was what i|"
+    r"(?:last|other) time|the last thing i want|i'?d rather die|over my dead body|i'?d sooner|"
+    r"not a chance|no chance|not in a million|i'?ll probably|we'?ll probably|might have to|"
+    r"may have to|may need to|might need to|probably need to)\b",
+    re.IGNORECASE,
+)
+
+
 def conditional(text: str) -> bool:
-    """Whether the utterance asks for something only on a condition, asks whether, or wishes the past away.
+    """Whether the utterance asks only on a condition, asks whether, plans, reports or wishes the past away.
 
     "if the price goes up cancel the gold plan", "i'd like a refund in case it is late",
     "i want to know if you can cancel it" and "i wish i had cancelled it" are not requests
     to act now; "cancel it if possible" and "if you could book friday" are (politeness).
     """
     t = _norm(text)
-    if _ASKS_WHETHER.search(t) or _COUNTERFACTUAL.search(t):
+    if _ASKS_WHETHER.search(t) or _COUNTERFACTUAL.search(t) or _NOT_NOW.search(t):
         return True
     plain = _POLITE_IF.sub(" ", t)
     return _CONDITION.search(plain) is not None
