@@ -834,9 +834,9 @@ def _together(text: str, request: EvidenceRequest) -> bool:
 # A support may carry this many words of substance besides the request itself (its verb, its
 # thing, its values, politeness and wishing): a short reason ("it broke", "i moved") passes;
 # more is read as saying something else, and the gate asks. Chosen on the labelled set: every
-# true support there keeps at most this many, and longer memories were where conditions,
+# true support the other rules find there keeps at most this many, and longer memories were where conditions,
 # plans, reports and others' wishes the rules do not name got through.
-MAX_UNEXPLAINED = int(__import__("os").environ.get("GATE_EVIDENCE_MAX_UNEXPLAINED", "3"))
+MAX_UNEXPLAINED = 3
 _SMALL = frozenset(
     {
         *("um", "umm", "uh", "er", "erm", "ah", "oh", "hi", "hello", "hey", "yeah", "yes", "ok", "okay"),
