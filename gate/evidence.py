@@ -603,7 +603,9 @@ def _same_query(text: str, query: str) -> bool:
 
 
 def _matches(memory: EvidenceMemory, text: str, value: object, norm: Value | None) -> bool:
-    if memory.slot_value and norm is not None:
+    # The slot's own value counts for the slot's fact only: the engine also guesses a slot for
+    # plain memories ("for 3 days" -> a party size of 3), which says nothing about this request.
+    if memory.in_slot and memory.slot_value and norm is not None:
         slot = _normalised(memory.slot_value)
         if slot is not None and slot == norm:
             return True
@@ -619,19 +621,42 @@ def _fits(
     whole name, not part of a longer one ("gold plus" is not "gold", :func:`_whole_name`).
     A denial needs only the mention ("never fly from madrid" still bears on Madrid).
     """
-    if memory.slot_value and norm is not None:
+    if memory.in_slot and memory.slot_value and norm is not None:
         slot = _normalised(memory.slot_value)
         if slot is not None and slot == norm:
             return True
     spans = _spans(text, value)
     if not spans:
         return True  # mentioned in a form locate() cannot place: nothing more to check
-    wanted = _role_of(request.query, _spans(request.query, value), request)
+    query_spans = _spans(request.query, value)
+    wanted = _role_of(request.query, query_spans, request)
+    unit = _unit_after(request.query, query_spans[0]) if query_spans else None
     return any(
         _same_role(_role_of(text, [span], request), wanted)
         and (norm is None or norm.kind != "text" or _whole_name(text, span, request))
+        and _unit_after(text, span) == unit
         for span in spans
     )
+
+
+# Units a number is counted in: "pause for 3 weeks" is not "pause for 3 days", and a table
+# for 4 is not one "for 4 hours".
+_UNITS = {
+    **dict.fromkeys(("minute", "minutes", "min", "mins"), "minute"),
+    **dict.fromkeys(("hour", "hours", "hr", "hrs"), "hour"),
+    **dict.fromkeys(("day", "days", "night", "nights"), "day"),
+    **dict.fromkeys(("week", "weeks", "wk", "wks", "fortnight", "fortnights"), "week"),
+    **dict.fromkeys(("month", "months", "mo"), "month"),
+    **dict.fromkeys(("year", "years", "yr", "yrs"), "year"),
+    **dict.fromkeys(("kg", "kilo", "kilos", "kilogram", "kilograms"), "kg"),
+    **dict.fromkeys(("litre", "litres", "liter", "liters", "l"), "litre"),
+}
+
+
+def _unit_after(text: str, span: tuple[int, int]) -> str | None:
+    """The unit named right after a value, if any ("3 days" -> "day")."""
+    after = re.findall(r"[a-zà-ÿ]+", text[span[1] :].casefold())[:1]
+    return _UNITS.get(after[0]) if after else None
 
 
 def _spans(text: str, value: object) -> list[tuple[int, int]]:

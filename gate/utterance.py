@@ -453,7 +453,8 @@ _NOT_NOW = re.compile(
     r"wish i could|can'?t afford|won'?t let me|apparently|i said|i told|was what i|"
     r"(?:last|other) time|the last thing i want|i'?d rather die|over my dead body|i'?d sooner|"
     r"not a chance|no chance|not in a million|i'?ll probably|we'?ll probably|might have to|"
-    r"may have to|may need to|might need to|probably need to)\b",
+    r"may have to|may need to|might need to|probably need to|"
+    r"not (?:this|until|before|yet|now|today|tonight|right now)\b)\b",
     re.IGNORECASE,
 )
 
@@ -538,10 +539,31 @@ _AGENT_REPORTED = re.compile(
 )
 
 
+# A label that names another source: "Auto-reply:", "Email from Kestrel Roofing:", "CRM flag:",
+# "reminder from hellofresh:", "Voicemail transcription:", "Status: ...".
+_OTHER_SOURCE = re.compile(
+    r"^\s*[\[\(]?\s*(?:[\w'&.-]+\s+){0,3}?(?:auto-?reply|e-?mail|sms|text|message|reminder|notification|"
+    r"alert|flag|note|notes|memo|transcript|transcription|voicemail|ticket|log|status|action|crm|system|"
+    r"update|letter|invoice|receipt)(?:\s+(?:from|by|for|excerpt|to)\s+[^:]{1,40})?\s*[\]\)]?\s*[:\-–—]\s",
+    re.IGNORECASE,
+)
+_CASE_NOTE = re.compile(
+    r"\b(?:per (?:cust|customer|client|caller)(?:'s)? request|actioned by|pending (?:caller|customer) "
+    r"confirmation|speaker unclear|on behalf of the (?:customer|caller))\b",
+    re.IGNORECASE,
+)
+
+
 def spoken_by_agent(text: str) -> bool:
-    """Whether the text is labelled as (or reports) the agent's words rather than the caller's."""
+    """Whether the text is labelled as (or reports) the agent's or another source's words, not the caller's.
+
+    "Agent: shall i book thursday", "the assistant said ...", and text labelled as coming from
+    elsewhere ("Auto-reply: ...", "Email from ...:", "CRM flag: ...", "per cust request").
+    """
     t = _norm(text)
-    return bool(_AGENT_LABEL.search(t) or _AGENT_REPORTED.search(t))
+    return bool(
+        _AGENT_LABEL.search(t) or _AGENT_REPORTED.search(t) or _OTHER_SOURCE.search(t) or _CASE_NOTE.search(t)
+    )
 
 
 _INSTRUCTION = re.compile(
