@@ -61,7 +61,8 @@ Decisions and limits, stated so a reviewer can check them:
   several, a change otherwise; so is a new beneficiary ("for her").
 - A yes for someone the question did not name ("send it to her", "enrol us"), for more than it
   named ("cancel the lot", "everything"), or for a time or scope it did not give ("for good",
-  "this month"; "right away" when it fixed a day or time) is a change.
+  "just this month" unless the question says so; "right away" when it fixed a day or time) is a
+  change.
 - A yes to one of two things the question puts together ("yes, the gym" to "cancel your gym
   membership and your magazine subscription?") is a change; a yes that answers another question
   ("yes, that was me", "yes, it's mine", "yes, I got the label") is ``unclear``.
@@ -129,6 +130,8 @@ WIDE = "wide"
 OTHER = "other"
 # "now", "for good", "this month": a change when the question fixes a day, date or time.
 WHEN = "when"
+# "just this month", "only once": a narrower scope, a change unless the question says so.
+SCOPE = "scope"
 
 _LEXICON: dict[str, dict[str, str]] = {
     "en": {
@@ -281,14 +284,16 @@ _LEXICON: dict[str, dict[str, str]] = {
         "i'd prefer|i prefer|i'd rather|i would rather|i'd like it|can we do|could we do|"
         "how about|what about|let's make it|go with|i'll take|wrong day|wrong amount|not the|"
         "lets make it|rather have|update|adjust|reduce|increase|extra|for him|for her|for them|"
-        "for us all|for everyone|for good|from now on|forever|permanently|this month|just this month|"
-        "for this month|this week|this year|just the one|only the one|just one|only one",
+        "for us all|for everyone|for good|from now on|forever|permanently|just the one|only the one|"
+        "just one|only one",
         WIDE: "both|do both|both of them|for both|for both of them|all of them|for all of them|"
         "all three|all four|all of it|each of them|every one of them|the whole lot|the lot|them all|"
         "everything|the whole thing|all the nights|all the days|all of the",
         OTHER: "him|her|us|his|their|to work|at work|to my work|to the office|to my office|"
         "let her do it|let him do it|let them do it|me and her|me and him",
         WHEN: "now|right now|just now|right away|straight away|immediately|asap|as soon as possible",
+        SCOPE: "this month|just this month|for this month|only this month|this week|just this week|"
+        "this year|just once|only once|one time|just the once|one off|a one off",
         BUT: "but|though|although|however|except that|only thing|one thing|just one thing|still|yet",
         HEDGE: "maybe|perhaps|probably|possibly|i guess|i guess so|guess so|i suppose|i suppose so|"
         "i think so|i believe so|kind of|sort of|kinda|sorta|not really sure|if you say so|"
@@ -693,6 +698,7 @@ _PRIORITY = (
     WIDE,
     OTHER,
     WHEN,
+    SCOPE,
     NEGVERB,
     NEG,
     SOFT,
@@ -909,6 +915,7 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
     _resolve_wide(tagged, question)
     _resolve_other(tagged, terms)
     _resolve_when(tagged, question, pending)
+    _resolve_scope(tagged, question)
     _resolve_self(tagged)
     _thanks_for(tagged, words)
     _negate_in_scope(tagged)
@@ -1056,6 +1063,15 @@ def _resolve_when(tagged: list[_Tagged], question: str, pending: tuple[Value, ..
     asked = {t.key for t in _tokens(question)}
     for t in when:
         t.tag = CHANGE if fixed and t.tok.key not in asked else NEUT
+
+
+def _resolve_scope(tagged: list[_Tagged], question: str) -> None:
+    """A narrower scope ("just this month" to "on the 6th of each month?") is a change, unless asked."""
+    asked = " ".join(t.key.removesuffix("'s") for t in _tokens(question))  # "this month's delivery"
+    for t in tagged:
+        if t.tag == SCOPE:
+            words = " ".join(u.tok.key for u in tagged if u.phrase == t.phrase)
+            t.tag = NEUT if f" {words} " in f" {asked} " else CHANGE
 
 
 # "I'll book it", "I can cancel it", "I'm going to pay it": the caller does it themselves.
