@@ -755,7 +755,7 @@ def _denied(memory: EvidenceMemory, text: str, request: EvidenceRequest) -> str:
     verb = request.action_words[:1]
     # "i don't want to keep the gold plan" denies the opposite of cancelling it: not against.
     scoped = utterance.scopes(text)
-    parts = [(a, d) for a, d in scoped if not (d and verb and _denies_opposite(d, verb[0]))]
+    parts = [(a, d) for a, d in scoped if not (d and verb and utterance.opposes(d, [verb[0]]))]
     if len(parts) < len(scoped):
         return ""  # a denial of the opposite, the engine's flag included: not against
     denied_value = [d for _, d in parts if d and any(_mentions(d, v) for v in request.values)]
@@ -793,10 +793,6 @@ def _bears_on(clause: str, request: EvidenceRequest) -> bool:
         named = [w for w in words[1:3] if w not in _BESIDE_NAME and w not in _NOT_OBJECT]
         return not named or _shares_word(named[0], (*request.action_words, *request.objects))
     return not any(f.kind in kinds for f in find_values(clause))
-
-
-def _denies_opposite(denied: str, verb: str) -> bool:
-    return utterance.opposes(denied, [verb])
 
 
 def _has_verb(part: str, verb: str) -> bool:

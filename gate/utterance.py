@@ -51,9 +51,6 @@ evidence judgment and by the memory layer that decides what is a fact:
     doubts, offers something else or says the need has gone ("let's leave it
     for now", "i'm shopping around first", "false alarm"), or refers back to
     it in a few words ("can we put that on ice").
-``undoes(text) -> bool``
-    The utterance withdraws what was said just before, without naming it:
-    "scratch that", "cancel that", "hmm no keep my original seat".
 ``requested_verb(text) -> str | None``
     The verb of what the speaker asks for when an explicit request form
     says it: "please add my wife to the joint account" -> "add".
@@ -87,7 +84,6 @@ __all__ = [
     "scopes",
     "spoken_by_agent",
     "states_wish",
-    "undoes",
 ]
 
 Matcher = Callable[[str, str], bool]
@@ -637,16 +633,6 @@ _RETRACT = re.compile(
 )
 
 
-_UNDO = re.compile(
-    r"\b(?:cancel (?:that|it|this)|scratch (?:that|it)|never ?mind|nevermind|forget (?:it|that|about it)|"
-    r"hold off|let me think|i'?ll think about it|think it over|sleep on it|not (?:yet|just yet)|"
-    r"on second thoughts?|i changed my mind|changed my mind|"
-    r"disregard (?:that|it)|ignore (?:that|what i said)|i take (?:that|it) back|take that back|"
-    r"don'?t bother|drop it|scrap (?:that|it)|keep (?:my|the|it|things)\s+(?:original|current|old|existing|"
-    r"usual|as it is|as they are|the same)|leave (?:it|that|things) (?:as it is|as is|alone|as they are)|"
-    r"olvídalo|olvidalo|laisse tomber|oublie ça|vergiss es)\b",
-    re.IGNORECASE,
-)
 _ASK_VERB = re.compile(
     r"\b(?:please|pls|kindly|go ahead and|just)\s+(?P<a>[a-z]+(?:\s+(?:off|up|down|back|out|in)\b)?)|"
     r"\b(?:i'?d like|id like|i would like|i want|i wanna|i need|we want|we need|we'?d like|i'?d love|"
@@ -702,11 +688,6 @@ _PUT_OFF = re.compile(
     re.IGNORECASE,
 )
 _REFERS_BACK = re.compile(r"\b(?:it|that|this|them|those|these|one)\b", re.IGNORECASE)
-
-
-def undoes(text: str) -> bool:
-    """Whether the utterance withdraws what was said just before ("scratch that", "keep my original seat")."""
-    return _UNDO.search(_norm(text)) is not None
 
 
 def puts_off(text: str) -> bool:
