@@ -21,17 +21,28 @@ the requested action (:func:`read`), then keeps what is current
     lisbon" is not a flight to Lisbon, "transfer 400 from account X" does
     not send to X), a name whole ("gold plus" or "rose gold" is not "gold"),
     and, when the memory holds two requests ("refund 40 on x-19 and 300 on
-    x-20"), all of them in the same one; where the query qualifies its
+    x-20"), all of them in the same one, and in the clause of the verb that
+    asks when that clause names another value or another thing ("it's
+    booked for 3 days, extend it by 2"; "reorder my lisinopril, the
+    amlodipine one is fine"); in the query's currency, period, and bound
+    ("500 dollars" is not 500 pounds, "85 a quarter" not 85 a month, "any
+    time after 2pm" not 2pm); where the query qualifies its
     thing ("delivery address"), the memory does not name the same thing
-    with another qualifier ("billing address"); (c) no clause denies a value or the action
+    with another qualifier ("billing address"), nor another place or party
+    after the query's preposition ("at the groomer" for "at the vet");
+    (c) no clause denies a value or the action
     (:func:`gate.utterance.scopes`, plus the engine's ``negated`` flag when the
     clause reading cannot place it) and it does not ask for the opposite
     ("keep" against "cancel"); (d) it is the caller's own stated wish: a
     request or preference, not a question (nor "i want to know if"), not on a
     condition ("if the price goes up, cancel it"; "if possible" is
     politeness), not a wish about the past, not about or for someone else,
-    not the agent's words, not text that tries to instruct the agent or
-    speaks of "the caller" in the third person. The gate's own
+    not the agent's words, not text labelled as from elsewhere (any short
+    label before a colon: "Supplier tip:", "Recommended next step:") or
+    addressed to the caller ("set your direct debit to ..."), not text
+    that tries to instruct the agent or speaks of "the caller" in the third
+    person, and not taken back later in the same breath ("book it for 4pm,
+    or actually, let me ring them myself"). The gate's own
     records ("I confirm: <query>." after the caller's yes, "I request:
     <query>.") support exactly the query they name, and only when trusted;
     an untrusted text in that form is an imitation and supports nothing.
@@ -383,6 +394,8 @@ def _read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
             return Reading("against", denied)
         if not record and utterance.retracts(text) and not utterance.states_wish(text):
             return Reading("retract", "withdrawn or changed later")
+        if not record and _taken_back(text, request):
+            return Reading("none", "taken back in the same breath")
         if not record and utterance.conditional(text):
             return Reading("none", "asks on a condition, or asks whether: not a request to act now")
         if not record and not _together(text, request):
@@ -401,6 +414,8 @@ def _read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
                 return Reading("none", "asks for the same action on something else")
             if not record and _qualifier_clash(text, request):
                 return Reading("none", "asks about another kind of the same thing")
+            if not record and _other_place(text, request):
+                return Reading("none", "asks for it at another place or with another party")
             extra = [] if record else _unexplained(text, request)
             if len(extra) > MAX_UNEXPLAINED:
                 # Words that may change what is asked (a condition, a plan, a report, someone
@@ -443,6 +458,18 @@ def _read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
     if not near:
         return Reading("none", f"about another matter (similarity {similarity:.2f})")
     return Reading("none", "does not mention these values")
+
+
+def _taken_back(text: str, request: EvidenceRequest) -> bool:
+    """Whether words after the request take it back ("book it for 4pm, or actually, let me ring
+    them myself"), unless they name its values again ("actually yes, friday at 4")."""
+    ends = [spans[0][1] for v in request.values if (spans := _spans(text, v))]
+    if not ends:
+        return False
+    end = max(ends)
+    if all(_mentions(text[end:], v) for v in request.values):
+        return False
+    return utterance.takes_back_after(text, end)
 
 
 def _same_action(text: str, request: EvidenceRequest) -> bool:
@@ -631,12 +658,68 @@ def _fits(
     query_spans = _spans(request.query, value)
     wanted = _role_of(request.query, query_spans, request)
     unit = _unit_after(request.query, query_spans[0]) if query_spans else None
+    bound = _bound_before(request.query, query_spans[0]) if query_spans else None
+    period = _period_after(request.query, query_spans[0]) if query_spans else None
+    currency = _currency_near(request.query, query_spans[0]) if query_spans else None
     return any(
         _same_role(_role_of(text, [span], request), wanted)
         and (norm is None or norm.kind != "text" or _whole_name(text, span, request))
         and _unit_after(text, span) == unit
+        and _bound_before(text, span) == bound
+        and (currency is None or _currency_near(text, span) in (currency, None))
+        and _period_after(text, span) in (period, None)
         for span in spans
     )
+
+
+# A bound before a time or a date: "any time after 2pm" is not "at 2pm", "by friday" not "on friday".
+_BOUNDS = frozenset({"after", "before", "until", "till", "til", "by", "than", "past", "latest", "earliest"})
+
+
+def _bound_before(text: str, span: tuple[int, int]) -> str | None:
+    before = re.findall(r"[a-zà-ÿ]+", text[: span[0]].casefold())[-1:]
+    return before[0] if before and before[0] in _BOUNDS else None
+
+
+# The currency an amount is in, from a symbol before it or a word after it: "500 dollars" is
+# not "500 pounds"; an amount said without one fits either.
+_CURRENCY_WORD = {
+    **dict.fromkeys(("pound", "pounds", "quid", "gbp", "sterling", "£"), "gbp"),
+    **dict.fromkeys(("dollar", "dollars", "bucks", "usd", "$"), "usd"),
+    **dict.fromkeys(("euro", "euros", "eur", "€"), "eur"),
+}
+
+
+def _currency_near(text: str, span: tuple[int, int]) -> str | None:
+    before = text[: span[0]].rstrip()[-1:]
+    if before in _CURRENCY_WORD:
+        return _CURRENCY_WORD[before]
+    said = text[span[0] : span[1]].casefold()
+    inside = [c for c in said if c in "£$€"]
+    inside += [w for w in re.findall(r"[a-zà-ÿ]+", said) if w in _CURRENCY_WORD]
+    if inside:
+        return _CURRENCY_WORD[inside[0]]
+    after = re.findall(r"[a-zà-ÿ]+", text[span[1] :].casefold())[:1]
+    return _CURRENCY_WORD.get(after[0]) if after else None
+
+
+# How often an amount is paid: "85 pounds a quarter" is not "85 pounds a month".
+_PERIOD = re.compile(
+    r"^\W*(?:(?:pounds?|dollars?|euros?|quid|bucks|gbp|usd|eur)\W+)?"
+    r"(?:(?:a|an|per|each|every|/)\s*(?P<unit>day|week|fortnight|month|quarter|year|annum)\b|"
+    r"(?P<adverb>daily|weekly|fortnightly|monthly|quarterly|yearly|annually))",
+    re.IGNORECASE,
+)
+_PERIOD_OF = {"daily": "day", "weekly": "week", "fortnightly": "fortnight", "monthly": "month",
+              "quarterly": "quarter", "yearly": "year", "annually": "year", "annum": "year"}  # fmt: skip
+
+
+def _period_after(text: str, span: tuple[int, int]) -> str | None:
+    found = _PERIOD.match(text[span[1] :])
+    if found is None:
+        return None
+    unit = (found.group("unit") or found.group("adverb")).casefold()
+    return _PERIOD_OF.get(unit, unit)
 
 
 # Units a number is counted in: "pause for 3 weeks" is not "pause for 3 days", and a table
@@ -754,7 +837,12 @@ def _denied(memory: EvidenceMemory, text: str, request: EvidenceRequest) -> str:
     """
     verb = request.action_words[:1]
     # "i don't want to keep the gold plan" denies the opposite of cancelling it: not against.
-    scoped = utterance.scopes(text)
+    # A request that moves something from X ("move 500 from current to savings") is not
+    # denied by a memory that moves it from X.
+    moves_from = any(
+        _role_of(request.query, _spans(request.query, v), request) == "from" for v in request.values
+    )
+    scoped = utterance.scopes(text, moves=not moves_from)
     parts = [(a, d) for a, d in scoped if not (d and verb and utterance.opposes(d, [verb[0]]))]
     if len(parts) < len(scoped):
         return ""  # a denial of the opposite, the engine's flag included: not against
@@ -900,15 +988,83 @@ def _in_verb_request(text: str, request: EvidenceRequest) -> bool:
     if asked is None or not request.action_words or not _shares_word(asked, request.action_words[:1]):
         return True
     folded = text.casefold()
-    # Split at words that join two requests only: a comma often adds the value ("pay my
-    # electricity bill, it's 84.20").
+    verb = re.compile(rf"(?<![\w-]){re.escape(asked)}")
+    # A comma often adds the value ("pay my electricity bill, it's 84.20"), but the verb's own
+    # clause naming another value asks for that one ("it's booked for 3 days, extend it by 2").
+    for clause in re.split(r";|,(?!\d)", folded):
+        if (
+            verb.search(clause)
+            and not all(_mentions(clause, v) for v in request.values)
+            and (
+                _other_value(clause, request, [False] * len(request.values))
+                or _names_own_object(clause, asked, request)
+            )
+        ):
+            return False  # "reorder my lisinopril, the amlodipine one is fine": not amlodipine
+    # Split at words that join two requests only.
     for part in _NEXT_REQUEST.split(folded):
-        if re.search(rf"(?<![\w-]){re.escape(asked)}", part):
+        if verb.search(part):
             return all(_mentions(part, v) for v in request.values)
     return True
 
 
+def _names_own_object(clause: str, asked: str, request: EvidenceRequest) -> bool:
+    """Whether the words after the verb name a thing that is neither a value nor a query word."""
+    at = clause.find(asked)
+    values = {w for v in request.labels for w in v.casefold().split()}
+    query_words = (*request.action_words, *request.objects)
+    for token in re.findall(r"[a-zà-ÿ][a-zà-ÿ'\-]*", clause[at + len(asked) :])[:4]:
+        if token in _OBJECT_ENDS:
+            return False
+        if token in _STOP or token in _NOT_OBJECT or token in _PARTICLES or token in _BESIDE_NAME:
+            continue
+        if token in values or token in _WISH_WORDS or _shares_word(token, query_words):
+            continue
+        return True
+    return False
+
+
 _NEXT_REQUEST = re.compile(r"\s(?:and then|and|plus|also|then|as well as)\s+(?=\w+\s)", re.IGNORECASE)
+
+
+_PLACE_FRAME = re.compile(
+    r"(?=\b(at|with|in|into|to|from)\s+(?:(?:the|my|a|an|our|your|this|that)\s+)?([a-zà-ÿ][a-zà-ÿ'\-]+))"
+)
+_NOT_PLACES = frozenset(
+    {"morning", "afternoon", "evening", "night", "noon", "midday", "weekend", "lunchtime", "moment", "time"}
+)
+
+
+def _other_place(text: str, request: EvidenceRequest) -> bool:
+    """Whether the memory puts the action at another place or with another party than the query.
+
+    "book biscuit in at the groomer" is not "book biscuit in at the vet": where the query
+    says "at the vet" and the memory never names the vet, another word of substance after the
+    same preposition names another place. Values, times of day and the query's own words do
+    not count.
+    """
+    values = {w for v in request.labels for w in v.casefold().split()}
+    folded = text.casefold()
+    said_frames = _PLACE_FRAME.findall(folded)
+    for prep, noun in _PLACE_FRAME.findall(request.query.casefold()):
+        if noun in values and noun not in _STOP and not find_values(noun):
+            # A name the query puts after the preposition ("upgrade me to premium"): the
+            # memory's own "to business", and never "to premium", names another one.
+            own = [w for p, w in said_frames if p == prep and w not in _STOP and w not in _NOT_PLACES]
+            if own and noun not in own and not any(_shares_word(w, request.action_words) for w in own):
+                return True
+            continue
+        if noun in values or noun in _STOP or len(noun) < 3 or find_values(noun):
+            continue
+        if _shares_word(text, [noun]):
+            continue
+        for said_prep, said in _PLACE_FRAME.findall(folded):
+            if said_prep != prep or said in values or said in _STOP or said in _NOT_PLACES:
+                continue
+            if said in _BESIDE_NAME or find_values(said) or _shares_word(said, request.action_words):
+                continue
+            return True
+    return False
 
 
 def _qualifier_clash(text: str, request: EvidenceRequest) -> bool:

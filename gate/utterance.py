@@ -234,22 +234,23 @@ _WITHDRAW = re.compile(
 )
 
 
-def scopes(text: str, lang: str | None = None) -> list[tuple[str, str]]:
+def scopes(text: str, lang: str | None = None, *, moves: bool = True) -> list[tuple[str, str]]:
     """Each clause of ``text`` as (asserted part, denied part), lower-cased.
 
     A negation denies what follows it to the end of its clause ("i can
     never do thursday"); it denies the whole clause when nothing follows
     or a verb of fitting does ("saturday doesn't work", "thursday i can't
     do"). "instead of", "except", "rather than" deny only what follows
-    them; "from X to Y" with a verb of change denies X.
+    them; "from X to Y" with a verb of change denies X, unless ``moves`` is
+    False (for a request that itself moves something from X).
     """
     out: list[tuple[str, str]] = []
     for clause in clauses(_norm(text)):
-        out.append(_scope(clause, lang))
+        out.append(_scope(clause, lang, moves))
     return out
 
 
-def _scope(clause: str, lang: str | None) -> tuple[str, str]:
+def _scope(clause: str, lang: str | None, moves: bool = True) -> tuple[str, str]:
     neutral = _NOT_NEGATION.sub(lambda m: " " * len(m.group()), clause)
     pattern = _NEGATION_LANG.get(lang or "", _NEGATION_ANY)
     cues = [m for m in (pattern.search(neutral), _WITHDRAW.search(neutral)) if m is not None]
@@ -269,7 +270,7 @@ def _scope(clause: str, lang: str | None) -> tuple[str, str]:
     contrast = _CONTRAST.search(clause)
     if contrast is not None:
         return clause[: contrast.start()], clause[contrast.end() :]
-    moved = _FROM_TO.search(clause)
+    moved = _FROM_TO.search(clause) if moves else None
     if moved is not None and _CHANGE_VERB.search(clause):
         return clause[: moved.start()] + " " + clause[moved.end() :], moved.group(1)
     return clause, ""
@@ -369,6 +370,10 @@ _IMPERATIVE = re.compile(
     r"put|set|make|give|get|take|sign|open|renew|extend|order|buy|charge|issue|process|hold|use|"
     r"go ahead|confirm|apply|enable|disable|activate|deactivate|start|pause|resume|register|"
     r"enrol|enroll|subscribe|unsubscribe|redirect|forward|collect|pick up|replace|exchange|"
+    r"reorder|refill|repeat|donate|skip|freeze|unfreeze|suspend|file|lodge|submit|claim|reroute|"
+    r"block|unblock|report|top up|rebook|postpone|defer|bump|increase|decrease|reduce|raise|"
+    r"lower|split|withdraw|deposit|shift|release|reissue|reactivate|waive|dispute|convert|"
+    r"install|fix|repair|replace|request|cash|stick|pop|sort out|sort|lock|unlock|reset|"
     r"reserva|cancela|paga|envía|envia|entrega|cambia|réserve|annule|paie|envoie|livre|change|"
     r"buche|storniere|kündige|zahle|schicke|liefere|ändere)(?![\w'-])",
     re.IGNORECASE,
@@ -415,8 +420,9 @@ _CONDITION = re.compile(
     r"\b(?:if|unless|in case|provided(?: that)?|providing|as long as|assuming|only when|only after|"
     r"once|as soon as|when(?:ever)? (?:i|we|you|they|it|the|my|our|he|she)\b|after (?:i|we|you|they|it|the|"
     r"my|our|he|she)\b|until|till|in the event|depending on|let'?s say|say i|suppose|supposing|"
-    r"if and when|the moment|the day (?:i|we|it)|the minute|on (?:the )?condition|subject to|"
-    r"should (?:it|the|he|she|they|i|we|that|this|there)\b|were (?:he|it|i|she|they|we|that)\b|"
+    r"if and when|the moment|the day (?:i|we|it|my|our|the|his|her|their)|the minute|on (?:the )?condition|"
+    r"subject to|(?:after|on|come|before) pay ?day|after (?:i'?ve|i've) been paid|"
+    r"should (?:it|the|he|she|they|i|we|that|this|there)\b|were (?:he|it|i|she|they|we|that|the|my)\b|"
     r"in the case|in the scenario|pending|barring|granted|whichever|depends on|it depends|"
     r"en caso de|a menos que|siempre que|siempre y cuando|cuando|en cuanto|au cas où|à condition|sauf si|"
     r"quand|dès que|lorsque|wenn|falls|sofern|vorausgesetzt|sobald)\b",
@@ -499,7 +505,8 @@ _OTHERS_THING = re.compile(
 # The action is done for somebody else: "cancel the gold plan for my brother", "on behalf of".
 _FOR_OTHER = re.compile(
     rf"\b(?:for|para|pour|für|fur)\s+(?:my|our|mi|mis|mon|ma|mes|meine[nm]?|meiner)\s+(?:\w+\s+)?"
-    rf"(?:{_RELATION})\b(?!'s)|\bon behalf of\b|\bfor (?:him|her|them)\b|\bin (?:his|her|their) name\b",
+    rf"(?:{_RELATION})\b(?!'s)|\bon behalf of\b|\bfor (?:him|her|them)\b|\bin (?:his|her|their) name\b|"
+    r"\bfor (?:mum|mom|mam|mummy|mommy|dad|daddy|grandma|grandpa|nan|nana|granny|gran)\b",
     re.IGNORECASE,
 )
 
@@ -540,7 +547,8 @@ _AGENT_REPORTED = re.compile(
 _OTHER_SOURCE = re.compile(
     r"^\s*[\[\(]?\s*(?:[\w'&.-]+\s+){0,3}?(?:auto-?reply|e-?mail|sms|text|message|reminder|notification|"
     r"alert|flag|note|notes|memo|transcript|transcription|voicemail|ticket|log|status|action|crm|system|"
-    r"update|letter|invoice|receipt)(?:\s+(?:from|by|for|excerpt|to)\s+[^:]{1,40})?\s*[\]\)]?\s*[:\-–—]\s",
+    r"update|letter|invoice|receipt|recommendation|suggestion|tip|advice|offer|promo|promotion|advert|"
+    r"notice|announcement|newsletter|bulletin)(?:\s+(?:from|by|for|excerpt|to)\s+[^:]{1,40})?\s*[\]\)]?\s*[:\-–—]\s",
     re.IGNORECASE,
 )
 _CASE_NOTE = re.compile(
@@ -550,16 +558,55 @@ _CASE_NOTE = re.compile(
 )
 
 
+# A request addressed to the caller ("set your direct debit to 85 a month", "book your
+# boiler service now"): someone else speaking to them, not the caller asking.
+_ADDRESSED = re.compile(r"^\s*(?:please\s+)?[a-z]+\s+(?:\w+\s+){0,2}?your\b", re.IGNORECASE)
+
+
+# Any short label before a colon ("Recommended next step: ...", "Supplier tip: ...") marks text
+# that came from somewhere, not speech; the caller's own label and a spoken "yes:" do not.
+_ANY_LABEL = re.compile(
+    r"^\s*[\[\(]?\s*(?!(?:user|caller|customer|client|me|i|the caller|the customer|yes|no|ok|okay|so|"
+    r"well|right|also|and|ps)\s*[\]\)]?\s*:)(?:[a-z][\w'&.-]*\s+){0,3}[a-z][\w'&.-]*\s*[\]\)]?\s*:\s",
+    re.IGNORECASE,
+)
+
+
 def spoken_by_agent(text: str) -> bool:
     """Whether the text is labelled as (or reports) the agent's or another source's words, not the caller's.
 
-    "Agent: shall i book thursday", "the assistant said ...", and text labelled as coming from
-    elsewhere ("Auto-reply: ...", "Email from ...:", "CRM flag: ...", "per cust request").
+    "Agent: shall i book thursday", "the assistant said ...", text labelled as coming from
+    elsewhere ("Auto-reply: ...", "Email from ...:", "CRM flag: ...", "Supplier tip: ...", any
+    short label before a colon, "per cust request"), and a request addressed to the caller
+    ("set your direct debit to ...").
     """
     t = _norm(text)
+    addressed = _ADDRESSED.search(t) is not None and requested_verb(t) is not None and " my " not in f" {t} "
     return bool(
-        _AGENT_LABEL.search(t) or _AGENT_REPORTED.search(t) or _OTHER_SOURCE.search(t) or _CASE_NOTE.search(t)
+        _AGENT_LABEL.search(t)
+        or _AGENT_REPORTED.search(t)
+        or _OTHER_SOURCE.search(t)
+        or _CASE_NOTE.search(t)
+        or _ANY_LABEL.search(t)
+        or addressed
     )
+
+
+# Taking back, later in the same breath, what was just asked: "book it for friday, or
+# actually, let me ring them myself", "cancel it... no wait, let me think".
+_TAKE_BACK = re.compile(
+    r"\b(?:actually|on second thoughts?|scratch that|never ?mind|forget (?:it|that)|no wait|wait no|"
+    r"hold off|let me think|i'?ll think|not (?:yet|now|just yet)|i'?d rather|i take (?:it|that) back|"
+    r"let me (?:\w+ )?(?:check|think|ask|ring|call|talk|speak|sleep|see)|"
+    r"i'?ll (?:do|ring|call|sort|book|handle|arrange) (?:\w+ )?(?:myself|it myself)|"
+    r"en realidad|pensándolo bien|mejor no|en fait|finalement|réflexion faite|eigentlich|doch nicht)\b",
+    re.IGNORECASE,
+)
+
+
+def takes_back_after(text: str, position: int) -> bool:
+    """Whether words after ``position`` take back what the text asked for before it."""
+    return _TAKE_BACK.search(_norm(text)[position:]) is not None
 
 
 _INSTRUCTION = re.compile(
@@ -684,7 +731,8 @@ _PUT_OFF = re.compile(
     r"after all|already|myself|ourselves|alarm|mistake|wrong|clash(?:es)?|no need|not needed|"
     r"need (?:it|that|them)|fine as|as it is|as is|for now|for the moment|for the time being|"
     r"ice|back to you|get back|hang fire|hold fire|on hold|not yet|yet|never ?mind|not|no|don'?t|"
-    r"dont|won'?t|isn'?t|aren'?t|can'?t|cannot|stop|cancel)\b",
+    r"mull|ponder|consider|overnight|sleep on|give me (?:a|some) (?:night|day|days|time|while|bit)|"
+    r"dont|won'?t|isn'?t|aren'?t|can'?t|cannot|stop|cancel|skip|scrap|separate|split)(?:s|ing|ed)?\b",
     re.IGNORECASE,
 )
 _REFERS_BACK = re.compile(r"\b(?:it|that|this|them|those|these|one)\b", re.IGNORECASE)

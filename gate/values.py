@@ -23,8 +23,14 @@ What is understood (English, Spanish, French, German):
   matches the afternoon reading ("19:00"); "07:30" with its leading zero is the morning only.
   A value given with an ambiguous hour (``"7 o'clock"``) is the hour as written.
 - **dates**: ISO ("2026-03-04"), "March 4", "4th of March", "4 de marzo", "4 mars",
-  "4. März", with or without a year, "4.3.2026"; a date without a year matches that day of
-  any year.
+  "4. März", "am vierten März", with or without a year, "4.3.2026"; a date without a year
+  matches that day of any year. A day of the month said alone ("the 4th", "on the fourth", "el
+  cuatro", "le quatre", "am vierten", "zum 4.") is ``---04``: that day of any month, and the
+  number 4 (a ``day_of_month=4`` argument); "the first one" and "the second card" name things.
+- **spoken clock forms**: "ten to seven", "twenty five past eight", British "half eight"
+  (8:30), "quarter of nine", "dreiviertel drei" (2:45), "diez y cuarto"; "from ten to seven" and
+  "ten to twelve bags" are numbers.
+- **a span of one**: "for a week", "por una semana", "für einen Monat" count 1.
 - **identifiers**: a token with letters and digits ("A-1001", "INV77"), or digits with a
   leading zero ("0042"). Compared exactly, case-insensitive; the only tolerance is a separator
   ("-", "_", a space, or none) where letters meet digits: "A-1001", "a1001" and "a 1001" are one
@@ -37,9 +43,9 @@ decimal reading; in English "1.500" is 1.5; in Spanish, French and German "1,5" 
 
 Not understood (a text with these forms does not mention the value): numbers said as pairs
 ("forty-nine fifty", "nineteen ninety-nine" read as two numbers), fractions ("half a thousand"),
-cents and minor units ("fifty dollars and twenty cents" is 50 and 20), ordinal words beyond
-English ("the fourth", "el primero", "le premier" are understood; "vierter" is not), relative
-days ("tomorrow"), numeric dates with slashes (month and day order differ), and Spanish,
+cents and minor units ("fifty dollars and twenty cents" is 50 and 20), Spanish and French
+ordinal words beyond "primero" and "premier" (the cardinal after "el" or "le" is read instead),
+relative days ("tomorrow"), numeric dates with slashes (month and day order differ), and Spanish,
 French or German abbreviations of weekdays ("mié", "jeu.", "Do").
 
 With ``lang=None`` the four languages are read together, except words that are common English
@@ -83,6 +89,7 @@ class Value:
 
     ``key`` by kind: number -> normalised decimal string ("1500", "49.5", "-20"); weekday ->
     "mon".."sun"; time -> "HH:MM" (24 h); date -> "YYYY-MM-DD", or "--MM-DD" without a year;
+    "---DD" for a day of the month said alone ("the 16th", "el dieciséis", "am sechzehnten");
     ident -> casefolded, with separators between letters and digits dropped ("a1001");
     text -> casefolded, whitespace collapsed.
     """
@@ -101,7 +108,13 @@ class Mention:
     also: frozenset[str] = field(default_factory=frozenset)
 
     def means(self, value: Value) -> bool:
-        """Whether these words can stand for ``value`` (same kind; same key or another reading)."""
+        """Whether these words can stand for ``value`` (same kind; same key or another reading).
+
+        A day of the month said alone ("the 16th") also stands for that number (a
+        ``day_of_month=16`` argument).
+        """
+        if self.value.kind == "date" and self.value.key.startswith("---") and value.kind == "number":
+            return value.key == str(int(self.value.key[3:]))
         if value.kind != self.value.kind:
             return False
         return any(_same_key(value.kind, key, value.key) for key in (self.value.key, *self.also))
@@ -110,6 +123,9 @@ class Mention:
 def _same_key(kind: str, a: str, b: str) -> bool:
     if a == b:
         return True
+    # A day of the month said alone ("the 16th", "---16") is that day in any month.
+    if kind == "date" and (a.startswith("---") or b.startswith("---")):
+        return a[-2:] == b[-2:]
     # A date without a year is that day in any year.
     if kind == "date" and (a.startswith("--") or b.startswith("--")):
         return a[-6:] == b[-6:]
@@ -247,6 +263,31 @@ _EN_ORDINALS: dict[str, int] = {
     "nineteenth": 19, "twentieth": 20, "thirtieth": 30, "primero": 1, "premier": 1, "1er": 1,
 }  # fmt: skip
 _ORDINAL_SUFFIX = frozenset({"st", "nd", "rd", "th", "er", "e", "eme", "o", "a", "º", "ª"})
+# A day of the month said alone: "the 16th", "on the first", "el dieciséis", "le seize",
+# "am sechzehnten", "zum 15.". The word before it, and what may follow it: "the first one" and
+# "the second card" are not days.
+_DAY_LEADS = frozenset({"the", "le", "el", "am", "den", "zum", "vom", "au", "du"})
+_DAY_LEADS_CARDINAL = frozenset({"le", "el", "au", "du"})  # "el 16", "le seize": a day in es/fr
+_DAY_LEADS_DE = frozenset({"am", "den", "zum", "vom"})
+_DAY_FOLLOWERS = frozenset(
+    {
+        *("at", "in", "on", "is", "works", "work", "would", "will", "suits", "suit", "sounds"),
+        *("please", "thanks", "thank", "then", "and", "or", "ok", "okay", "for", "yes"),
+        *("yeah", "that", "instead", "perfect", "fine", "good", "great", "each", "every", "next"),
+        *("it", "by", "before", "after", "around", "right", "correct", "is", "was", "as"),
+        *("a", "por", "y", "o", "es", "entonces", "vale", "bien", "si", "gracias"),
+        *("au", "et", "ou", "c'est", "est", "s'il", "alors", "merci", "oui", "vers"),
+        *("um", "ab", "bis", "und", "oder", "ist", "bitte", "danke", "dann", "geht", "passt", "ja"),
+        *("gegen", "also", "no", "not", "non", "nein", "that's", "thats", "it's", "its", "should"),
+        *("cheers", "mate", "sounds", "me", "te", "le", "nous", "vous", "mir", "uns", "works"),
+    }
+)  # fmt: skip
+_OF = frozenset({"of", "de", "del", "du"})
+_OF_MONTH = frozenset(
+    {"each", "every", "the", "this", "next", "month", "cada", "este", "mes", "chaque", "ce", "mois"}
+)
+# German ordinals: stem + t/st + ending ("ersten", "dritte", "sechzehnten", "einundzwanzigsten").
+_DE_ORDINAL_IRREGULAR = {"erst": 1, "dritt": 3, "siebt": 7, "siebent": 7, "acht": 8}
 
 _CURRENCY_SYMBOLS = frozenset("$€£¥")
 _CURRENCY_WORDS = frozenset(
@@ -281,6 +322,19 @@ _HOUR_MARK: tuple[tuple[str, ...], ...] = (
     ("en", "punto"),
 )  # fmt: skip
 _TIME_CUE = (("at",), ("a", "las"), ("a", "la"), ("las",), ("um",))
+_ONE_AFTER_AND = frozenset({"un", "une", "uno", "una"})
+# "for a week": the article is a count before a span of time.
+_ONE = frozenset({"a", "an", "una", "un", "une", "ein", "eine", "einen"})
+_FOR = frozenset({"for", "por", "durante", "pour", "pendant", "fur", "fuer"})
+_SPANS = frozenset(
+    {
+        *("day", "week", "month", "year", "night", "fortnight", "dia", "semana", "mes", "ano"),
+        *("noche", "jour", "semaine", "mois", "an", "annee", "nuit", "tag", "woche", "monat"),
+        *("jahr", "nacht"),
+    }
+)  # fmt: skip
+# Words before "ten to seven" that make it a time, whatever follows.
+_TIME_LEADS = frozenset({"at", "the", "by", "around", "about", "until", "till", "before", "after"})
 _NOON = {"noon": "12:00", "midday": "12:00", "mediodia": "12:00", "midi": "12:00", "mittag": "12:00"}
 _MIDNIGHT = {"midnight": "00:00", "medianoche": "00:00", "minuit": "00:00", "mitternacht": "00:00"}
 # Words after a bare number that say it is not a time ("at 7 dollars", "at 3 people").
@@ -351,7 +405,7 @@ def _starters(lang: str | None) -> frozenset[str]:
     lex = _lexicon(lang)
     words: set[str] = set(lex.numbers) | set(lex.weekdays) | set(lex.months) | set(_EN_ORDINALS)
     words |= {w for cue in _TIME_CUE for w in cue[:1]} | set(_NOON) | set(_MIDNIGHT)
-    words |= {"half", "quarter", "viertel", "halb", "the", "le", "el", "am", "den", "usd", "eur", "gbp"}
+    words |= {"half", "quarter", "viertel", "halb", "dreiviertel", "usd", "eur", "gbp"} | _DAY_LEADS
     words |= _MINUS_WORDS
     return frozenset(words)
 
@@ -413,6 +467,34 @@ def _german_compound(word: str) -> int | None:
             return None
     result = composer.result()
     return int(result) if result is not None else None
+
+
+@lru_cache(maxsize=1024)
+def _german_ordinal(word: str) -> int | None:
+    """A German ordinal day 1..31 ("ersten", "dritte", "sechzehnten", "einundzwanzigsten")."""
+    for ending in ("en", "er", "em", "es", "e"):
+        if not word.endswith(ending) or len(word) < len(ending) + 4:
+            continue
+        base = word[: -len(ending)]
+        if base in _DE_ORDINAL_IRREGULAR:
+            return _DE_ORDINAL_IRREGULAR[base]
+        if base.endswith("st"):
+            tens = _german_cardinal(base[:-2])
+            if tens is not None and 20 <= tens <= 31:
+                return tens
+        if base.endswith("t"):
+            small = _german_cardinal(base[:-1])
+            if small is not None and 2 <= small <= 19:
+                return small
+        return None
+    return None
+
+
+def _german_cardinal(word: str) -> int | None:
+    entry = _DE_NUM.get(word)
+    if entry is not None and entry[1] in ("unit", "teen", "tens"):
+        return entry[0]
+    return _german_compound(word)
 
 
 class _Composer:
@@ -631,6 +713,7 @@ class _Scanner:
                 tok.kind == "word"
                 and tok.text not in starters
                 and not (german and _german_compound(tok.text) is not None)
+                and not (german and _german_ordinal(tok.text) is not None)
             ):
                 i += 1  # most words cannot open a value: skip the readers
                 continue
@@ -790,6 +873,15 @@ class _Scanner:
                 i += 1
         if i >= len(self.t):
             return None
+        if (
+            not currency_before
+            and not negative
+            and self.word(i) in _ONE
+            and self.word(i - 1) in _FOR
+            and self.word(i + 1) in _SPANS
+        ):
+            # "for a week", "por una semana", "für einen Monat": one, not an article.
+            return Mention(Value("number", "1"), *self.span(i, i + 1)), i + 1
         got = self.cardinal(i)
         if got is None:
             return None
@@ -850,6 +942,8 @@ class _Scanner:
             # "twenty five", "veinte y cinco", "vingt et un"
             k = j + 1 if self.word(j) in ("y", "et", "-") else j
             nxt = self.number_word(k)
+            if nxt is not None and nxt[1] == "article" and k > j and self.word(k) in _ONE_AFTER_AND:
+                nxt = (1, "unit")  # "vingt et un", "treinta y una"
             unit = nxt is not None and nxt[1] == "unit" and 0 < nxt[0] < 10
             french_teen = (
                 nxt is not None and self.lex.lang in (None, "fr") and value == 60 and nxt[1] == "teen"
@@ -954,7 +1048,8 @@ class _Scanner:
                     self.phrase(mins_end, _DAYPART) is not None
                     or self.phrase(mins_end, ((w, "") for w in _HOUR_MARK))
                     or cue
-                ):
+                    or (self.word(j) in ("y", "et", "menos", "moins") and tok.kind == "word")
+                ):  # "diez y cuarto", "huit et demie": a time, whatever stands around it
                     minute, j = mins
                     marked = True
         if minute < 0:
@@ -998,12 +1093,26 @@ class _Scanner:
         return Mention(Value("time", f"{hour:02d}:{minute:02d}"), a, b, frozenset(also)), j
 
     def relative_time(self, i: int) -> tuple[Mention, int] | None:
-        """ "half past seven", "quarter to eight", "halb acht", "viertel nach sieben"."""
-        forms = (
+        """ "half past seven", "quarter to eight", "ten to seven", "half eight", "halb acht"."""
+        forms: list[tuple[tuple[str, ...], int]] = [
             (("half", "past"), 30), (("quarter", "past"), 15), (("quarter", "to"), -15),
-            (("quarter", "after"), 15), (("viertel", "nach"), 15), (("viertel", "vor"), -15),
-            (("halb",), -30),
-        )  # fmt: skip
+            (("quarter", "after"), 15), (("quarter", "of"), -15), (("viertel", "nach"), 15),
+            (("viertel", "vor"), -15), (("halb",), -30), (("dreiviertel",), -15),
+        ]  # fmt: skip
+        if self.lex.lang in (None, "en"):
+            forms.append((("half",), 30))  # British "half eight" is 8:30
+            # "ten to seven", "twenty five past eight"; "from ten to seven" is a range.
+            minutes = self.small(i, 29)
+            if (
+                minutes is not None
+                and minutes[0] in (5, 10, 20, 25)
+                and self.t[i].kind == "word"
+                and self.word(i - 1) not in ("from", "between", "-")
+            ):
+                for link, sign in (("to", -1), ("past", 1), ("after", 1), ("till", -1)):
+                    if self.word(minutes[1]) == link:
+                        words = tuple(self.word(k) for k in range(i, minutes[1] + 1))
+                        forms.append((words, sign * minutes[0]))
         for words, offset in forms:
             j = i
             for w in words:
@@ -1012,9 +1121,18 @@ class _Scanner:
                 j += 1
             else:
                 got = self.small(j, 12)
-                if got is None:
+                if got is None or got[0] == 0:
                     continue
                 hour, j = got
+                after = self.word(j)
+                if after in _NOT_TIME_AFTER or after in _CURRENCY_WORDS or after in ("hours", "hour"):
+                    continue  # "half eight hours", "ten to seven people": not a time
+                if (
+                    words[0] not in ("half", "quarter", "viertel", "halb", "dreiviertel")
+                    and self.word(i - 1) not in _TIME_LEADS
+                    and not self.day_ends(j)
+                ):
+                    continue  # "ten to twelve bags" is a count; "at ten to seven" is a time
                 total = hour * 60 + offset
                 if total < 0:
                     total += 12 * 60
@@ -1041,6 +1159,10 @@ class _Scanner:
             return _EN_ORDINALS[tok.text], i + 1
         if tok.kind == "word" and tok.text in ("twenty", "thirty") and self.word(i + 1) in _EN_ORDINALS:
             return (20 if tok.text == "twenty" else 30) + _EN_ORDINALS[self.word(i + 1)], i + 2
+        if tok.kind == "word" and self.lex.lang in (None, "de") and self.word(i + 1) in _MONTHS["de"]:
+            ordinal = _german_ordinal(tok.text)  # "sechzehnter Mai", "am sechzehnten Mai"
+            if ordinal is not None:
+                return ordinal, i + 1
         got = self.small(i, 31)
         if got is None or got[0] == 0:
             return None
@@ -1080,14 +1202,65 @@ class _Scanner:
         j = i + 1 if self.word(i) in ("the", "le", "el", "am", "den") else i
         got = self.day_of_month(j)
         if got is None:
-            return None
+            return self.day_alone(i)
         day, j = got
         if self.word(j) in ("of", "de", "."):
             j += 1
         month_word = self.word(j)
         if month_word not in months:
-            return None
+            return self.day_alone(i)
         return self.finish_date(i, j + 1, months[month_word], day)
+
+    def day_alone(self, i: int) -> tuple[Mention, int] | None:
+        """A day of the month without a month: "the 16th", "on the first", "el dieciséis"."""
+        lead = self.word(i) if self.word(i) in _DAY_LEADS else ""
+        j = i + 1 if lead else i
+        if j >= len(self.t):
+            return None
+        tok = self.t[j]
+        got: tuple[int, int] | None = None
+        after_day = not lead and self.word(i - 1) in self.lex.weekdays
+        if after_day and self.lex.lang in ("es", "fr") and tok.kind == "word":
+            got = self.small(j, 31)  # "el jueves dieciséis", "jeudi seize"
+        elif tok.kind == "num":
+            day = self.day_of_month(j)
+            suffixed = day is not None and day[1] > j + 1
+            dotted = (
+                day is not None
+                and lead in _DAY_LEADS_DE
+                and self.word(j + 1) == "."
+                and self.t[j + 1].start == tok.end
+            )
+            if day is not None and (suffixed or dotted or lead in _DAY_LEADS_CARDINAL):
+                got = (day[0], day[1] + 1) if dotted else day
+        elif lead == "the" or lead in _DAY_LEADS_CARDINAL:
+            tens = tok.text in ("twenty", "thirty") and self.word(j + 1) in _EN_ORDINALS
+            if tok.text in _EN_ORDINALS or tens:
+                got = self.day_of_month(j)
+            elif lead in _DAY_LEADS_CARDINAL and self.lex.lang in (None, "es", "fr"):
+                got = self.small(j, 31)
+        elif lead in _DAY_LEADS_DE and self.lex.lang in (None, "de") and tok.kind == "word":
+            ordinal = _german_ordinal(tok.text)
+            got = (ordinal, j + 1) if ordinal is not None else None
+        if got is None or not 1 <= got[0] <= 31 or not self.day_ends(got[1]):
+            return None
+        if after_day and self.time(j) is not None:
+            return None  # "el martes diez y cuarto": a time
+        a, b = self.span(i, got[1])
+        return Mention(Value("date", f"---{got[0]:02d}"), a, b), got[1]
+
+    def day_ends(self, k: int) -> bool:
+        """Whether a day said alone ends at token k: "the first is fine", not "the first one"."""
+        if k >= len(self.t):
+            return True
+        tok = self.t[k]
+        if tok.kind == "sym":
+            return tok.text in (",", ".", "!", "?", ";", ":")
+        if tok.kind == "word":
+            if tok.text in _OF:
+                return self.word(k + 1) in _OF_MONTH  # "of each month", not "el dos de los tres"
+            return tok.text in _DAY_FOLLOWERS or self.phrase(k, _DAYPART) is not None
+        return tok.kind == "clock"
 
     def finish_date(self, i: int, j: int, month: int, day: int) -> tuple[Mention, int]:
         key = f"--{month:02d}-{day:02d}"

@@ -217,3 +217,63 @@ def test_a_weekday_alone_is_the_day_and_a_clock_with_a_leading_zero_is_the_morni
     assert normalise("Sat.") == Value("weekday", "sat")
     assert mentions("at 7:30", "19:30")
     assert not mentions("at 07:30", "19:30")
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("yes the 16th", "en"), ("on the sixteenth please", "en"), ("16th works", "en"),
+        ("the sixteenth of each month", "en"), ("el dieciséis", "es"), ("el jueves dieciséis", "es"),
+        ("le seize", "fr"), ("am sechzehnten", "de"), ("zum 16.", "de"),
+    ],
+)  # fmt: skip
+def test_a_day_of_the_month_said_alone(text: str, lang: str) -> None:
+    found = find_values(text, lang)
+    assert Value("date", "---16") in found, text
+    assert mentions(text, "2026-06-16", lang) and mentions(text, 16, lang), text
+    assert not mentions(text, "2026-06-17", lang), text
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("the first one", "en"),
+        ("the second card", "en"),
+        ("for the two of us", "en"),
+        ("el dos de los tres", "es"),
+    ],
+)
+def test_an_ordinal_that_names_a_thing_is_no_day(text: str, lang: str) -> None:
+    assert not any(v.kind == "date" for v in find_values(text, lang)), text
+
+
+def test_german_ordinals_with_a_month() -> None:
+    assert find_values("am einundzwanzigsten Mai", "de") == [Value("date", "--05-21")]
+    assert find_values("sechzehnter Juni", "de") == [Value("date", "--06-16")]
+    assert find_values("achten Sie darauf", "de") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("ten to seven", "06:50"), ("the twenty five past eight train", "08:25"), ("half eight", "08:30"),
+        ("half two in the afternoon", "14:30"), ("quarter of nine", "08:45"),
+    ],
+)  # fmt: skip
+def test_spoken_clock_forms(text: str, key: str) -> None:
+    assert find_values(text, "en")[0].key == key, text
+
+
+def test_spoken_clock_forms_in_other_languages_and_ranges() -> None:
+    assert find_values("dreiviertel drei", "de") == [Value("time", "02:45")]
+    assert find_values("el martes diez y cuarto", "es")[-1] == Value("time", "10:15")
+    # A range of counts is no time.
+    assert find_values("from ten to seven", "en") == [Value("number", "10"), Value("number", "7")]
+    assert find_values("i need ten to twelve bags", "en") == [Value("number", "10"), Value("number", "12")]
+
+
+def test_one_span_of_time_is_one() -> None:
+    assert find_values("pause it for a week", "en") == [Value("number", "1")]
+    assert find_values("por una semana", "es") == [Value("number", "1")]
+    assert find_values("für einen Monat", "de") == [Value("number", "1")]
+    assert find_values("for a while", "en") == []

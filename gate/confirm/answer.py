@@ -75,6 +75,29 @@ Decisions and limits, stated so a reviewer can check them:
   un empêchement") agrees with a question that withdraws something (cancel, stop, close) and is
   a yes there; to any other question ("book Tuesday?") it withdraws: ``unclear`` after a yes,
   ``no`` on its own. "Because" and its kin are neutral; the reason's own words still count.
+- A plain reason after a yes is a yes ("yes please, I need it for a wedding", "yes, we ran out
+  last night", "sí, que se nos ha acabado"): right after the yes (and thanks or fillers), the
+  caller as its subject ("I", "we", "my", perhaps after "because"; "he" or "she" when the question
+  names that person), at most seven words the lexicon does not know, and none that could name
+  another person, a wish or choice, a change, a time to come, money, something done already or by
+  the caller, a reply to another question, or irony. "Yes, the large one is fine" and "yes, it's
+  for the new flat" stay ``unclear``; a new value inside such a reason ("yes, I finish work at
+  six") is ``unclear``, not a change.
+- Values said another way are the pending values: a day of the month alone ("the 16th", "the
+  sixteenth", "el dieciséis", "am sechzehnten") is that day of a pending date or a pending
+  day-of-month number; a weekday is a pending date that falls on it; a time said as two numbers
+  ("two forty five", "nine 15", "2.45") or as "ten to seven", "half eight" (British, 8:30),
+  "dreiviertel drei" is that time; an amount said as two numbers ("three twenty" for 320, "six
+  fifty" for 6.50 or 650) is that amount. Said of anything else they are new values.
+- Verbs of one family restate each other ("stop it" or "take it off" to "cancel your plan?",
+  "sign me up" or "put me down for it" to "enrol you?", "put it up" to "increase your limit?"),
+  and a verb's particle goes with it ("set it up"). A question about the caller ("enrol you")
+  with the same verb about someone else ("enrol them", "pídale una a él") is a change; a question
+  that names a person ("add your daughter as a driver?") makes "add her" that person.
+- "Yeah yeah, book it" and "sure sure, order them" (a doubled yes before the question's own verb)
+  are a yes; "yeah yeah" alone is sarcasm, and so is a "because" that praises the thing itself
+  after a yes ("yeah, because that always works"). "Leave it with next door" says where, not
+  "leave it be".
 """
 
 from __future__ import annotations
@@ -83,10 +106,11 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date
 from functools import lru_cache
 from typing import Literal
 
-from gate.values import Value, find_mentions, locate, normalise
+from gate.values import Mention, Value, find_mentions, locate, normalise
 
 __all__ = ["Answer", "AnswerReading", "classify_answer", "read_answer"]
 
@@ -186,7 +210,11 @@ _LEXICON: dict[str, dict[str, str]] = {
         "what i want|what i need|what i wanted|what i asked for|for sorting this out|"
         "for sorting that out|for sorting it out|for arranging this|for arranging that|"
         "for your time|for your patience|for that|for this|"
-        "get rid of it|get rid of that|because|cause|'cause|cuz|coz|since",
+        "get rid of it|get rid of that|because|cause|'cause|cuz|coz|since|"
+        "sadly|unfortunately|i'm afraid so|afraid so|sensible|reasonable|manageable|ideal|handy|"
+        "helpful|a massive help|a big help|a huge help|massive help|big help|huge help|"
+        "a lifesaver|fair enough|makes sense|that makes sense|next door|as always|as usual|"
+        "the usual|same as always|same as usual",
         AFF: "yes|yeah|yea|yep|yup|ya|yah|yas|yes yes|sure|please|sure thing|ok|okay|o k|k|kay|alright|"
         "all right|right|correct|that's correct|that is correct|that's right|that is right|"
         "absolutely|definitely|certainly|of course|please do|go ahead|go ahead please|go for it|"
@@ -318,7 +346,9 @@ _LEXICON: dict[str, dict[str, str]] = {
         "corazon|la cena|la comida|ya voy|estoy al telefono|estoy hablando por telefono|perro|"
         "abuela|abuelo|chicos|chicas|mi rey|mi reina|gordo|gorda|nena|nene",
         NEUT: "no hay problema|no hay de que|sin problema|sin problemas|ningun problema|porque|ya que|"
-        "no te preocupes|no se preocupe|no pasa nada|no faltaba mas|"
+        "no te preocupes|no se preocupe|no pasa nada|no faltaba mas|me viene bien|me viene genial|"
+        "me va bien|me viene perfecto|razonable|ideal|por desgracia|desgraciadamente|"
+        "lamentablemente|que remedio|que le vamos a hacer|"
         "por favor|gracias|muchas gracias|mil gracias|muy amable|muchisimas gracias|"
         "se lo agradezco|te lo agradezco|le agradezco|gracias por su ayuda|gracias por tu ayuda|"
         "por su ayuda|por tu ayuda|que tenga buen dia|que tenga un buen dia|buen dia|hasta luego|"
@@ -370,7 +400,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "el fin de semana|fin de semana|hoy|tarde|temprano",
         CHANGE: "en su lugar|en vez|en lugar|mejor|cambia|cambie|cambiar|cambialo|mueve|mover|"
         "mueva|otro|otra|otros|diferente|solo|solamente|tambien|ademas|mas|menos|prefiero|"
-        "preferiria|que tal|y si|mitad|la mitad|aumenta|reduce|sino|para el|para ella|para ellos",
+        "preferiria|que tal|y si|mitad|la mitad|aumenta|reduce|sino|para ella|para ellos",
         WIDE: "los dos|las dos|ambos|ambas|todos|todas|a todos|todo",
         BUT: "pero|aunque|sin embargo|excepto|salvo|eso si",
         HEDGE: "tal vez|quizas|quiza|a lo mejor|supongo|supongo que si|creo que si|puede ser|"
@@ -389,6 +419,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "maman|papa|mamie|papi|le diner|a table|j'arrive|je suis au telephone|le chien|mon amour|"
         "ma puce|mon lapin|bebe|doudou|mon chou|ma belle|mon grand|ma grande|les filles|les garcons",
         NEUT: "pas de probleme|pas de souci|pas de soucis|aucun probleme|aucun souci|sans probleme|"
+        "malheureusement|raisonnable|ideal|pratique|"
         "parce que|car|"
         "sans souci|ne vous inquietez pas|ne t'inquiete pas|il n'y a pas de quoi|je vous en prie|"
         "pas de quoi|n'hesitez pas|ce n'est pas un probleme|c'est pas un probleme|"
@@ -419,6 +450,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "ca ne me derange pas|d'ac|oki|okidoki|oui bien sur|oui merci|"
         "oui s'il vous plait|c'est d'accord|je suis d'accord|ca me semble bien|"
         "c'est tout bon|oui allez y|si si|bien sur que oui|oui c'est ca|oui tout a fait|"
+        "je prends|je le prends|je la prends|je les prends|"
         "je suis sur|je suis sure|j'en suis sur|sur et certain",
         NEG: "non|non merci|nan|pas du tout|surtout pas|laisse tomber|laissez tomber|jamais|"
         "pas question|hors de question|certainement pas|bien sur que non|absolument pas|"
@@ -468,6 +500,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "essen ist fertig|abendessen|ich komme|komme gleich|ich bin am telefon|ich telefoniere|"
         "der hund|mein schatz|spatz|mausi|hase|kleiner|kleine|jungs|madels|mein herz|bub",
         NEUT: "kein problem|keine sorge|kein thema|keine ursache|macht nichts|nicht schlimm|weil|denn|"
+        "leider|vernunftig|sinnvoll|ideal|praktisch|"
         "ohne problem|problemlos|gar kein problem|sehr gern geschehen|"
         "bitte|bitte schon|bitteschon|bitte sehr|danke|danke schon|dankeschon|danke sehr|"
         "vielen dank|vielen lieben dank|herzlichen dank|besten dank|tausend dank|sehr nett|"
@@ -537,7 +570,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "wenn du meinst|kommt drauf an|hoffentlich|ja und nein|glaub schon|vorerst|erstmal|erst mal|"
         "furs erste|fur den moment|ich sage nicht nein",
         WHEN: "jetzt|sofort|gleich|fur immer|diesen monat",
-        OTHER: "ihm",
+        OTHER: "ihm|fur ihn|fuer ihn",
     },
 }
 
@@ -710,6 +743,9 @@ _PRIORITY = (
 # Words of neutral phrases that say something on their own ("a better one", "something else").
 _NOT_INNER = frozenset(
     [
+        "always",
+        "usual",
+        "door",
         "better",
         "else",
         "everything",
@@ -860,9 +896,9 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
     # Values: pending ones are neutral; any other value is a change, even one the question
     # offered as an alternative ("Friday, or would Saturday suit?" - "yes, Saturday").
     pending_spans = [span for value in pending for span in locate(words, value, lang)]
-    new_values: list[str] = []
     for start, end in pending_spans:
         _mark(tagged, start, end, "value")
+    fresh: list[Mention] = []
     for mention in find_mentions(words, lang):
         covered = [t for t in tagged if t.tok.start < mention.end and t.tok.end > mention.start]
         if not covered or any(t.tag == "value" for t in covered):
@@ -871,14 +907,23 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
             continue  # "the thursday one", "the other one": which one, not a number
         if all(t.phrase_len > 1 for t in covered) or _is_duration(tagged, covered):
             continue  # "that one", "mil gracias", "deux secondes": the phrase explains the number
-        if any(mention.means(value) for value in pending):
+        if any(mention.means(value) or _day_of(mention.value, value) for value in pending):
             _mark(tagged, mention.start, mention.end, "value")
             continue
+        fresh.append(mention)
+    for mention in _said_as_parts(words, fresh, pending):
+        _mark(tagged, mention.start, mention.end, "value")
+        fresh.remove(mention)
+    new_values: list[str] = []
+    for mention in fresh:
         _mark(tagged, mention.start, mention.end, "newvalue")
         new_values.append(words[mention.start : mention.end].strip())
+    said_values = len(new_values)
 
-    # The question's own words are neutral where they would otherwise change or withdraw.
-    terms = _terms(question, table)
+    _compound_dayparts(tagged, lang)
+    # The question's own words are neutral where they would otherwise change or withdraw; so
+    # are verbs of the same family ("stop it" to "cancel your plan?", "sign me up" to "enrol?").
+    terms = _with_families(_terms(question, table))
     # A phrase is the question's own when each of its words is the question's or a function
     # word: "switch it" to "switch your plan?", but not "next month" to "for 12 months?".
     phrases: dict[int, list[_Tagged]] = {}
@@ -913,7 +958,8 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
     _resolve_unable(tagged, terms)
     _resolve_soft(tagged)
     _resolve_wide(tagged, question)
-    _resolve_other(tagged, terms)
+    _resolve_other(tagged, terms, question)
+    _resolve_particles(tagged, terms)
     _resolve_when(tagged, question, pending)
     _resolve_scope(tagged, question)
     _resolve_self(tagged)
@@ -923,6 +969,9 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
     if lang == "es":
         _resolve_clitics(tagged, terms)
     _resolve_si(tagged, lang)
+    _resolve_eager(tagged)
+    _resolve_leave(tagged)
+    _resolve_irony(tagged)
     _resolve_aux(tagged)
     last = tagged[-1]
     if (
@@ -940,7 +989,62 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
         if t.tok.key == "¿":
             t.tag = QUEST
 
-    return _verdict(tagged, new_values, terms)
+    return _verdict(tagged, new_values, terms, said_values, _names_person(question))
+
+
+_WEEKDAY_KEYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def _day_of(said: Value, pending: Value) -> bool:
+    """ "Thursday" for a pending 2026-05-21, which is a Thursday: the same day, said another way."""
+    if said.kind != "weekday" or pending.kind != "date" or pending.key.startswith("-"):
+        return False
+    try:
+        return _WEEKDAY_KEYS[date.fromisoformat(pending.key).weekday()] == said.key
+    except ValueError:
+        return False
+
+
+def _said_as_parts(words: str, fresh: list[Mention], pending: tuple[Value, ...]) -> list[Mention]:
+    """Numbers that together say a pending time or amount: "two forty five" (14:45), "nine 15",
+    "2.45" (a time), "three twenty" (320), "six fifty" (6.50 or 650). Only a pending value is
+    read this way; two numbers that make no pending value stay two new values.
+    """
+    if not pending:
+        return []
+    found: list[Mention] = []
+    k = 0
+    while k < len(fresh):
+        a = fresh[k]
+        b = fresh[k + 1] if k + 1 < len(fresh) else None
+        joined = b is not None and words[a.end : b.start].strip().lower() in ("", "oh", "o")
+        if b is not None and joined and any(_parts_mean(a.value, b.value, v) for v in pending):
+            found.extend((a, b))
+            k += 2
+            continue
+        if a.value.kind == "number" and re.fullmatch(r"\d{1,2}[.,]\d{2}", words[a.start : a.end].strip()):
+            hour, minute = re.split(r"[.,]", words[a.start : a.end].strip())
+            as_time = [Value("number", str(int(hour))), Value("number", str(int(minute)))]
+            if any(_parts_mean(as_time[0], as_time[1], v) for v in pending if v.kind == "time"):
+                found.append(a)
+        k += 1
+    return found
+
+
+def _parts_mean(a: Value, b: Value, target: Value) -> bool:
+    if a.kind != "number" or b.kind != "number" or not (a.key.isdigit() and b.key.isdigit()):
+        return False
+    first, second = int(a.key), int(b.key)
+    if target.kind == "time":
+        hour, minute = int(target.key[:2]), int(target.key[3:])
+        return second == minute and second >= 10 and first in (hour, hour - 12) and 0 < first <= 23
+    if target.kind == "number" and 10 <= second < 100:
+        return target.key in (str(first * 100 + second), _decimal(first, second))
+    return False
+
+
+def _decimal(whole: int, cents: int) -> str:
+    return f"{whole}.{cents:02d}".rstrip("0").rstrip(".")
 
 
 # Currencies and units by the code they stand for; "%" is never money.
@@ -1042,11 +1146,103 @@ def _resolve_wide(tagged: list[_Tagged], question: str) -> None:
         t.tag = NEUT if several else CHANGE
 
 
-def _resolve_other(tagged: list[_Tagged], terms: frozenset[str]) -> None:
-    """ "send it to her", "enrol us": someone the question did not name is a change."""
-    for t in tagged:
+# People a question may name, so that "add him" to "add your son to the policy?" is the same one.
+_PEOPLE = frozenset(
+    {
+        *("son", "daughter", "wife", "husband", "partner", "mother", "mum", "mom", "father", "dad"),
+        *("brother", "sister", "child", "children", "kids", "kid", "grandson", "granddaughter"),
+        *("friend", "colleague", "boyfriend", "girlfriend", "fiance", "fiancee", "baby", "tenant"),
+        *("driver", "drivers", "passenger", "passengers", "guest", "guests", "teenager", "nephew", "niece"),
+        *("hijo", "hija", "hijos", "esposa", "esposo", "marido", "mujer", "madre", "padre", "hermano"),
+        *("hermana", "amigo", "amiga", "fils", "fille", "enfants", "femme", "mari", "mere", "pere"),
+        *("frere", "soeur", "ami", "amie", "sohn", "tochter", "kinder", "frau", "mann", "mutter"),
+        *("vater", "bruder", "schwester", "freund", "freundin", "partnerin", "fahrer", "gast"),
+    }
+)  # fmt: skip
+# Pronouns for someone other than the caller, as the object of the question's verb.
+_THIRD_PERSON = frozenset(
+    {"them", "him", "her", "us", "ellos", "el", "ella", "lui", "elle", "eux", "ihn", "ihm"}
+)
+_NOT_VERBS = frozenset(
+    {"can", "could", "will", "would", "shall", "should", "may", "might", "do", "did", "does", "are", "have"}
+)
+
+
+def _names_person(question: str) -> bool:
+    """Whether the question names a third person ("add your son to the policy?")."""
+    return any(_bare(t.key) in _PEOPLE for t in _tokens(question))
+
+
+def _resolve_other(tagged: list[_Tagged], terms: frozenset[str], question: str) -> None:
+    """ "send it to her", "enrol us": someone the question did not name is a change.
+
+    A question that names a third person ("add your son to the policy?") makes "him", "her" and
+    "them" that person. A question whose verb is about the caller ("enrol you", "book you in")
+    makes the same verb with "them", "him", "her" or "us" someone else: a change.
+    """
+    asked = [_bare(t.key) for t in _tokens(question)]
+    names_person = _names_person(question)
+    about_you = {
+        asked[k - 1]
+        for k in range(1, len(asked))
+        if asked[k] == "you" and len(asked[k - 1]) >= 3 and asked[k - 1] not in _NOT_VERBS
+    }
+    for k, t in enumerate(tagged):
         if t.tag == OTHER:
-            t.tag = NEUT if _bare(t.tok.key) in terms else CHANGE
+            t.tag = NEUT if _bare(t.tok.key) in terms or names_person else CHANGE
+        elif (
+            t.tok.key in ("el", "ella", "ellos", "ellas")
+            and k > 0
+            and tagged[k - 1].tok.key in ("a", "para")
+            and not names_person
+            and (
+                t.tok.raw.lower() != "el"
+                or k + 1 == len(tagged)
+                or tagged[k + 1].tag not in ("value", "newvalue", "unknown", "qterm")
+            )
+        ):
+            t.tag = CHANGE  # "sí, pídale una a él", "una para el": for someone else
+        elif (
+            t.tok.key in _THIRD_PERSON
+            and not names_person
+            and about_you
+            and k > 0
+            and _stem_match(_bare(tagged[k - 1].tok.key), frozenset(about_you))
+        ):
+            t.tag = CHANGE  # "yes, enrol them" to "shall I enrol you?"
+
+
+# Particles of phrasal verbs ("set it up", "put me down", "stick it on") after a verb of going
+# ahead; "off" and "away" only when the question takes something away.
+_PARTICLES = frozenset({"up", "in", "on", "over", "through", "down", "out", "along"})
+_AWAY = frozenset({"off", "away"})
+_TAKING_AWAY = frozenset({"take", "knock", "switch", "turn", "cut", "throw"})
+_PHRASAL = frozenset(
+    {
+        *("set", "put", "sign", "pop", "stick", "book", "pencil", "bang", "push", "sort"),
+        *("lock", "send", "change", "switch", "move", "hand", "hook", "key", "punch", "note"),
+        *("jot", "add", "fill", "carry", "write", "spread", "pay"),
+    }
+)  # fmt: skip
+
+
+def _resolve_particles(tagged: list[_Tagged], terms: frozenset[str]) -> None:
+    """ "yes, sign me up", "set it up", "put me down for it": a verb and its particle are one verb."""
+    withdraws = any(_stem_match(verb, terms) for verb in _WITHDRAWING)
+    for k, t in enumerate(tagged):
+        if t.tag not in ("unknown", NEUT):
+            continue
+        if t.tok.key in _PARTICLES:
+            verbs = [u for u in tagged[max(0, k - 4) : k] if u.tok.key in _PHRASAL]
+        elif withdraws and t.tok.key in _AWAY:
+            verbs = [u for u in tagged[max(0, k - 4) : k] if u.tok.key in _PHRASAL | _TAKING_AWAY]
+        else:
+            continue
+        if verbs:
+            t.tag = NEUT
+            for u in verbs:
+                if u.tag == "unknown":
+                    u.tag = NEUT
 
 
 _FIXED_TIME = frozenset({"weekday", "date", "time"})
@@ -1213,12 +1409,96 @@ def _bare(word: str) -> str:
     return word.rsplit("'", 1)[-1] if "'" in word[:3] else word
 
 
+# Verbs that ask for the same action ("stop it" to "cancel your plan?"). Each family points one
+# way: none holds a verb and its opposite.
+_ACTION_FAMILIES: tuple[frozenset[str], ...] = tuple(
+    frozenset(family.split())
+    for family in (
+        # take away
+        "cancel stop end terminate close remove drop discontinue unsubscribe scrap delete annul "
+        "annule annuler annulez resilie resilier resiliez arrete arreter arretez supprime "
+        "supprimer supprimez stornieren storniere absagen abbrechen kundigen kundige beenden "
+        "beende loschen losche cancelar cancele cancelo anular anule anulo eliminar elimine "
+        "elimino quitar quite quito baja",
+        # pause
+        "pause hold suspend freeze pausar pausa pauso suspender suspendo congelar congelo "
+        "suspendre suspends suspendez geler pausieren pausiere aussetzen einfrieren",
+        # move or change
+        "switch change move transfer swap port reschedule rebook cambiar cambie cambio mover "
+        "muevo traspasar traspaso transferir transfiero changer changez transferer transfere "
+        "deplacer deplace deplacez wechseln wechsle andern andere umstellen umstelle ubertragen "
+        "ubertrage verschieben verschiebe umbuchen umbuche",
+        # book or enrol
+        "book reserve schedule arrange enrol enroll register sign join pencil reservar reservo "
+        "inscribir inscribo inscriba apuntar apunte apunto reserver reservez inscrire inscris "
+        "inscrivez notez noter buchen buche reservieren reserviere anmelden melde eintragen",
+        # order or buy
+        "order buy purchase pedir pido pida comprar compro commander commande commandez acheter "
+        "achete bestellen bestelle kaufen kaufe",
+        # send
+        "send post mail ship deliver dispatch enviar envio mandar mando envoyer envoie envoyez "
+        "expedier expedie schicken schicke senden sende versenden versende liefern",
+        # pay
+        "pay settle pagar pago pague payer paie paye payez regler regle reglez bezahlen bezahle "
+        "zahlen zahle begleichen begleiche",
+        # give back
+        "refund reimburse reembolsar reembolso devolver devuelvo rembourser rembourse remboursez "
+        "erstatten erstatte",
+        # raise
+        "increase raise bump aumentar aumento subir subo augmenter augmente erhohen erhohe",
+        # lower
+        "decrease lower reduce reducir reduzco bajar bajo baisser baisse reduire reduis senken "
+        "senke reduzieren reduziere",
+        # add
+        "add include anadir anado agregar agrego incluir incluyo ajouter ajoute ajoutez inclure "
+        "hinzufugen fuge aufnehmen",
+    )
+)
+_INFLECTIONS = ("", "s", "es", "d", "ed", "ing", "led", "ling")
+
+
+def _with_families(terms: frozenset[str]) -> frozenset[str]:
+    """The question's words, and every verb of the family of a verb among them."""
+    extra: set[str] = set()
+    for family in _ACTION_FAMILIES:
+        if any(_inflected(term, verb) for term in terms for verb in family):
+            extra |= family
+    return terms | extra
+
+
+def _inflected(word: str, verb: str) -> bool:
+    """ "cancelled", "cancels", "moving": the verb itself with an English ending."""
+    if word == verb:
+        return True
+    if not word.startswith(verb[:-1]):
+        return False
+    return any(word == verb + end for end in _INFLECTIONS) or (
+        verb.endswith("e") and word == verb[:-1] + "ing"
+    )
+
+
+# Longer function words of a question ("your", "with", "from"): said back, they would
+# neutralise a phrase of weight around them.
+_FUNCTION_WORDS = frozenset(
+    {
+        *("pour", "with", "from", "your", "avec", "fuer", "desde", "sobre", "vous", "votre"),
+        *("ihre", "ihren", "ihrer", "their", "this", "that", "these", "those", "will", "would"),
+        *("could", "should", "shall", "dans", "unter", "nach", "durch", "into", "onto"),
+    }
+)  # fmt: skip
+
+
 def _terms(question: str, table: dict[tuple[str, ...], str]) -> frozenset[str]:
-    """The question's words, less short function words ("je", "the") that would neutralise much."""
+    """The question's words, less function words ("je", "the", "para") that would neutralise much."""
     return frozenset(
         _bare(t.key)
         for t in _tokens(question)
-        if len(_bare(t.key)) >= 3 and (table.get((t.key,)) != NEUT or len(t.key) >= 4)
+        if (
+            len(_bare(t.key)) >= 3
+            and (table.get((t.key,)) != NEUT or len(t.key) >= 4)
+            and _bare(t.key) not in _FUNCTION_WORDS
+        )
+        or t.key in _PARTICLES
     )
 
 
@@ -1319,13 +1599,41 @@ def _negate_in_scope(tagged: list[_Tagged]) -> None:
                 u.tag = NEG
 
 
+# German joins a day and a part of it: "Montagabend", "Freitagvormittag".
+_DE_DAYS = ("montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonnabend", "sonntag")
+_DE_DAYPARTS: dict[str, range] = {
+    "morgen": range(5, 12), "vormittag": range(8, 12), "mittag": range(11, 15),
+    "nachmittag": range(12, 18), "abend": range(17, 24), "nacht": range(20, 24),
+}  # fmt: skip
+
+
+def _daypart_hours(key: str) -> range | None:
+    """The hours a part of the day covers ("evening", "Montagabend"), or None."""
+    span = _DAYPART_HOURS.get(key)
+    if span is not None:
+        return span
+    for day in _DE_DAYS:
+        if key.startswith(day) and len(key) > len(day):
+            return _DE_DAYPARTS.get(key[len(day) :].removesuffix("s"))
+    return None
+
+
+def _compound_dayparts(tagged: list[_Tagged], lang: str) -> None:
+    """ "Montagabend" is a day and a time of day: a new time unless the pending time is in it."""
+    if lang != "de":
+        return
+    for t in tagged:
+        if t.tag == "unknown" and t.tok.key not in _DAYPART_HOURS and _daypart_hours(t.tok.key):
+            t.tag = NEWTIME
+
+
 def _resolve_dayparts(tagged: list[_Tagged], pending: tuple[Value, ...]) -> None:
     hours = {int(v.key[:2]) for v in pending if v.kind == "time"}
     if not hours:
         return
     consistent: set[int] = set()
     for k, t in enumerate(tagged):
-        span = _DAYPART_HOURS.get(t.tok.key)
+        span = _daypart_hours(t.tok.key)
         if t.tok.key == "manana" and k > 0 and tagged[k - 1].tok.key == "la":
             span = range(5, 12)  # "por la mañana"; "mañana" alone is tomorrow
         today = k > 0 and tagged[k - 1].tok.key in ("this", "esta", "ce", "cet", "heute", "today")
@@ -1371,6 +1679,13 @@ _ES_GO_AHEAD = frozenset(
         "tramit",
         "program",
         "realic",
+        "pid",
+        "apunt",
+        "anot",
+        "inscrib",
+        "met",
+        "pong",
+        "gestion",
     ]
 )
 
@@ -1426,7 +1741,80 @@ def _resolve_si(tagged: list[_Tagged], lang: str) -> None:
         rest = tagged[k + 1 :]
         before = tagged[k - 1].tok.key if k else ""
         only_yes = all(u.tag == AFF or u.tok.key in _AFTER_SI or u.tok.key == "si" for u in rest)
-        t.tag = AFF if only_yes or (lang == "es" and before == "que") else COND
+        # "si cámbiemelo", "si a las ocho treinta": an imperative or the pending value, with no
+        # verb of a clause of its own, cannot be a condition.
+        no_clause = bool(rest) and all(
+            u.tag in (AFF, "value") or u.clitic or u.tok.key in _AFTER_SI or u.tok.key in _TIME_ARTICLES
+            for u in rest
+        )
+        t.tag = AFF if only_yes or no_clause or (lang == "es" and before == "que") else COND
+
+
+_TIME_ARTICLES = frozenset({"a", "las", "la", "el"})
+_DOUBLED = frozenset({"yeah", "yes", "sure", "ja", "si", "oui", "yep"})
+
+
+_LEAVE = frozenset(
+    {"leave", "dejelo", "dejela", "dejalo", "dejala", "dejeselo", "laissez", "laisse", "lassen"}
+)
+_PLACES = frozenset(
+    {
+        *("with", "at", "in", "on", "by", "outside", "behind", "next", "under", "inside", "en", "con"),
+        *("al", "ahi", "alli", "aqui", "chez", "devant", "derriere", "a", "bei", "vor", "an", "hinter"),
+    }
+)  # fmt: skip
+
+
+_IRONY_BECAUSE = frozenset({"because", "cause", "'cause", "cuz", "coz", "since"})
+_IRONY_SUBJECTS = frozenset({"that", "it", "this", "that's", "it's", "thats", "its", "value"})
+_INTENSIFIERS = frozenset(
+    {
+        *("always", "totally", "so", "really", "clearly", "obviously", "definitely", "never", "such"),
+        *("well", "reasonable", "great", "brilliant", "fantastic", "lovely", "wonderful", "perfect"),
+    }
+)  # fmt: skip
+
+
+def _resolve_irony(tagged: list[_Tagged]) -> None:
+    """ "yeah because that always works", "sure, because 480 is totally reasonable": a "because"
+    that praises the thing itself, after a yes, is irony."""
+    for k, t in enumerate(tagged):
+        if t.tok.key not in _IRONY_BECAUSE or not any(u.tag == AFF for u in tagged[:k]):
+            continue
+        clause = tagged[k + 1 :]
+        if not clause or (clause[0].tok.key not in _IRONY_SUBJECTS and clause[0].tag != "value"):
+            continue
+        if any(u.tok.key in _INTENSIFIERS for u in clause):
+            for u in [t, *clause]:
+                u.tag = SARC
+
+
+def _resolve_leave(tagged: list[_Tagged]) -> None:
+    """ "leave it with them", "déjelo en conserjería": where to put it, not "leave it be"."""
+    for t in tagged:
+        if t.tag != NEG or t.tok.key not in _LEAVE:
+            continue
+        phrase = [u for u in tagged if u.phrase == t.phrase]
+        end = tagged.index(phrase[-1]) + 1
+        if end < len(tagged) and tagged[end].tok.key in _PLACES:
+            for u in phrase:
+                u.tag = NEUT
+
+
+def _resolve_eager(tagged: list[_Tagged]) -> None:
+    """ "yeah yeah, book it", "sure sure order them": a doubled yes before the question's own verb
+    is eagerness, not the sarcasm of "yeah yeah" on its own."""
+    for k, t in enumerate(tagged):
+        if t.tag != SARC or t.tok.key not in _DOUBLED:
+            continue
+        phrase = [u for u in tagged if u.phrase == t.phrase]
+        if any(u.tok.key not in _DOUBLED for u in phrase):
+            continue
+        rest = tagged[k + len(phrase) :]
+        verb = next((u for u in rest if u.tag not in (NEUT, AFF, HES)), None)
+        if verb is not None and (verb.tag == "qterm" or verb.clitic) and all(u.tag != SARC for u in rest):
+            for u in phrase:
+                u.tag = AFF
 
 
 def _resolve_aux(tagged: list[_Tagged]) -> None:
@@ -1464,7 +1852,12 @@ _REASONS = {
 }
 
 
-def _verdict(tagged: list[_Tagged], new_values: list[str], terms: frozenset[str]) -> AnswerReading:
+def _verdict(
+    tagged: list[_Tagged], new_values: list[str], terms: frozenset[str], said_values: int, person: bool
+) -> AnswerReading:
+    """The verdict from the resolved tags. ``said_values`` is how many of ``new_values`` were
+    said as values (not a currency or a part of the question); ``person`` whether the question
+    names a third person (then "he" and "she" are that person)."""
     tags = [t.tag for t in tagged]
     present = set(tags)
     for tag in (SARC, ELSE, COND, QUEST):
@@ -1472,6 +1865,9 @@ def _verdict(tagged: list[_Tagged], new_values: list[str], terms: frozenset[str]
             answer, reason = _REASONS[tag]
             return AnswerReading(answer, f"{reason}: {_words(tagged, tag)}")  # type: ignore[arg-type]
     if new_values:
+        if said_values == len(new_values) and _value_in_reason(tagged):
+            # "yes, we've had no hot water since sunday": the value is in the caller's reason.
+            return AnswerReading("unclear", "yes, then a reason with a value: " + ", ".join(new_values))
         return AnswerReading("change", "new value: " + ", ".join(new_values))
     for tag in (CHANGE, NEWTIME):
         if tag in present:
@@ -1516,6 +1912,8 @@ def _verdict(tagged: list[_Tagged], new_values: list[str], terms: frozenset[str]
             return AnswerReading("yes", "the question's own request, restated")
         return AnswerReading("unclear", "no affirmative")
     if unknown:
+        if _plain_reason(tagged, person):
+            return AnswerReading("yes", "affirmative, then a reason: " + " ".join(unknown[:4]))
         return AnswerReading("unclear", "unrecognised: " + " ".join(unknown[:4]))
     if "value" in present or "qterm" in present:
         return AnswerReading("yes", "affirmative, restating the question")
@@ -1535,6 +1933,7 @@ _STATEMENT_SUBJECTS = frozenset(
         *("i", "it", "we", "they", "he", "she", "that", "this", "there", "i'm", "it's", "that's"),
         *("we're", "they're", "he's", "she's", "there's", "you", "je", "il", "elle", "on", "ich"),
         *("es", "er", "wir", "das", "yo", "ella", "el", "ellos", "ce", "c'est", "habe", "hab"),
+        *("i've", "ive", "we've", "weve", "i'd", "we'd"),
     }
 )
 _ADVERBS = frozenset({"really", "just", "still", "even", "also", "da", "leider", "wirklich", "vraiment"})
@@ -1585,6 +1984,109 @@ def _negated_statements_only(tagged: list[_Tagged]) -> bool:
             or not (before.tok.key in _STATEMENT_SUBJECTS or before.tag == "unknown")
         ):
             return False
+    return True
+
+
+# A reason after a yes opens with the caller as its subject ("I", "we", "my"), perhaps after
+# "because"; Spanish "que" opens one before a verb of the caller's own ("que la necesito").
+_REASON_SUBJECTS = frozenset(
+    {
+        *("i", "i'm", "im", "i've", "ive", "i'll", "ill", "we", "we're", "were", "we've", "weve"),
+        *("we'll", "my", "our", "je", "j'ai", "nous", "ich", "wir", "mein", "meine", "unser"),
+        *("unsere", "tengo", "estoy", "llevo", "necesito", "tenemos", "estamos", "mi", "nos", "me"),
+        *("he", "hemos"),
+    }
+)  # fmt: skip
+_BECAUSE = frozenset(
+    {"because", "cause", "'cause", "cuz", "coz", "since", "porque", "que", "parce", "car", "weil", "denn"}
+)
+# What may stand between the yes and its reason: more yes, thanks, fillers.
+_BEFORE_REASON = frozenset(
+    {
+        *("please", "thanks", "thank", "you", "oh", "well", "um", "uh", "er", "erm", "so", "por"),
+        *("favor", "gracias", "merci", "s'il", "vous", "plait", "bitte", "danke", "ok", "okay"),
+    }
+)  # fmt: skip
+# Words that may carry more than a reason: another person, a wish or choice, a change, a time to
+# come, money, an amount, something done already or by the caller, a reply to something else,
+# irony. A reason holding one is not read.
+_REASON_RISKS = frozenset(
+    {
+        *_PEOPLE, *("he", "she", "him", "her", "his", "hers", "they", "them", "their", "someone"),
+        *("somebody", "else", "want", "wanted", "wanna", "prefer", "rather", "like", "liked"),
+        *("choose", "chose", "pick", "picked", "meant", "mean", "said", "say", "asked", "ask"),
+        *("thought", "think", "hope", "wish", "guess", "suppose", "expect", "wonder", "wondering"),
+        *("know", "knew", "sure", "instead", "different", "another", "other", "new", "change"),
+        *("changed", "move", "moved", "moving", "switch", "swap", "replace", "address", "number"),
+        *("wrong", "mistake", "error", "today", "tomorrow", "tonight", "weekend", "week", "weeks"),
+        *("month", "months", "year", "years", "morning", "afternoon", "evening", "night", "day"),
+        *("days", "later", "soon", "earlier", "early", "late", "next", "price", "cost", "costs"),
+        *("fee", "fees", "charge", "charged", "cheaper", "expensive", "cheap", "money", "refund"),
+        *("paid", "pay", "pounds", "dollars", "euros", "card", "account", "savings", "only"),
+        *("just", "more", "less", "extra", "both", "all", "every", "each", "without", "with"),
+        *("plus", "also", "too", "either", "or", "and", "understand", "understood", "heard"),
+        *("hear", "see", "saw", "seen", "recognise", "recognize", "remember", "bought", "ordered"),
+        *("did", "done", "made", "got", "received", "already", "own", "myself", "take", "taking"),
+        *("bring", "told", "tell", "love", "hate", "favourite", "favorite", "wait", "choice"),
+        *("totally", "obviously", "clearly", "queen", "king", "court", "deja", "schon"),
+        *("bereits", "ya", "quiero", "prefiero", "otro", "otra", "nuevo", "nueva", "cambio"),
+        *("cambiar", "manana", "semana", "mes", "ano", "hora", "veux", "voudrais", "prefere"),
+        *("autre", "nouveau", "nouvelle", "demain", "semaine", "mois", "moi", "will", "mochte"),
+        *("lieber", "andere", "neue", "neuen", "morgen", "woche", "monat", "jahr", "selbst"),
+    }
+)  # fmt: skip
+# With a question that names someone ("add your daughter as a driver?"), a reason may be theirs.
+_THEIR_SUBJECTS = frozenset({"he", "she", "he's", "she's", "hes", "shes", "they", "they're", "his", "her"})
+_THEIR_WORDS = frozenset({"he", "she", "him", "her", "his", "hers", "they", "them", "their"})
+# A time word is the reason's own past, or the booked day, after these.
+_PAST_TIME = frozenset({"last", "that", "all", "yesterday"})
+_TIME_WORDS = frozenset(
+    {"week", "day", "month", "year", "night", "morning", "afternoon", "evening", "weekend"}
+)
+_MAX_REASON_WORDS = 7
+
+
+def _value_in_reason(tagged: list[_Tagged]) -> bool:
+    """Whether every new value comes after a yes and a reason's opener ("yes, I finish at six")."""
+    first = next((k for k, t in enumerate(tagged) if t.tag == AFF), None)
+    values = [k for k, t in enumerate(tagged) if t.tag == "newvalue"]
+    if first is None or not values or values[0] < first:
+        return False
+    return any(t.tok.key in _REASON_SUBJECTS or t.tok.key in _BECAUSE for t in tagged[first + 1 : values[0]])
+
+
+def _plain_reason(tagged: list[_Tagged], person: bool = False) -> bool:
+    """Whether the words the lexicon does not know are a plain reason after a yes.
+
+    "yes please, I need it for a wedding", "yes, we ran out last night", "sí, que se nos ha
+    acabado": right after the yes (and thanks or fillers), a clause with the caller as its
+    subject, perhaps after "because", of at most seven unknown words, none of which could name
+    another person, a wish or choice, a change, a time to come, money, something already done
+    or done by the caller, a reply to another question, or irony. Anything else unknown keeps
+    the answer ``unclear``.
+    """
+    first = next((k for k, t in enumerate(tagged) if t.tag == AFF), None)
+    if first is None:
+        return False
+    k = first + 1
+    while k < len(tagged) and (tagged[k].tag == AFF or tagged[k].tok.key in _BEFORE_REASON):
+        k += 1
+    if k < len(tagged) and tagged[k].tok.key in _BECAUSE:
+        k += 1
+    subjects = _REASON_SUBJECTS | (_THEIR_SUBJECTS if person else frozenset())
+    if k >= len(tagged) or tagged[k].tok.key not in subjects:
+        return False
+    risks = _REASON_RISKS - (_THEIR_WORDS if person else frozenset())
+    clause = tagged[k + 1 :]
+    if sum(t.tag == "unknown" for t in clause) > _MAX_REASON_WORDS:
+        return False
+    for j, t in enumerate(clause):
+        if t.tag in ("value", "newvalue"):
+            return False
+        if _bare(t.tok.key) in risks:
+            before = clause[j - 1].tok.key if j else ""
+            if t.tok.key not in _TIME_WORDS or before not in _PAST_TIME:
+                return False  # "all week", "last night", "that morning" are the reason's own
     return True
 
 
