@@ -383,7 +383,7 @@ def _read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
             if put_off:
                 return Reading("undo", "questions what was asked just before")  # "can we put that on ice"
             return Reading("none", "a question, not a request")
-        if utterance.about_someone_else(text):
+        if utterance.about_someone_else(_carrying(text, request)) or utterance.for_someone_else(text):
             if put_off:
                 return Reading("undo", "takes back what was said just before")  # "she's been paid already"
             return Reading("none", "about someone else")
@@ -458,6 +458,13 @@ def _read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
     if not near:
         return Reading("none", f"about another matter (similarity {similarity:.2f})")
     return Reading("none", "does not mention these values")
+
+
+def _carrying(text: str, request: EvidenceRequest) -> str:
+    """The clauses that name a value of the request ("book bella in at the vet on tuesday" of
+    "right, she's worse, book bella in ..."), or the whole text when none does."""
+    parts = [c for c in utterance.clauses(text) if any(_mentions(c, v) for v in request.values)]
+    return ". ".join(parts) if parts else text
 
 
 def _taken_back(text: str, request: EvidenceRequest) -> bool:
@@ -836,6 +843,8 @@ def _denied(memory: EvidenceMemory, text: str, request: EvidenceRequest) -> str:
     use the family plan anymore, so please cancel it").
     """
     verb = request.action_words[:1]
+    if text.rstrip().endswith("?") and not _PLAIN_NO.search(text):
+        return ""  # "can i overpay 500 without a penalty?" asks; it says no to nothing
     # "i don't want to keep the gold plan" denies the opposite of cancelling it: not against.
     # A request that moves something from X ("move 500 from current to savings") is not
     # denied by a memory that moves it from X.
@@ -860,10 +869,17 @@ def _denied(memory: EvidenceMemory, text: str, request: EvidenceRequest) -> str:
         # The engine read a denial the clause reading could not place: not support, and against.
         return "the caller said no (engine)"
     if verb and any(
-        utterance.opposes(clause, verb) for clause in utterance.clauses(text) if _bears_on(clause, request)
+        utterance.opposes(clause, verb)
+        for clause in utterance.clauses(text)
+        if _bears_on(clause, request) and not utterance.conditional(clause)
     ):
+        # "in case the first surveyor cancels, put me down for saturday": the opposite verb in
+        # a condition is not what the caller asks for.
         return "the caller asked for the opposite"
     return ""
+
+
+_PLAIN_NO = re.compile(r"\b(?:don'?t|do not|never|not|no|stop|cancel)\b", re.IGNORECASE)
 
 
 def _bears_on(clause: str, request: EvidenceRequest) -> bool:
@@ -1030,6 +1046,10 @@ _NEXT_REQUEST = re.compile(r"\s(?:and then|and|plus|also|then|as well as)\s+(?=\
 _PLACE_FRAME = re.compile(
     r"(?=\b(at|with|in|into|to|from)\s+(?:(?:the|my|a|an|our|your|this|that)\s+)?([a-zà-ÿ][a-zà-ÿ'\-]+))"
 )
+# "book my car in for its MOT": what the booking is for, when the query names a thing there.
+_FOR_FRAME = re.compile(
+    r"(?=\b(for)\s+(?:(?:the|my|a|an|our|your|its|their|his|her)\s+)?([a-zà-ÿ][a-zà-ÿ'\-]+))"
+)
 _NOT_PLACES = frozenset(
     {"morning", "afternoon", "evening", "night", "noon", "midday", "weekend", "lunchtime", "moment", "time"}
 )
@@ -1046,8 +1066,10 @@ def _other_place(text: str, request: EvidenceRequest) -> bool:
     values = {w for v in request.labels for w in v.casefold().split()}
     folded = text.casefold()
     said_frames = _PLACE_FRAME.findall(folded)
-    for prep, noun in _PLACE_FRAME.findall(request.query.casefold()):
-        if noun in values and noun not in _STOP and not find_values(noun):
+    for prep, noun in _PLACE_FRAME.findall(request.query.casefold()) + _FOR_FRAME.findall(
+        request.query.casefold()
+    ):
+        if noun in values and noun not in _STOP and not find_values(noun) and prep != "for":
             # A name the query puts after the preposition ("upgrade me to premium"): the
             # memory's own "to business", and never "to premium", names another one.
             own = [w for p, w in said_frames if p == prep and w not in _STOP and w not in _NOT_PLACES]
@@ -1058,7 +1080,7 @@ def _other_place(text: str, request: EvidenceRequest) -> bool:
             continue
         if _shares_word(text, [noun]):
             continue
-        for said_prep, said in _PLACE_FRAME.findall(folded):
+        for said_prep, said in [*said_frames, *_FOR_FRAME.findall(folded)]:
             if said_prep != prep or said in values or said in _STOP or said in _NOT_PLACES:
                 continue
             if said in _BESIDE_NAME or find_values(said) or _shares_word(said, request.action_words):

@@ -423,7 +423,8 @@ _CONDITION = re.compile(
     r"if and when|the moment|the day (?:i|we|it|my|our|the|his|her|their)|the minute|on (?:the )?condition|"
     r"subject to|(?:after|on|come|before) pay ?day|after (?:i'?ve|i've) been paid|"
     r"should (?:it|the|he|she|they|i|we|that|this|there)\b|were (?:he|it|i|she|they|we|that|the|my)\b|"
-    r"in the case|in the scenario|pending|barring|granted|whichever|depends on|it depends|"
+    r"in the case|in the scenario|pending|barring|granted|whichever|depends on|it depends|proviso|"
+    r"without (?:a |any |an )?(?:penalty|fee|charge|fine|extra cost|cost)|"
     r"en caso de|a menos que|siempre que|siempre y cuando|cuando|en cuanto|au cas où|à condition|sauf si|"
     r"quand|dès que|lorsque|wenn|falls|sofern|vorausgesetzt|sobald)\b",
     re.IGNORECASE,
@@ -506,9 +507,25 @@ _OTHERS_THING = re.compile(
 _FOR_OTHER = re.compile(
     rf"\b(?:for|para|pour|für|fur)\s+(?:my|our|mi|mis|mon|ma|mes|meine[nm]?|meiner)\s+(?:\w+\s+)?"
     rf"(?:{_RELATION})\b(?!'s)|\bon behalf of\b|\bfor (?:him|her|them)\b|\bin (?:his|her|their) name\b|"
-    r"\bfor (?:mum|mom|mam|mummy|mommy|dad|daddy|grandma|grandpa|nan|nana|granny|gran)\b",
+    r"\bfor (?:mum|mom|mam|mummy|mommy|dad|daddy|grandma|grandpa|nan|nana|granny|gran)\b|"
+    rf"\bfor (?:my|our) (?:\w+ )?(?:{_RELATION}|gran|nan|nana)'s "
+    r"(?:house|home|flat|place|car|room|account)\b|"
+    rf"\b(?:book|get|order|buy|send|reserve|sign|enrol|enroll|register|put|pay)\s+(?:my|our)\s+"
+    rf"(?:{_RELATION}|gran|nan|nana)\s+(?:a|an|in|on|up|into|onto|for)\b",
     re.IGNORECASE,
 )
+
+
+def for_someone_else(text: str) -> bool:
+    """Whether what the statement acts on is another person's, or it is done for them ("cancel my
+    mum's subscription", "book my husband a visa appointment"), unless the caller includes
+    themselves."""
+    for clause in clauses(_norm(text)):
+        if _OTHERS_THING.search(clause) and not re.search(r"\b(?:me|my own|myself)\b", clause):
+            return True
+        if _FOR_OTHER.search(clause) and not re.search(r"\b(?:me|myself|us|and i)\b", clause):
+            return True
+    return False
 
 
 def about_someone_else(text: str) -> bool:
@@ -567,7 +584,7 @@ _ADDRESSED = re.compile(r"^\s*(?:please\s+)?[a-z]+\s+(?:\w+\s+){0,2}?your\b", re
 # that came from somewhere, not speech; the caller's own label and a spoken "yes:" do not.
 _ANY_LABEL = re.compile(
     r"^\s*[\[\(]?\s*(?!(?:user|caller|customer|client|me|i|the caller|the customer|yes|no|ok|okay|so|"
-    r"well|right|also|and|ps)\s*[\]\)]?\s*:)(?:[a-z][\w'&.-]*\s+){0,3}[a-z][\w'&.-]*\s*[\]\)]?\s*:\s",
+    r"well|right|also|and|ps)\s*[\]\)]?\s*:)(?:[a-z][\w'&.-]*\s+){0,5}[a-z][\w'&.-]*\s*[\]\)]?\s*:\s",
     re.IGNORECASE,
 )
 
@@ -599,6 +616,7 @@ _TAKE_BACK = re.compile(
     r"hold off|let me think|i'?ll think|not (?:yet|now|just yet)|i'?d rather|i take (?:it|that) back|"
     r"let me (?:\w+ )?(?:check|think|ask|ring|call|talk|speak|sleep|see)|"
     r"i'?ll (?:do|ring|call|sort|book|handle|arrange) (?:\w+ )?(?:myself|it myself)|"
+    r"then again|i might|i may|maybe|perhaps|not sure|unsure|on reflection|"
     r"en realidad|pensándolo bien|mejor no|en fait|finalement|réflexion faite|eigentlich|doch nicht)\b",
     re.IGNORECASE,
 )

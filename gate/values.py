@@ -214,7 +214,8 @@ _WEEKDAYS: dict[str, dict[str, str]] = {
         "monday": "mon", "tuesday": "tue", "tues": "tue", "tue": "tue", "wednesday": "wed",
         "weds": "wed", "thursday": "thu", "thurs": "thu", "thur": "thu", "thu": "thu",
         "friday": "fri", "fri": "fri", "saturday": "sat", "sunday": "sun",
-        "mon": "mon", "wed": "wed", "sat": "sat", "sun": "sun",
+        "mon": "mon", "wed": "wed", "sat": "sat", "sun": "sun", "mondays": "mon", "tuesdays": "tue",
+        "wednesdays": "wed", "thursdays": "thu", "fridays": "fri", "saturdays": "sat", "sundays": "sun",
     },
     "es": {
         "lunes": "mon", "martes": "tue", "miercoles": "wed", "jueves": "thu", "viernes": "fri",
@@ -266,9 +267,9 @@ _ORDINAL_SUFFIX = frozenset({"st", "nd", "rd", "th", "er", "e", "eme", "o", "a",
 # A day of the month said alone: "the 16th", "on the first", "el dieciséis", "le seize",
 # "am sechzehnten", "zum 15.". The word before it, and what may follow it: "the first one" and
 # "the second card" are not days.
-_DAY_LEADS = frozenset({"the", "le", "el", "am", "den", "zum", "vom", "au", "du"})
+_DAY_LEADS = frozenset({"the", "le", "el", "am", "den", "der", "zum", "vom", "au", "du"})
 _DAY_LEADS_CARDINAL = frozenset({"le", "el", "au", "du"})  # "el 16", "le seize": a day in es/fr
-_DAY_LEADS_DE = frozenset({"am", "den", "zum", "vom"})
+_DAY_LEADS_DE = frozenset({"am", "den", "der", "zum", "vom"})
 _DAY_FOLLOWERS = frozenset(
     {
         *("at", "in", "on", "is", "works", "work", "would", "will", "suits", "suit", "sounds"),
@@ -280,6 +281,7 @@ _DAY_FOLLOWERS = frozenset(
         *("um", "ab", "bis", "und", "oder", "ist", "bitte", "danke", "dann", "geht", "passt", "ja"),
         *("gegen", "also", "no", "not", "non", "nein", "that's", "thats", "it's", "its", "should"),
         *("cheers", "mate", "sounds", "me", "te", "le", "nous", "vous", "mir", "uns", "works"),
+        *("with", "'s", "s"),
     }
 )  # fmt: skip
 _OF = frozenset({"of", "de", "del", "du"})
@@ -1220,8 +1222,8 @@ class _Scanner:
         tok = self.t[j]
         got: tuple[int, int] | None = None
         after_day = not lead and self.word(i - 1) in self.lex.weekdays
-        if after_day and self.lex.lang in ("es", "fr") and tok.kind == "word":
-            got = self.small(j, 31)  # "el jueves dieciséis", "jeudi seize"
+        if after_day and self.lex.lang in ("es", "fr") and tok.kind in ("word", "num"):
+            got = self.small(j, 31)  # "el jueves dieciséis", "mardi 8"
         elif tok.kind == "num":
             day = self.day_of_month(j)
             suffixed = day is not None and day[1] > j + 1
@@ -1237,6 +1239,8 @@ class _Scanner:
             tens = tok.text in ("twenty", "thirty") and self.word(j + 1) in _EN_ORDINALS
             if tok.text in _EN_ORDINALS or tens:
                 got = self.day_of_month(j)
+            elif tok.text.endswith("'s") and tok.text[:-2] in _EN_ORDINALS:
+                got = (_EN_ORDINALS[tok.text[:-2]], j + 1)  # "the third's fine"
             elif lead in _DAY_LEADS_CARDINAL and self.lex.lang in (None, "es", "fr"):
                 got = self.small(j, 31)
         elif lead in _DAY_LEADS_DE and self.lex.lang in (None, "de") and tok.kind == "word":

@@ -81,14 +81,18 @@ Decisions and limits, stated so a reviewer can check them:
   names that person), at most seven words the lexicon does not know, and none that could name
   another person, a wish or choice, a change, a time to come, money, something done already or by
   the caller, a reply to another question, or irony. "Yes, the large one is fine" and "yes, it's
-  for the new flat" stay ``unclear``; a new value inside such a reason ("yes, I finish work at
-  six") is ``unclear``, not a change.
+  for the new flat" stay ``unclear``, and so does who the caller is ("yes, I'm the tenant"); a new
+  value inside such a reason ("yes, I finish work at six") is ``unclear``, not a change. "Why
+  not?" and "¿por qué no?" are a yes.
 - Values said another way are the pending values: a day of the month alone ("the 16th", "the
   sixteenth", "el dieciséis", "am sechzehnten") is that day of a pending date or a pending
   day-of-month number; a weekday is a pending date that falls on it; a time said as two numbers
   ("two forty five", "nine 15", "2.45") or as "ten to seven", "half eight" (British, 8:30),
   "dreiviertel drei" is that time; an amount said as two numbers ("three twenty" for 320, "six
-  fifty" for 6.50 or 650) is that amount. Said of anything else they are new values.
+  fifty" for 6.50 or 650) is that amount; digits one by one ("five oh nine one seven") and a
+  number with a letter ("twenty two f") are that reading or seat. Said of anything else they
+  are new values. A list of pending values of one kind ("every Monday and Wednesday") is
+  agreed to whole or with "both"; some of it ("yes, just Mondays") is a change.
 - Verbs of one family restate each other ("stop it" or "take it off" to "cancel your plan?",
   "sign me up" or "put me down for it" to "enrol you?", "put it up" to "increase your limit?"),
   and a verb's particle goes with it ("set it up"). A question about the caller ("enrol you")
@@ -214,8 +218,11 @@ _LEXICON: dict[str, dict[str, str]] = {
         "sadly|unfortunately|i'm afraid so|afraid so|sensible|reasonable|manageable|ideal|handy|"
         "helpful|a massive help|a big help|a huge help|massive help|big help|huge help|"
         "a lifesaver|fair enough|makes sense|that makes sense|next door|as always|as usual|"
-        "the usual|same as always|same as usual",
+        "the usual|same as always|same as usual|till|until|til|people|persons|guests|adults|seats|"
+        "tickets|personas|personnes|personen|days|nights",
         AFF: "yes|yeah|yea|yep|yup|ya|yah|yas|yes yes|sure|please|sure thing|ok|okay|o k|k|kay|alright|"
+        "not a bad idea|nothing wrong with that|no reason not to|i don't see any problem with that|"
+        "i don't see a problem with that|i see no problem with that|that'll do nicely|"
         "all right|right|correct|that's correct|that is correct|that's right|that is right|"
         "absolutely|definitely|certainly|of course|please do|go ahead|go ahead please|go for it|"
         "do it|do that|do so|you bet|sounds good|sounds great|sounds perfect|that sounds good|"
@@ -231,7 +238,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "totally|for sure|you got it|right on|will do|can do|please go ahead|yes go ahead|"
         "that'll do|proceed|please proceed|make it happen|i'd appreciate that|i would appreciate that|"
         "yes i do|yes it is|it is|correct yes|good to go|that works for me|perfecto|ok then|oh yes|"
-        "i'll take it|i'll take them|i'll take that|i'll have it|i'll have that|"
+        "i'll take it|i'll take them|i'll take that|i'll have it|i'll have that|crack on|crack on with it|"
+        "lock it in|lock that in|get it done|bang it through|"
         "oh yeah|yes i'm positive|i'm positive|spot on|righto|okey dokey|okie dokie|most definitely|"
         "i'm sure|i am sure|yes i'm sure|i'm certain|quite sure|roger|roger that|copy that|fantastic|"
         "terrific|superb|marvellous|marvelous|splendid|fab|sweet|nice one|smashing|grand|ace|"
@@ -277,7 +285,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "it's all done|that's all done|all done then|"
         # sign-offs
         "bye|bye bye|goodbye|thanks bye|ta|thx|pls|k thx",
-        SELF: "myself|i'll do it myself|by myself|on my own|i've got it|i got it|i've got this|"
+        SELF: "myself|ourselves|by ourselves|on our own|i'll do it myself|by myself|on my own|i've got it|"
+        "i got it|i've got this|"
         "i got this|already|already done|it's already done|that's already done|done already|"
         "i already did|i've already done it|i did it already|i'll sort it out myself",
         HES: "wait|wait a second|wait a minute|wait wait|hold on|hold up|hang on|hmm|hm|hmmm|mmm|"
@@ -366,6 +375,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         SELF: "yo mismo|yo misma|lo hago yo|la hago yo|lo hago yo mismo|yo me encargo|me encargo yo|"
         "ya esta hecho|ya lo hice|ya lo he hecho|la cancelo yo|lo cancelo yo|lo pago yo|lo reservo yo",
         AFF: "claro|claro que si|por supuesto|desde luego|adelante|vale|de acuerdo|dale|correcto|"
+        "no me importa|no veo por que no|eso mismo|"
         "exacto|exactamente|perfecto|hazlo|procede|proceda|confirmo|confirmado|esta bien|sale|"
         "orale|venga|eso es|asi es|como no|sin duda|afirmativo|okey|ok|okay|ándale|andale|va|"
         "vamos|genial|excelente|estupendo|muy bien|me parece bien|me parece perfecto|esta perfecto|"
@@ -434,7 +444,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "tout de suite|le faire|faites|fais|procedez|continuez|envoyez|envoyer|reservez|"
         "confirmez|allez|faire|est|sont|ma|mon|mes|votre|vos|ton|ta|ce qu'il faut|comme prevu|"
         "comme convenu|ce que j'ai dit|tout ca|immediatement|des que possible|veux|voudrais|"
-        "souhaite|aimerais|bien sur que oui|valider|validez|effectuer|effectuez|payer|payez|"
+        "souhaite|aimerais|bien sur que oui|valider|validez|effectuer|effectuez|payer|payez|lancez|lancer|"
         "l'argent",
         SOFT: "ca va|ca va merci|c'est bon merci|ca ira|ca devrait aller|ca devrait etre bon|"
         "je ne dis pas non|ne vous inquietez pas|ne t'inquiete pas",
@@ -442,6 +452,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "deja fait|je l'ai deja fait|je m'en charge",
         WIDE: "les deux|tous les deux|toutes les deux|tous|toutes|tout",
         AFF: "oui|ouais|ouaip|ouep|d'accord|dac|ok|okay|vas y|allez y|allons y|bien sur|parfait|"
+        "sans aucun doute|n'hesitez pas|banco|"
         "exactement|c'est ca|c'est bon|c'est parfait|c'est correct|c'est exact|c'est juste|"
         "volontiers|absolument|tout a fait|entendu|je confirme|confirme|carrement|bien entendu|"
         "ca marche|ca me va|ca roule|faites le|fais le|allez|evidemment|bien|tres bien|impeccable|"
@@ -521,6 +532,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "habe ich schon gemacht",
         WIDE: "beides|beide|alle beide|alle|alle drei|alles",
         AFF: "ja|jawohl|jap|jep|jo|joa|genau|klar|na klar|ja klar|naturlich|selbstverstandlich|"
+        "ich hab nichts dagegen|spricht nichts dagegen|da spricht nichts dagegen|"
         "gerne|gern|sehr gerne|in ordnung|einverstanden|passt|okay|ok|"
         "richtig|stimmt|das stimmt|auf jeden fall|mach das|machen sie das|mach es|machen sie es|"
         "los|los geht's|nur zu|sicher|sicherlich|bestatigt|ich bestatige|bestatige|korrekt|"
@@ -846,11 +858,12 @@ def _lang(lang: str) -> str:
 
 def _pending_values(pending: Mapping[str, object] | None, lang: str) -> list[Value]:
     values: list[Value] = []
-    for value in (pending or {}).values():
-        try:
-            values.append(normalise(value, lang))
-        except (ValueError, TypeError):
-            continue  # a value that cannot be a value can never be restated
+    for raw in (pending or {}).values():
+        for value in raw if isinstance(raw, list | tuple) else (raw,):
+            try:
+                values.append(normalise(value, lang))
+            except (ValueError, TypeError):
+                continue  # a value that cannot be a value can never be restated
     return values
 
 
@@ -911,14 +924,20 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
             _mark(tagged, mention.start, mention.end, "value")
             continue
         fresh.append(mention)
-    for mention in _said_as_parts(words, fresh, pending):
+    parts, letters = _said_as_parts(words, fresh, pending)
+    for mention in parts:
         _mark(tagged, mention.start, mention.end, "value")
         fresh.remove(mention)
+    for start, end in letters:
+        _mark(tagged, start, end, "value")
     new_values: list[str] = []
     for mention in fresh:
         _mark(tagged, mention.start, mention.end, "newvalue")
         new_values.append(words[mention.start : mention.end].strip())
     said_values = len(new_values)
+    part_of = _part_of_pending(words, pending, lang, tagged)
+    if part_of:
+        new_values.append(part_of)
 
     _compound_dayparts(tagged, lang)
     # The question's own words are neutral where they would otherwise change or withdraw; so
@@ -957,7 +976,7 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
 
     _resolve_unable(tagged, terms)
     _resolve_soft(tagged)
-    _resolve_wide(tagged, question)
+    _resolve_wide(tagged, question, pending)
     _resolve_other(tagged, terms, question)
     _resolve_particles(tagged, terms)
     _resolve_when(tagged, question, pending)
@@ -970,6 +989,7 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
         _resolve_clitics(tagged, terms)
     _resolve_si(tagged, lang)
     _resolve_eager(tagged)
+    _resolve_stop_words(tagged)
     _resolve_leave(tagged)
     _resolve_irony(tagged)
     _resolve_aux(tagged)
@@ -981,18 +1001,32 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
         and tagged[-2].tag not in (AFF, NEUT)
     ):
         last.tag = QUEST  # "yes and that's for two, right": checking, not agreeing
+    rhetorical = _rhetorical_yes(tagged)
     for t in tagged:
         if t.tag == "unknown" and t.tok.raw in _SPANISH_QUESTION:
             t.tag = QUEST
-        if t.tok.key == "?":
-            t.tag = QUEST
-        if t.tok.key == "¿":
-            t.tag = QUEST
+        if t.tok.key in ("?", "¿"):
+            t.tag = NEUT if rhetorical else QUEST
 
     return _verdict(tagged, new_values, terms, said_values, _names_person(question))
 
 
 _WEEKDAY_KEYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def _part_of_pending(words: str, pending: tuple[Value, ...], lang: str, tagged: list[_Tagged]) -> str:
+    """ "yes, just Tuesdays" to "every Tuesday and Thursday?": some of the pending values of one
+    kind, and not the others, is a change (unless the caller says "both" or "all")."""
+    if any(t.tag == WIDE for t in tagged):
+        return ""
+    for kind in ("weekday", "date", "time"):
+        group = {v for v in pending if v.kind == kind}
+        if len(group) < 2:
+            continue
+        said = {v for v in group if locate(words, v, lang)}
+        if said and said != group:
+            return "only " + ", ".join(sorted(v.key for v in said))
+    return ""
 
 
 def _day_of(said: Value, pending: Value) -> bool:
@@ -1005,30 +1039,69 @@ def _day_of(said: Value, pending: Value) -> bool:
         return False
 
 
-def _said_as_parts(words: str, fresh: list[Mention], pending: tuple[Value, ...]) -> list[Mention]:
-    """Numbers that together say a pending time or amount: "two forty five" (14:45), "nine 15",
-    "2.45" (a time), "three twenty" (320), "six fifty" (6.50 or 650). Only a pending value is
-    read this way; two numbers that make no pending value stay two new values.
+def _said_as_parts(
+    words: str, fresh: list[Mention], pending: tuple[Value, ...]
+) -> tuple[list[Mention], list[tuple[int, int]]]:
+    """Numbers that together say a pending value: a time ("two forty five" for 14:45, "nine 15",
+    "2.45"), an amount ("three twenty" for 320, "six fifty" for 6.50 or 650), digits one by one
+    ("four eight two one three" for 48213), or a number and a letter ("fourteen c" for seat 14C).
+    Only a pending value is read this way; numbers that make no pending value stay new values.
+    Returns the mentions that are parts of a pending value, and the spans of letters that are.
     """
     if not pending:
-        return []
+        return [], []
     found: list[Mention] = []
+    letters: list[tuple[int, int]] = []
     k = 0
     while k < len(fresh):
         a = fresh[k]
+        run, digits = _digit_run(words, fresh, k)
+        if len(run) >= 2 and any(
+            v.key in (digits, digits.lstrip("0")) for v in pending if v.kind in ("number", "ident")
+        ):
+            found.extend(run)
+            k += len(run)
+            continue
         b = fresh[k + 1] if k + 1 < len(fresh) else None
         joined = b is not None and words[a.end : b.start].strip().lower() in ("", "oh", "o")
         if b is not None and joined and any(_parts_mean(a.value, b.value, v) for v in pending):
             found.extend((a, b))
             k += 2
             continue
+        letter = re.match(r"\s+([a-z])\b", words[a.end :], re.IGNORECASE)
+        if letter is not None and a.value.kind == "number" and a.value.key.isdigit():
+            ident = a.value.key + letter.group(1).lower()
+            if any(v.kind == "ident" and v.key == ident for v in pending):
+                found.append(a)
+                letters.append((a.end + letter.start(1), a.end + letter.end(1)))
+                k += 1
+                continue
         if a.value.kind == "number" and re.fullmatch(r"\d{1,2}[.,]\d{2}", words[a.start : a.end].strip()):
             hour, minute = re.split(r"[.,]", words[a.start : a.end].strip())
             as_time = [Value("number", str(int(hour))), Value("number", str(int(minute)))]
             if any(_parts_mean(as_time[0], as_time[1], v) for v in pending if v.kind == "time"):
                 found.append(a)
         k += 1
-    return found
+    return found, letters
+
+
+def _digit_run(words: str, fresh: list[Mention], k: int) -> tuple[list[Mention], str]:
+    """Single digits said one after another from ``fresh[k]`` ("four eight two one three", "five
+    oh nine"), and the digits they spell ("oh" between two is a zero)."""
+    run: list[Mention] = []
+    digits = ""
+    for m in fresh[k:]:
+        if m.value.kind != "number" or len(m.value.key) != 1 or not m.value.key.isdigit():
+            break
+        if run:
+            gap = words[run[-1].end : m.start].strip().lower()
+            if gap in ("oh", "o"):
+                digits += "0"
+            elif gap:
+                break
+        run.append(m)
+        digits += m.value.key
+    return run, digits
 
 
 def _parts_mean(a: Value, b: Value, target: Value) -> bool:
@@ -1133,14 +1206,26 @@ def _only_part(tagged: list[_Tagged], question: str, table: dict[tuple[str, ...]
     return ""
 
 
-def _resolve_wide(tagged: list[_Tagged], question: str) -> None:
+_ALL_IN_QUESTION = re.compile(r"\b(?:both|all|los dos|las dos|ambos|les deux|tous|beide|beides|alle)\b")
+# "renew your three books?", "two tickets", "tres meses": a count of things the question names.
+_SEVERAL = re.compile(
+    r"\b(?:[2-9]|1\d|two|three|four|five|six|seven|eight|nine|ten|dos|tres|cuatro|cinco|deux|trois|"
+    r"quatre|cinq)\s+(?!(?:gas|bus|plus|glass|class|pass|dress|address|business|status|bonus|dollars|"
+    r"pounds|euros|quid|bucks|cents|pence|minutes|hours|seconds|percent)\b)"
+    r"[a-z'-]+[^suia\W]s\b"
+)
+
+
+def _resolve_wide(tagged: list[_Tagged], question: str, pending: tuple[Value, ...] = ()) -> None:
     """ "both", "all of them": the question's own items when it names several, a change otherwise."""
     wide = [t for t in tagged if t.tag == WIDE]
     if not wide:
         return
-    several = _TWO_THINGS.match(" ".join(question.split())) is not None or (
-        re.search(r"\b(?:both|all|los dos|las dos|ambos|les deux|tous|beide|beides|alle)\b", _fold(question))
-        is not None
+    several = (
+        _TWO_THINGS.match(" ".join(question.split())) is not None
+        or _ALL_IN_QUESTION.search(_fold(question)) is not None
+        or _SEVERAL.search(_fold(question)) is not None
+        or any(sum(v.kind == kind for v in pending) >= 2 for kind in ("weekday", "date", "time"))
     )
     for t in wide:
         t.tag = NEUT if several else CHANGE
@@ -1169,7 +1254,11 @@ _NOT_VERBS = frozenset(
 
 
 def _names_person(question: str) -> bool:
-    """Whether the question names a third person ("add your son to the policy?")."""
+    """Whether the question names a third person by a word for one ("add your son to the policy?").
+
+    A capitalised name is not enough: "Harbour Inn" and "Galway" are names too, and reading
+    "her" as one of them would turn "refund it to her" into a yes.
+    """
     return any(_bare(t.key) in _PEOPLE for t in _tokens(question))
 
 
@@ -1433,10 +1522,10 @@ _ACTION_FAMILIES: tuple[frozenset[str], ...] = tuple(
         "inscribir inscribo inscriba apuntar apunte apunto reserver reservez inscrire inscris "
         "inscrivez notez noter buchen buche reservieren reserviere anmelden melde eintragen",
         # order or buy
-        "order buy purchase pedir pido pida comprar compro commander commande commandez acheter "
+        "order buy purchase grab pedir pido pida comprar compro commander commande commandez acheter "
         "achete bestellen bestelle kaufen kaufe",
         # send
-        "send post mail ship deliver dispatch enviar envio mandar mando envoyer envoie envoyez "
+        "send post mail ship deliver dispatch submit lodge enviar envio mandar mando envoyer envoie envoyez "
         "expedier expedie schicken schicke senden sende versenden versende liefern",
         # pay
         "pay settle pagar pago pague payer paie paye payez regler regle reglez bezahlen bezahle "
@@ -1449,6 +1538,8 @@ _ACTION_FAMILIES: tuple[frozenset[str], ...] = tuple(
         # lower
         "decrease lower reduce reducir reduzco bajar bajo baisser baisse reduire reduis senken "
         "senke reduzieren reduziere",
+        # each
+        "each every cada chaque jeden jede jedes",
         # add
         "add include anadir anado agregar agrego incluir incluyo ajouter ajoute ajoutez inclure "
         "hinzufugen fuge aufnehmen",
@@ -1686,6 +1777,7 @@ _ES_GO_AHEAD = frozenset(
         "met",
         "pong",
         "gestion",
+        "apart",
     ]
 )
 
@@ -1743,9 +1835,13 @@ def _resolve_si(tagged: list[_Tagged], lang: str) -> None:
         only_yes = all(u.tag == AFF or u.tok.key in _AFTER_SI or u.tok.key == "si" for u in rest)
         # "si cámbiemelo", "si a las ocho treinta": an imperative or the pending value, with no
         # verb of a clause of its own, cannot be a condition.
-        no_clause = bool(rest) and all(
-            u.tag in (AFF, "value") or u.clitic or u.tok.key in _AFTER_SI or u.tok.key in _TIME_ARTICLES
-            for u in rest
+        no_clause = (
+            bool(rest)
+            and all(
+                u.tag in (AFF, "value", NEUT) or u.clitic or u.tok.key in _AFTER_SI or u.tok.key == "si"
+                for u in rest
+            )
+            and any(u.clitic or u.tag in (AFF, "value") for u in rest)
         )
         t.tag = AFF if only_yes or no_clause or (lang == "es" and before == "que") else COND
 
@@ -1766,7 +1862,9 @@ _PLACES = frozenset(
 
 
 _IRONY_BECAUSE = frozenset({"because", "cause", "'cause", "cuz", "coz", "since"})
-_IRONY_SUBJECTS = frozenset({"that", "it", "this", "that's", "it's", "thats", "its", "value"})
+_IRONY_SUBJECTS = frozenset(
+    {"that", "it", "this", "that's", "it's", "thats", "its", "value", "he", "she", "they", "you"}
+)
 _INTENSIFIERS = frozenset(
     {
         *("always", "totally", "so", "really", "clearly", "obviously", "definitely", "never", "such"),
@@ -1787,6 +1885,33 @@ def _resolve_irony(tagged: list[_Tagged]) -> None:
         if any(u.tok.key in _INTENSIFIERS for u in clause):
             for u in [t, *clause]:
                 u.tag = SARC
+
+
+_STOP_ALONE = frozenset({"para", "alto", "halt"})
+_AFTER_STOP = frozenset({"ya", "para", "eso", "por", "favor", "please", "bitte"})
+
+
+def _resolve_stop_words(tagged: list[_Tagged]) -> None:
+    """Spanish "para" is "stop" on its own ("¡para!", "para ya") and "for" before anything else."""
+    for k, t in enumerate(tagged):
+        if (
+            t.tag == NEGVERB
+            and t.tok.key in _STOP_ALONE
+            and k + 1 < len(tagged)
+            and tagged[k + 1].tok.key not in _AFTER_STOP
+        ):
+            t.tag = NEUT
+
+
+_RHETORICAL = frozenset(
+    {("why", "not"), ("por", "que", "no"), ("pourquoi", "pas"), ("warum", "nicht"), ("wieso", "nicht")}
+)
+
+
+def _rhetorical_yes(tagged: list[_Tagged]) -> bool:
+    """ "Why not?", "¿por qué no?": a yes asked as a question, and nothing else."""
+    words = tuple(t.tok.key for t in tagged if t.tok.key not in ("?", "¿"))
+    return words in _RHETORICAL
 
 
 def _resolve_leave(tagged: list[_Tagged]) -> None:
@@ -2012,7 +2137,7 @@ _BEFORE_REASON = frozenset(
 # irony. A reason holding one is not read.
 _REASON_RISKS = frozenset(
     {
-        *_PEOPLE, *("he", "she", "him", "her", "his", "hers", "they", "them", "their", "someone"),
+        *_PEOPLE, *("he", "she", "him", "her", "his", "hers", "they", "their", "someone"),
         *("somebody", "else", "want", "wanted", "wanna", "prefer", "rather", "like", "liked"),
         *("choose", "chose", "pick", "picked", "meant", "mean", "said", "say", "asked", "ask"),
         *("thought", "think", "hope", "wish", "guess", "suppose", "expect", "wonder", "wondering"),
@@ -2023,8 +2148,9 @@ _REASON_RISKS = frozenset(
         *("days", "later", "soon", "earlier", "early", "late", "next", "price", "cost", "costs"),
         *("fee", "fees", "charge", "charged", "cheaper", "expensive", "cheap", "money", "refund"),
         *("paid", "pay", "pounds", "dollars", "euros", "card", "account", "savings", "only"),
-        *("just", "more", "less", "extra", "both", "all", "every", "each", "without", "with"),
+        *("more", "less", "extra", "both", "all", "every", "each", "without", "with"),
         *("plus", "also", "too", "either", "or", "and", "understand", "understood", "heard"),
+        *("ourselves", "yourself", "live", "lives", "living", "wohne", "vivo", "habite", "member"),
         *("hear", "see", "saw", "seen", "recognise", "recognize", "remember", "bought", "ordered"),
         *("did", "done", "made", "got", "received", "already", "own", "myself", "take", "taking"),
         *("bring", "told", "tell", "love", "hate", "favourite", "favorite", "wait", "choice"),
@@ -2035,6 +2161,12 @@ _REASON_RISKS = frozenset(
         *("lieber", "andere", "neue", "neuen", "morgen", "woche", "monat", "jahr", "selbst"),
     }
 )  # fmt: skip
+# "I'm a member", "I am the owner", "je suis le propriétaire", "soy el titular": who the caller
+# is answers another question.
+_IDENTITY = re.compile(
+    r"^(?:i'm|im|i am|we're|we are|je suis|nous sommes|soy|somos|ich bin|wir sind|he's|she's|hes|shes|"
+    r"they're) (?:a|an|the|un|une|le|la|el|ein|eine|der|die|das)?\b"
+)
 # With a question that names someone ("add your daughter as a driver?"), a reason may be theirs.
 _THEIR_SUBJECTS = frozenset({"he", "she", "he's", "she's", "hes", "shes", "they", "they're", "his", "her"})
 _THEIR_WORDS = frozenset({"he", "she", "him", "her", "his", "hers", "they", "them", "their"})
@@ -2076,6 +2208,8 @@ def _plain_reason(tagged: list[_Tagged], person: bool = False) -> bool:
     subjects = _REASON_SUBJECTS | (_THEIR_SUBJECTS if person else frozenset())
     if k >= len(tagged) or tagged[k].tok.key not in subjects:
         return False
+    if _IDENTITY.match(" ".join(t.tok.key for t in tagged[k : k + 3])):
+        return False  # "yes, I'm the homeowner", "ja, ich bin Mitglied": who they are
     risks = _REASON_RISKS - (_THEIR_WORDS if person else frozenset())
     clause = tagged[k + 1 :]
     if sum(t.tag == "unknown" for t in clause) > _MAX_REASON_WORDS:
@@ -2092,8 +2226,11 @@ def _plain_reason(tagged: list[_Tagged], person: bool = False) -> bool:
 
 # Object pronouns after a verb: "cancel it", "annulez-le", "stornieren Sie ihn".
 _OBJECTS = frozenset(
-    {"it", "them", "that", "this", "lo", "la", "los", "las", "le", "les", "ihn", "sie", "es", "das"}
-)
+    {
+        *("it", "them", "that", "this", "lo", "la", "los", "las", "le", "les", "ihn", "sie", "es"),
+        *("das", "me", "us"),
+    }
+)  # fmt: skip
 
 
 def _imperative(tagged: list[_Tagged], terms: frozenset[str]) -> bool:
