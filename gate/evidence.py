@@ -88,6 +88,7 @@ import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any, Literal
 
 from gate import utterance
@@ -615,6 +616,17 @@ def _content_words(text: str) -> list[str]:
     return [w for w in re.findall(r"[a-zà-ÿ][a-zà-ÿ'\-]*", text.casefold()) if w not in _STOP]
 
 
+@lru_cache(maxsize=256)
+def _family_pattern(family: frozenset[str]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(re.escape(f) for f in sorted(family, key=len, reverse=True)) + ")")
+
+
+@lru_cache(maxsize=4096)
+def _starts_word(term: str) -> re.Pattern[str]:
+    """A word that begins with ``term`` ("cancel" finds "cancelling"); compiled once."""
+    return re.compile(rf"(?<![\w-]){re.escape(term)}\w*")
+
+
 def _shares_word(text: str, words: Sequence[str]) -> bool:
     """Whether ``text`` names the action or its object: a word of the query, of the same stem or family."""
     folded = " ".join(re.findall(r"[a-zà-ÿ][a-zà-ÿ'\-]*", text.casefold()))
@@ -624,7 +636,7 @@ def _shares_word(text: str, words: Sequence[str]) -> bool:
             if m.startswith(w) or (w.startswith(m) and len(m) >= 4) or (len(w) >= 5 and m[:5] == w[:5]):
                 return True
         for family in _FAMILIES:
-            if w in family and any(re.search(rf"\b{re.escape(f)}", folded) for f in family):
+            if w in family and _family_pattern(family).search(folded):
                 return True
     return False
 
@@ -901,7 +913,7 @@ def _bears_on(clause: str, request: EvidenceRequest) -> bool:
 
 def _has_verb(part: str, verb: str) -> bool:
     # "deliver" covers "delivery" and "deliveries", "cancel" covers "cancelling".
-    return re.search(rf"(?<![\w-]){re.escape(verb)}\w*", part) is not None
+    return _starts_word(verb).search(part) is not None
 
 
 _BACK_REFERENCE = re.compile(r"\b(?:it|that|them|this|those|one)\b")
@@ -1004,7 +1016,7 @@ def _in_verb_request(text: str, request: EvidenceRequest) -> bool:
     if asked is None or not request.action_words or not _shares_word(asked, request.action_words[:1]):
         return True
     folded = text.casefold()
-    verb = re.compile(rf"(?<![\w-]){re.escape(asked)}")
+    verb = _starts_word(asked)
     # A comma often adds the value ("pay my electricity bill, it's 84.20"), but the verb's own
     # clause naming another value asks for that one ("it's booked for 3 days, extend it by 2").
     for clause in re.split(r";|,(?!\d)", folded):

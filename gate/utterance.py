@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 
 __all__ = [
     "about_someone_else",
@@ -119,6 +120,16 @@ def clauses(text: str) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=4096)
+def _whole_word(term: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w-]){re.escape(term)}(?![\w-])")
+
+
+@lru_cache(maxsize=4096)
+def _word_start(word: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w-]){re.escape(word)}\w*(?![\w-])")
+
+
 def _norm(text: str) -> str:
     # Typographic apostrophes are common in written memories, absent in STT output.
     return text.replace("\u2019", "'").replace("\u2018", "'")
@@ -128,7 +139,7 @@ def _words_in(clause: str, term: str) -> bool:
     term = term.casefold().strip()
     if not term:
         return False
-    return re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", clause) is not None
+    return _whole_word(term).search(clause) is not None
 
 
 # -- negation -----------------------------------------------------------------
@@ -847,4 +858,4 @@ def opposes(text: str, action_words: Iterable[str]) -> bool:
 
 def _stem_in(clause: str, word: str) -> bool:
     # "keeping" is "keep", "cancelled" is "cancel".
-    return re.search(rf"(?<![\w-]){re.escape(word)}\w*(?![\w-])", clause) is not None
+    return _word_start(word).search(clause) is not None

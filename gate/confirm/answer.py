@@ -108,7 +108,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
@@ -711,7 +711,9 @@ class _Tok:
     end: int
 
 
-def _tokens(text: str) -> list[_Tok]:
+@lru_cache(maxsize=4096)
+def _tokens(text: str) -> tuple[_Tok, ...]:
+    """The words of ``text`` (cached: a question is read once for every answer to it)."""
     lower = text.lower().replace("’", "'")
     out: list[_Tok] = []
     for m in _WORD.finditer(lower):
@@ -721,7 +723,7 @@ def _tokens(text: str) -> list[_Tok]:
         key = _fold(raw)
         key = _ALIASES.get(key, key)
         out.append(_Tok(key, raw, m.start(), m.start() + len(raw)))
-    return out
+    return tuple(out)
 
 
 # When one phrase carries two tags, the more cautious wins; neutral loses to everything.
@@ -1253,6 +1255,7 @@ _NOT_VERBS = frozenset(
 )
 
 
+@lru_cache(maxsize=1024)
 def _names_person(question: str) -> bool:
     """Whether the question names a third person by a word for one ("add your son to the policy?").
 
@@ -1317,6 +1320,8 @@ _PHRASAL = frozenset(
 
 def _resolve_particles(tagged: list[_Tagged], terms: frozenset[str]) -> None:
     """ "yes, sign me up", "set it up", "put me down for it": a verb and its particle are one verb."""
+    if not any(t.tok.key in _PARTICLES or t.tok.key in _AWAY for t in tagged):
+        return
     withdraws = any(_stem_match(verb, terms) for verb in _WITHDRAWING)
     for k, t in enumerate(tagged):
         if t.tag not in ("unknown", NEUT):
@@ -1548,24 +1553,27 @@ _ACTION_FAMILIES: tuple[frozenset[str], ...] = tuple(
 _INFLECTIONS = ("", "s", "es", "d", "ed", "ing", "led", "ling")
 
 
+def _forms(verb: str) -> list[str]:
+    """ "cancel" -> "cancels", "cancelled", "cancelling"...: the verb with its English endings."""
+    forms = [verb + end for end in _INFLECTIONS]
+    if verb.endswith("e"):
+        forms.append(verb[:-1] + "ing")
+    return forms
+
+
+# Every form of every verb of a family -> the family.
+_FAMILY_OF: dict[str, frozenset[str]] = {
+    form: family for family in _ACTION_FAMILIES for verb in family for form in _forms(verb)
+}
+
+
+@lru_cache(maxsize=2048)
 def _with_families(terms: frozenset[str]) -> frozenset[str]:
     """The question's words, and every verb of the family of a verb among them."""
     extra: set[str] = set()
-    for family in _ACTION_FAMILIES:
-        if any(_inflected(term, verb) for term in terms for verb in family):
-            extra |= family
+    for term in terms:
+        extra |= _FAMILY_OF.get(term, frozenset())
     return terms | extra
-
-
-def _inflected(word: str, verb: str) -> bool:
-    """ "cancelled", "cancels", "moving": the verb itself with an English ending."""
-    if word == verb:
-        return True
-    if not word.startswith(verb[:-1]):
-        return False
-    return any(word == verb + end for end in _INFLECTIONS) or (
-        verb.endswith("e") and word == verb[:-1] + "ing"
-    )
 
 
 # Longer function words of a question ("your", "with", "from"): said back, they would
@@ -1593,7 +1601,7 @@ def _terms(question: str, table: dict[tuple[str, ...], str]) -> frozenset[str]:
     )
 
 
-def _tag(tokens: list[_Tok], lexicon: _Table) -> list[_Tagged]:
+def _tag(tokens: Sequence[_Tok], lexicon: _Table) -> list[_Tagged]:
     """Tag tokens left to right, the longest known phrase first."""
     tagged: list[_Tagged] = []
     keys = [t.key for t in tokens]
