@@ -330,7 +330,7 @@ _ONE = frozenset({"a", "an", "una", "un", "une", "ein", "eine", "einen"})
 _FOR = frozenset({"for", "por", "durante", "pour", "pendant", "fur", "fuer"})
 _SPANS = frozenset(
     {
-        *("day", "week", "month", "year", "night", "fortnight", "dia", "semana", "mes", "ano"),
+        *("day", "week", "month", "year", "night", "dia", "semana", "mes", "ano"),
         *("noche", "jour", "semaine", "mois", "an", "annee", "nuit", "tag", "woche", "monat"),
         *("jahr", "nacht"),
     }

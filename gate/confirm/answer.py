@@ -1854,7 +1854,6 @@ def _resolve_si(tagged: list[_Tagged], lang: str) -> None:
         t.tag = AFF if only_yes or no_clause or (lang == "es" and before == "que") else COND
 
 
-_TIME_ARTICLES = frozenset({"a", "las", "la", "el"})
 _DOUBLED = frozenset({"yeah", "yes", "sure", "ja", "si", "oui", "yep"})
 
 
