@@ -682,7 +682,8 @@ def _fits(
     currency = _currency_near(request.query, query_spans[0]) if query_spans else None
     return any(
         _same_role(_role_of(text, [span], request), wanted)
-        and (norm is None or norm.kind != "text" or _whole_name(text, span, request))
+        and (norm is None or not _is_name(norm, value) or _whole_name(text, span, request))
+        and not _in_relative_clause(text, span)
         and _unit_after(text, span) == unit
         and _bound_before(text, span) == bound
         and (currency is None or _currency_near(text, span) in (currency, None))
@@ -739,6 +740,28 @@ def _period_after(text: str, span: tuple[int, int]) -> str | None:
         return None
     unit = (found.group("unit") or found.group("adverb")).casefold()
     return _PERIOD_OF.get(unit, unit)
+
+
+def _is_name(norm: Value, value: object) -> bool:
+    """A name, or a product name with a number in it ("iphone 15", "galaxy s24"), whose longer
+    forms ("iphone 15 pro") name other things."""
+    return norm.kind == "text" or (norm.kind == "ident" and " " in str(value).strip())
+
+
+# A value inside a clause that says when something else happened: "the booking I made on
+# monday", "the walker I met on monday", "the one the gp mentioned on tuesday".
+_RELATIVE_BEFORE = re.compile(
+    r"\b(?:i|we|you|he|she|they|gp|doctor|one|that|which|who)\s+(?:\w+\s+){0,2}?"
+    r"(?:made|met|mentioned|viewed|saw|seen|said|had|got|bought|ordered|used|did|went|was|were|"
+    r"told|recommended|suggested|visited|called|rang|emailed|booked|spoke|talked|sent|paid)"
+    r"(?:\s+(?:it|them|him|her|to|with|about|me|us|you))?\s+(?:on|at|in|last|this|back on|for)?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _in_relative_clause(text: str, span: tuple[int, int]) -> bool:
+    """Whether the value at ``span`` tells when something else happened ("i made on monday")."""
+    return _RELATIVE_BEFORE.search(text[max(0, span[0] - 60) : span[0]]) is not None
 
 
 # Units a number is counted in: "pause for 3 weeks" is not "pause for 3 days", and a table

@@ -435,6 +435,7 @@ _CONDITION = re.compile(
     r"subject to|(?:after|on|come|before) pay ?day|after (?:i'?ve|i've) been paid|"
     r"should (?:it|the|he|she|they|i|we|that|this|there)\b|were (?:he|it|i|she|they|we|that|the|my)\b|"
     r"in the case|in the scenario|pending|barring|granted|whichever|depends on|it depends|proviso|"
+    r"\w+ permitting|all being well|god willing|fingers crossed|touch wood|"
     r"without (?:a |any |an )?(?:penalty|fee|charge|fine|extra cost|cost)|"
     r"en caso de|a menos que|siempre que|siempre y cuando|cuando|en cuanto|au cas où|à condition|sauf si|"
     r"quand|dès que|lorsque|wenn|falls|sofern|vorausgesetzt|sobald)\b",

@@ -28,8 +28,9 @@ What is understood (English, Spanish, French, German):
   cuatro", "le quatre", "am vierten", "zum 4.") is ``---04``: that day of any month, and the
   number 4 (a ``day_of_month=4`` argument); "the first one" and "the second card" name things.
 - **spoken clock forms**: "ten to seven", "twenty five past eight", British "half eight"
-  (8:30), "quarter of nine", "dreiviertel drei" (2:45), "diez y cuarto"; "from ten to seven" and
-  "ten to twelve bags" are numbers.
+  (8:30), "quarter of nine", "dreiviertel drei" (2:45), "zwanzig nach vier", "zehn vor neun",
+  "diez y cuarto", "doce menos veinte", "midi moins vingt"; "from ten to seven" and "ten to
+  twelve bags" are numbers. A value before "'s" is read ("nine's fine", "the third's").
 - **a span of one**: "for a week", "por una semana", "für einen Monat" count 1.
 - **identifiers**: a token with letters and digits ("A-1001", "INV77"), or digits with a
   leading zero ("0042"). Compared exactly, case-insensitive; the only tolerance is a separator
@@ -633,8 +634,23 @@ def _tokenise(text: str) -> list[_Tok]:
                 if glued.group(3):
                     tokens.append(_Tok("num", raw[b:], text[start + b : end], start + b, end))
                 continue
+        if kind == "word" and raw.endswith("'s") and _possessive_value(raw[:-2]):
+            # "nine's fine", "the third's", "thirty quid's": the value, then "'s".
+            tokens.append(_Tok("word", raw[:-2], text[start : end - 2], start, end - 2))
+            tokens.append(_Tok("sym", "'s", text[end - 2 : end], end - 2, end))
+            continue
         tokens.append(_Tok(kind, raw, text[start:end], start, end))
     return tokens
+
+
+def _possessive_value(word: str) -> bool:
+    return (
+        any(word in numbers for numbers in _NUM_BY_LANG.values())
+        or word in _EN_ORDINALS
+        or word in _WEEKDAYS["en"]
+        or word in _CURRENCY_WORDS
+        or word in ("noon", "midday", "midnight", "quid")
+    )
 
 
 def _decimal_key(number: Decimal) -> str:
@@ -977,6 +993,8 @@ class _Scanner:
         )  # fmt: skip
         if special is not None:
             return int(special[0]), special[1]
+        if self.word(i) in ("menos", "moins") and (less := self.small(i + 1, 30)) is not None and less[0] > 0:
+            return -less[0], less[1]  # "doce menos veinte", "midi moins vingt"
         if self.word(i) in ("oh", "o") and (got := self.small(i + 1, 9)) is not None:
             return got
         tok = self.t[i] if i < len(self.t) else None
@@ -996,10 +1014,16 @@ class _Scanner:
     def time(self, i: int) -> tuple[Mention, int] | None:
         tok = self.t[i]
         if tok.kind == "word":
-            if tok.text in _NOON and self.word(i - 1) not in ("-", "l'apres", "apres"):
-                return Mention(Value("time", _NOON[tok.text]), tok.start, tok.end), i + 1
-            if tok.text in _MIDNIGHT:
-                return Mention(Value("time", _MIDNIGHT[tok.text]), tok.start, tok.end), i + 1
+            named = _NOON.get(tok.text) if self.word(i - 1) not in ("-", "l'apres", "apres") else None
+            named = named or _MIDNIGHT.get(tok.text)
+            if named is not None:
+                # "midi moins vingt" (11:40), "mediodía y cuarto" (12:15)
+                mins = self.minutes(i + 1) if self.word(i + 1) in ("moins", "menos", "et", "y") else None
+                if mins is None:
+                    return Mention(Value("time", named), tok.start, tok.end), i + 1
+                total = (int(named[:2]) * 60 + mins[0]) % (24 * 60)
+                key = f"{total // 60:02d}:{total % 60:02d}"
+                return Mention(Value("time", key), tok.start, self.t[mins[1] - 1].end), mins[1]
             got = self.relative_time(i)
             if got is not None:
                 return got
@@ -1101,6 +1125,14 @@ class _Scanner:
             (("quarter", "after"), 15), (("quarter", "of"), -15), (("viertel", "nach"), 15),
             (("viertel", "vor"), -15), (("halb",), -30), (("dreiviertel",), -15),
         ]  # fmt: skip
+        if self.lex.lang in (None, "de"):
+            # "zwanzig nach vier", "zehn vor neun"
+            minutes = self.small(i, 29)
+            if minutes is not None and minutes[0] in (5, 10, 20, 25) and self.t[i].kind == "word":
+                for link, sign in (("nach", 1), ("vor", -1)):
+                    if self.word(minutes[1]) == link:
+                        words = tuple(self.word(k) for k in range(i, minutes[1] + 1))
+                        forms.append((words, sign * minutes[0]))
         if self.lex.lang in (None, "en"):
             forms.append((("half",), 30))  # British "half eight" is 8:30
             # "ten to seven", "twenty five past eight"; "from ten to seven" is a range.
@@ -1239,8 +1271,6 @@ class _Scanner:
             tens = tok.text in ("twenty", "thirty") and self.word(j + 1) in _EN_ORDINALS
             if tok.text in _EN_ORDINALS or tens:
                 got = self.day_of_month(j)
-            elif tok.text.endswith("'s") and tok.text[:-2] in _EN_ORDINALS:
-                got = (_EN_ORDINALS[tok.text[:-2]], j + 1)  # "the third's fine"
             elif lead in _DAY_LEADS_CARDINAL and self.lex.lang in (None, "es", "fr"):
                 got = self.small(j, 31)
         elif lead in _DAY_LEADS_DE and self.lex.lang in (None, "de") and tok.kind == "word":
@@ -1259,7 +1289,7 @@ class _Scanner:
             return True
         tok = self.t[k]
         if tok.kind == "sym":
-            return tok.text in (",", ".", "!", "?", ";", ":")
+            return tok.text in (",", ".", "!", "?", ";", ":", "'s")
         if tok.kind == "word":
             if tok.text in _OF:
                 return self.word(k + 1) in _OF_MONTH  # "of each month", not "el dos de los tres"

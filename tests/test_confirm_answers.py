@@ -22,7 +22,7 @@ REQUIRED_CLASSES = {
     "change_word", "plain_no", "stt_style", "yes_with_reason", "polite_decline", "does_it_themselves",
     "hedged_modal", "currency", "widening", "question_after_thanks", "reason_negated", "partial_agreement",
     "answers_other_question", "scope_or_person", "spoken_value_forms", "action_family", "plain_reason",
-    "person_object", "eager_yes", "placement",
+    "person_object", "eager_yes", "placement", "regional_yes",
 }  # fmt: skip
 
 

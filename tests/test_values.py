@@ -277,3 +277,21 @@ def test_one_span_of_time_is_one() -> None:
     assert find_values("por una semana", "es") == [Value("number", "1")]
     assert find_values("für einen Monat", "de") == [Value("number", "1")]
     assert find_values("for a while", "en") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "key"),
+    [
+        ("a las doce menos veinte", "es", "11:40"), ("midi moins vingt", "fr", "11:40"),
+        ("midi et quart", "fr", "12:15"), ("zwanzig nach vier", "de", "04:20"),
+        ("zehn vor neun", "de", "08:50"), ("half nine's fine", "en", "09:30"),
+    ],
+)  # fmt: skip
+def test_times_said_from_the_hour_in_four_languages(text: str, lang: str, key: str) -> None:
+    assert find_values(text, lang)[0] == Value("time", key), text
+
+
+def test_a_value_before_an_apostrophe_s() -> None:
+    assert find_values("a hundred and eighty five's fine", "en") == [Value("number", "185")]
+    assert find_values("the third's fine", "en") == [Value("date", "---03")]
+    assert find_values("thirty quid's fine", "en") == [Value("number", "30")]

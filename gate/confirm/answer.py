@@ -90,16 +90,21 @@ Decisions and limits, stated so a reviewer can check them:
   ("two forty five", "nine 15", "2.45") or as "ten to seven", "half eight" (British, 8:30),
   "dreiviertel drei" is that time; an amount said as two numbers ("three twenty" for 320, "six
   fifty" for 6.50 or 650) is that amount; digits one by one ("five oh nine one seven") and a
-  number with a letter ("twenty two f") are that reading or seat. Said of anything else they
-  are new values. A list of pending values of one kind ("every Monday and Wednesday") is
-  agreed to whole or with "both"; some of it ("yes, just Mondays") is a change.
+  number with a letter ("twenty two f") are that reading or seat; "mon wed fri" are pending
+  days. Said of anything else they are new values. A list of pending values of one kind
+  ("every Monday and Wednesday") is agreed to whole or with "both"; some of it ("yes, just
+  Mondays") is a change.
 - Verbs of one family restate each other ("stop it" or "take it off" to "cancel your plan?",
   "sign me up" or "put me down for it" to "enrol you?", "put it up" to "increase your limit?"),
   and a verb's particle goes with it ("set it up"). A question about the caller ("enrol you")
   with the same verb about someone else ("enrol them", "pídale una a él") is a change; a question
   that names a person ("add your daughter as a driver?") makes "add her" that person.
-- "Yeah yeah, book it" and "sure sure, order them" (a doubled yes before the question's own verb)
-  are a yes; "yeah yeah" alone is sarcasm, and so is a "because" that praises the thing itself
+- Regional yeses are read: "sound", "work away", "too easy", "good as gold", "haan", "theek
+  hai", "do the needful", "passt scho", "porfa"; "ta" is thanks ("brilliant, ta" is a yes, "ok
+  ta" is as soft as "ok thanks").
+- "Yeah yeah, book it", "yeah yeah, that's fine" and "sure sure, order them" (a doubled yes before
+  the question's own verb, a longer yes or the pending value) are a yes; "yeah yeah" alone or
+  with "sure" is sarcasm, and so is a "because" that praises the thing itself
   after a yes ("yeah, because that always works"). "Leave it with next door" says where, not
   "leave it be".
 """
@@ -178,6 +183,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "put that down|come here|go to bed|be quiet|i'm on the phone|on the phone|brush your teeth|"
         "homework|i'm coming|be right there|dear|good boy|good girl|stop it now",
         NEUT: "no problem|not a problem|no problems|no problemo|no worries|no worry|no prob|no probs|"
+        "no dramas|no drama|ta|cheers ta|that helps a lot|that helps|that'd help|kindly|"
         "don't worry|do not worry|don't worry about it|no doubt|no doubt about it|no question|"
         "nothing else|no rush|no hurry|no big deal|not a big deal|never better|can't wait|"
         "i can't wait|couldn't be better|that's all|that is all|that's everything|"
@@ -221,6 +227,9 @@ _LEXICON: dict[str, dict[str, str]] = {
         "the usual|same as always|same as usual|till|until|til|people|persons|guests|adults|seats|"
         "tickets|personas|personnes|personen|days|nights",
         AFF: "yes|yeah|yea|yep|yup|ya|yah|yas|yes yes|sure|please|sure thing|ok|okay|o k|k|kay|alright|"
+        "sound|that's sound|work away|fire ahead|fire away|too easy|too right|good as gold|heaps good|"
+        "happy with that|i'm happy with that|haan|haan ji|theek hai|thik hai|do the needful|kindly proceed|"
+        "please do the needful|"
         "not a bad idea|nothing wrong with that|no reason not to|i don't see any problem with that|"
         "i don't see a problem with that|i see no problem with that|that'll do nicely|"
         "all right|right|correct|that's correct|that is correct|that's right|that is right|"
@@ -284,7 +293,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "would be ok|that should work|that should be fine|i'd say so|i would say so|all done|"
         "it's all done|that's all done|all done then|"
         # sign-offs
-        "bye|bye bye|goodbye|thanks bye|ta|thx|pls|k thx",
+        "bye|bye bye|goodbye|thanks bye|thx|pls|k thx|ok ta|okay ta|that's ok ta|all good ta|it's fine ta",
         SELF: "myself|ourselves|by ourselves|on our own|i'll do it myself|by myself|on my own|i've got it|"
         "i got it|i've got this|"
         "i got this|already|already done|it's already done|that's already done|done already|"
@@ -375,7 +384,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         SELF: "yo mismo|yo misma|lo hago yo|la hago yo|lo hago yo mismo|yo me encargo|me encargo yo|"
         "ya esta hecho|ya lo hice|ya lo he hecho|la cancelo yo|lo cancelo yo|lo pago yo|lo reservo yo",
         AFF: "claro|claro que si|por supuesto|desde luego|adelante|vale|de acuerdo|dale|correcto|"
-        "no me importa|no veo por que no|eso mismo|"
+        "no me importa|no veo por que no|eso mismo|porfa|porfis|"
         "exacto|exactamente|perfecto|hazlo|procede|proceda|confirmo|confirmado|esta bien|sale|"
         "orale|venga|eso es|asi es|como no|sin duda|afirmativo|okey|ok|okay|ándale|andale|va|"
         "vamos|genial|excelente|estupendo|muy bien|me parece bien|me parece perfecto|esta perfecto|"
@@ -445,6 +454,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "confirmez|allez|faire|est|sont|ma|mon|mes|votre|vos|ton|ta|ce qu'il faut|comme prevu|"
         "comme convenu|ce que j'ai dit|tout ca|immediatement|des que possible|veux|voudrais|"
         "souhaite|aimerais|bien sur que oui|valider|validez|effectuer|effectuez|payer|payez|lancez|lancer|"
+        "mettez|mettez le en place|en place|notez|prenez|inscrivez|"
         "l'argent",
         SOFT: "ca va|ca va merci|c'est bon merci|ca ira|ca devrait aller|ca devrait etre bon|"
         "je ne dis pas non|ne vous inquietez pas|ne t'inquiete pas",
@@ -525,14 +535,15 @@ _LEXICON: dict[str, dict[str, str]] = {
         "bearbeiten|weiter|weitermachen|fortfahren|alles|ganz|sehr|tun|tu|ist|zu|mit|fur|"
         "bitte sofort|wie besprochen|wie vereinbart|wie gesagt|genau so|so machen|das machen|"
         "mochte|will|ware|wurde|hatte|gerne doch|auch gerne|das geld",
-        SOFT: "passt schon|passt so|passt schon danke|das passt so|schon gut|alles gut|alles gut danke|"
-        "sollte passen|sollte gehen|durfte passen|konnte passen|keine sorge",
+        SOFT: "passt schon|passt scho|passt so|passt schon danke|das passt so|schon gut|alles gut|"
+        "alles gut danke|sollte passen|sollte gehen|durfte passen|konnte passen|keine sorge",
         SELF: "selbst|selber|mache ich selbst|mach ich selbst|ich mache das|ich mach das|erledige ich|"
         "ich erledige das|schon erledigt|ist schon erledigt|bereits erledigt|hab ich schon|"
         "habe ich schon gemacht",
         WIDE: "beides|beide|alle beide|alle|alle drei|alles",
         AFF: "ja|jawohl|jap|jep|jo|joa|genau|klar|na klar|ja klar|naturlich|selbstverstandlich|"
-        "ich hab nichts dagegen|spricht nichts dagegen|da spricht nichts dagegen|"
+        "ich hab nichts dagegen|spricht nichts dagegen|da spricht nichts dagegen|machen sie's|"
+        "machen sie|tragen sie's ein|planen sie's ein|tragen sie es ein|planen sie es ein|"
         "gerne|gern|sehr gerne|in ordnung|einverstanden|passt|okay|ok|"
         "richtig|stimmt|das stimmt|auf jeden fall|mach das|machen sie das|mach es|machen sie es|"
         "los|los geht's|nur zu|sicher|sicherlich|bestatigt|ich bestatige|bestatige|korrekt|"
@@ -926,6 +937,7 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
             _mark(tagged, mention.start, mention.end, "value")
             continue
         fresh.append(mention)
+    _short_days(tagged, pending)
     parts, letters = _said_as_parts(words, fresh, pending)
     for mention in parts:
         _mark(tagged, mention.start, mention.end, "value")
@@ -1026,6 +1038,7 @@ def _part_of_pending(words: str, pending: tuple[Value, ...], lang: str, tagged: 
         if len(group) < 2:
             continue
         said = {v for v in group if locate(words, v, lang)}
+        said |= {v for v in group for t in tagged if _SHORT_DAYS.get(t.tok.key) == v.key}
         if said and said != group:
             return "only " + ", ".join(sorted(v.key for v in said))
     return ""
@@ -1039,6 +1052,19 @@ def _day_of(said: Value, pending: Value) -> bool:
         return _WEEKDAY_KEYS[date.fromisoformat(pending.key).weekday()] == said.key
     except ValueError:
         return False
+
+
+_SHORT_DAYS = {"mon": "mon", "tue": "tue", "tues": "tue", "wed": "wed", "thu": "thu", "thur": "thu",
+               "thurs": "thu", "fri": "fri", "sat": "sat", "sun": "sun"}  # fmt: skip
+
+
+def _short_days(tagged: list[_Tagged], pending: tuple[Value, ...]) -> None:
+    """ "mon wed fri" to "Monday, Wednesday and Friday?": short days are the pending days (alone,
+    "mon", "wed", "sat" and "sun" are ordinary words and not read as days)."""
+    days = {v.key for v in pending if v.kind == "weekday"}
+    for t in tagged:
+        if t.tag == "unknown" and _SHORT_DAYS.get(t.tok.key) in days:
+            t.tag = "value"
 
 
 def _said_as_parts(
@@ -1065,8 +1091,12 @@ def _said_as_parts(
             k += len(run)
             continue
         b = fresh[k + 1] if k + 1 < len(fresh) else None
-        joined = b is not None and words[a.end : b.start].strip().lower() in ("", "oh", "o")
-        if b is not None and joined and any(_parts_mean(a.value, b.value, v) for v in pending):
+        joiner = _fold(words[a.end : b.start].strip()) if b is not None else "-"
+        if (
+            b is not None
+            and joiner in _JOINERS
+            and any(_parts_mean(a.value, b.value, v, joiner) for v in pending)
+        ):
             found.extend((a, b))
             k += 2
             continue
@@ -1106,14 +1136,27 @@ def _digit_run(words: str, fresh: list[Mention], k: int) -> tuple[list[Mention],
     return run, digits
 
 
-def _parts_mean(a: Value, b: Value, target: Value) -> bool:
+# Words between the two numbers of a time: "eleven forty", "nine oh five", "once y cuarenta",
+# "doce menos veinte" (11:40), "moins vingt", "zwanzig nach vier" (4:20), "zehn vor neun" (8:50).
+_JOINERS = frozenset({"", "oh", "o", "y", "menos", "moins", "nach", "vor"})
+
+
+def _parts_mean(a: Value, b: Value, target: Value, joiner: str = "") -> bool:
     if a.kind != "number" or b.kind != "number" or not (a.key.isdigit() and b.key.isdigit()):
         return False
     first, second = int(a.key), int(b.key)
     if target.kind == "time":
         hour, minute = int(target.key[:2]), int(target.key[3:])
-        return second == minute and second >= 10 and first in (hour, hour - 12) and 0 < first <= 23
-    if target.kind == "number" and 10 <= second < 100:
+        if joiner in ("menos", "moins"):
+            first, second = first - 1, 60 - second  # "doce menos veinte": 11:40
+        elif joiner == "nach":
+            first, second = second, first  # "zwanzig nach vier": 4:20
+        elif joiner == "vor":
+            first, second = second - 1, 60 - first  # "zehn vor neun": 8:50
+        elif second < 10 and joiner not in ("oh", "o"):
+            return False
+        return second == minute and 0 <= second < 60 and first in (hour, hour - 12) and 0 < first <= 23
+    if target.kind == "number" and 10 <= second < 100 and joiner == "":
         return target.key in (str(first * 100 + second), _decimal(first, second))
     return False
 
@@ -1854,7 +1897,7 @@ def _resolve_si(tagged: list[_Tagged], lang: str) -> None:
         t.tag = AFF if only_yes or no_clause or (lang == "es" and before == "que") else COND
 
 
-_DOUBLED = frozenset({"yeah", "yes", "sure", "ja", "si", "oui", "yep"})
+_DOUBLED = frozenset({"yeah", "yes", "sure", "ja", "si", "oui", "yep", "jaja"})
 
 
 _LEAVE = frozenset(
@@ -1943,8 +1986,13 @@ def _resolve_eager(tagged: list[_Tagged]) -> None:
         if any(u.tok.key not in _DOUBLED for u in phrase):
             continue
         rest = tagged[k + len(phrase) :]
+        if any(u.tag == SARC for u in rest):
+            continue
         verb = next((u for u in rest if u.tag not in (NEUT, AFF, HES)), None)
-        if verb is not None and (verb.tag == "qterm" or verb.clitic) and all(u.tag != SARC for u in rest):
+        # "yeah yeah that's fine", "ja ja, für ein Jahr": a second yes of more than one word,
+        # or the pending value, is eagerness too; "yeah yeah, sure" stays sarcasm.
+        agrees = any(u.tag == AFF and u.phrase_len > 1 for u in rest) or any(u.tag == "value" for u in rest)
+        if (verb is not None and (verb.tag == "qterm" or verb.clitic)) or agrees:
             for u in phrase:
                 u.tag = AFF
 
@@ -2155,6 +2203,7 @@ _REASON_RISKS = frozenset(
         *("days", "later", "soon", "earlier", "early", "late", "next", "price", "cost", "costs"),
         *("fee", "fees", "charge", "charged", "cheaper", "expensive", "cheap", "money", "refund"),
         *("paid", "pay", "pounds", "dollars", "euros", "card", "account", "savings", "only"),
+        *("carte", "tarjeta", "karte", "cuenta", "compte", "konto"),
         *("more", "less", "extra", "both", "all", "every", "each", "without", "with"),
         *("plus", "also", "too", "either", "or", "and", "understand", "understood", "heard"),
         *("ourselves", "yourself", "live", "lives", "living", "wohne", "vivo", "habite", "member"),
