@@ -26,7 +26,9 @@ the requested action (:func:`read`), then keeps what is current
     booked for 3 days, extend it by 2"; "reorder my lisinopril, the
     amlodipine one is fine"); in the query's currency, period, and bound
     ("500 dollars" is not 500 pounds, "85 a quarter" not 85 a month, "any
-    time after 2pm" not 2pm); where the query qualifies its
+    time after 2pm" not 2pm); with the query's label ("order 4471" is not
+    "4471 pounds"), and not inside a clause that says when something else
+    happened ("the booking I made on monday"); where the query qualifies its
     thing ("delivery address"), the memory does not name the same thing
     with another qualifier ("billing address"), nor another place or party
     after the query's preposition ("at the groomer" for "at the vet");
@@ -41,8 +43,9 @@ the requested action (:func:`read`), then keeps what is current
     label before a colon: "Supplier tip:", "Recommended next step:") or
     addressed to the caller ("set your direct debit to ..."), not text
     that tries to instruct the agent or speaks of "the caller" in the third
-    person, and not taken back later in the same breath ("book it for 4pm,
-    or actually, let me ring them myself"). The gate's own
+    person, not taken back later in the same breath ("book it for 4pm,
+    or actually, let me ring them myself"), and not for a later time the
+    request does not name ("cancel it at the end of the month"). The gate's own
     records ("I confirm: <query>." after the caller's yes, "I request:
     <query>.") support exactly the query they name, and only when trusted;
     an untrusted text in that form is an imitation and supports nothing.
@@ -397,6 +400,8 @@ def _read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
             return Reading("retract", "withdrawn or changed later")
         if not record and _taken_back(text, request):
             return Reading("none", "taken back in the same breath")
+        if not record and _for_later(text, request):
+            return Reading("none", "asks for a later time the request does not name")
         if not record and utterance.conditional(text):
             return Reading("none", "asks on a condition, or asks whether: not a request to act now")
         if not record and not _together(text, request):
@@ -466,6 +471,27 @@ def _carrying(text: str, request: EvidenceRequest) -> str:
     "right, she's worse, book bella in ..."), or the whole text when none does."""
     parts = [c for c in utterance.clauses(text) if any(_mentions(c, v) for v in request.values)]
     return ". ".join(parts) if parts else text
+
+
+_LATER = re.compile(
+    r"\b(?:at the (?:end|start|beginning) of (?:the|this|next) \w+|from (?:the \w+ of )?next \w+|"
+    r"from (?:january|february|march|april|may|june|july|august|september|october|november|december)|"
+    r"next (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|month|year|term)|"
+    r"(?:in|after) (?:a|one|two|three|four|five|six|a few|\d+) (?:days?|weeks?|months?|years?)|"
+    r"tomorrow|the day after tomorrow|later (?:this|next|on|today)|when my contract ends|"
+    r"once the \w+ (?:ends|finishes|runs out))\b",
+    re.IGNORECASE,
+)
+
+
+def _for_later(text: str, request: EvidenceRequest) -> bool:
+    """Whether the memory asks for it at a later time that no value of the request names
+    ("cancel spotify at the end of the month" for "cancel spotify" now; "transfer 1200 next
+    friday" still fits a transfer on Friday)."""
+    for found in _LATER.finditer(text):
+        if not any(_mentions(found.group(), v) for v in request.values):
+            return True
+    return False
 
 
 def _taken_back(text: str, request: EvidenceRequest) -> bool:
@@ -680,10 +706,12 @@ def _fits(
     bound = _bound_before(request.query, query_spans[0]) if query_spans else None
     period = _period_after(request.query, query_spans[0]) if query_spans else None
     currency = _currency_near(request.query, query_spans[0]) if query_spans else None
+    label = _label_before(request.query, query_spans[0]) if query_spans else None
     return any(
         _same_role(_role_of(text, [span], request), wanted)
         and (norm is None or not _is_name(norm, value) or _whole_name(text, span, request))
         and not _in_relative_clause(text, span)
+        and _same_label(text, span, label, currency)
         and _unit_after(text, span) == unit
         and _bound_before(text, span) == bound
         and (currency is None or _currency_near(text, span) in (currency, None))
@@ -740,6 +768,31 @@ def _period_after(text: str, span: tuple[int, int]) -> str | None:
         return None
     unit = (found.group("unit") or found.group("adverb")).casefold()
     return _PERIOD_OF.get(unit, unit)
+
+
+# Words that say which thing a number identifies: "order 4471" is an order, not 4471 pounds.
+_ID_LABELS = frozenset(
+    {
+        *("order", "invoice", "account", "acct", "ref", "reference", "number", "no", "booking"),
+        *("ticket", "case", "policy", "room", "seat", "flight", "table", "platform", "gate", "item"),
+        *("code", "pin", "card", "ending", "extension", "unit", "flat", "apartment", "parcel"),
+    }
+)
+
+
+def _label_before(text: str, span: tuple[int, int]) -> str | None:
+    before = re.findall(r"[a-zà-ÿ]+", text[: span[0]].casefold())[-1:]
+    return before[0] if before and before[0] in _ID_LABELS else None
+
+
+def _same_label(text: str, span: tuple[int, int], label: str | None, currency: str | None) -> bool:
+    """Whether a number plays the query's part: "refund 4471 pounds on order 200" does not refund
+    200 on order 4471. A number the query labels ("order 4471") is not said with another label or
+    as money; a number the query does not label is not said with a label."""
+    said = _label_before(text, span)
+    if label is not None:
+        return said in (label, None) and (said is not None or _currency_near(text, span) in (None, currency))
+    return said is None
 
 
 def _is_name(norm: Value, value: object) -> bool:

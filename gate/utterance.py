@@ -468,6 +468,7 @@ _NOT_NOW = re.compile(
     r"wish i could|can'?t afford|won'?t let me|apparently|i said|i told|was what i|"
     r"(?:last|other) time|the last thing i want|i'?d rather die|over my dead body|i'?d sooner|"
     r"not a chance|no chance|not in a million|i'?ll probably|we'?ll probably|might have to|"
+    r"said no one ever|said nobody ever|just kidding|only joking|i'?m joking|just joking|why not just|"
     r"may have to|may need to|might need to|probably need to|"
     r"not (?:this|until|before|yet|now|today|tonight|right now)\b)\b",
     re.IGNORECASE,
@@ -520,6 +521,7 @@ _FOR_OTHER = re.compile(
     rf"\b(?:for|para|pour|für|fur)\s+(?:my|our|mi|mis|mon|ma|mes|meine[nm]?|meiner)\s+(?:\w+\s+)?"
     rf"(?:{_RELATION})\b(?!'s)|\bon behalf of\b|\bfor (?:him|her|them)\b|\bin (?:his|her|their) name\b|"
     r"\bfor (?:mum|mom|mam|mummy|mommy|dad|daddy|grandma|grandpa|nan|nana|granny|gran)\b|"
+    r"\bfor (?:the|our) (?:office|business|company|firm|shop|work)(?: line| account| phone)?\b|"
     rf"\bfor (?:my|our) (?:\w+ )?(?:{_RELATION}|gran|nan|nana)'s "
     r"(?:house|home|flat|place|car|room|account)\b|"
     rf"\b(?:book|get|order|buy|send|reserve|sign|enrol|enroll|register|put|pay)\s+(?:my|our)\s+"
@@ -628,7 +630,8 @@ _TAKE_BACK = re.compile(
     r"hold off|let me think|i'?ll think|not (?:yet|now|just yet)|i'?d rather|i take (?:it|that) back|"
     r"let me (?:\w+ )?(?:check|think|ask|ring|call|talk|speak|sleep|see)|"
     r"i'?ll (?:do|ring|call|sort|book|handle|arrange) (?:\w+ )?(?:myself|it myself)|"
-    r"then again|i might|i may|maybe|perhaps|not sure|unsure|on reflection|"
+    r"then again|i might|i may|maybe|perhaps|not sure|unsure|on reflection|i mean|i meant|"
+    r"sorry,? no|no sorry|make that|or rather|correction|"
     r"en realidad|pensándolo bien|mejor no|en fait|finalement|réflexion faite|eigentlich|doch nicht)\b",
     re.IGNORECASE,
 )
@@ -642,7 +645,8 @@ def takes_back_after(text: str, position: int) -> bool:
 _INSTRUCTION = re.compile(
     r"(?:ignore|disregard|forget|override|bypass|skip)\s+(?:all\s+|any\s+|the\s+|your\s+|my\s+|these\s+)*"
     r"(?:previous\s+|prior\s+|above\s+|earlier\s+|other\s+|system\s+|safety\s+)*"
-    r"(?:instructions?|rules?|prompts?|guidelines|policies|policy|checks?|confirmations?|verification)|"
+    r"(?:instructions?|rules?|prompts?|guidelines|policies|policy|checks?|confirmations?|verification|"
+    r"preferences|settings|requests|messages|memories|notes|limits?|everything)|"
     r"system\s*prompt|you are now|from now on,?\s+you|new instructions?|developer mode|jailbreak|"
     r"\bact as\b|\bpretend (?:to be|you)|"
     r"\b(?:the\s+|an?\s+)?(?:agent|assistant|ai|bot|model|llm|gpt|system)s?\s+"

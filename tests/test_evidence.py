@@ -8,6 +8,7 @@ trail cites.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -418,3 +419,26 @@ async def test_session_questions_and_third_parties_are_not_requests(alice: tuple
     await on_file(c, "my brother wants his hotel reservation moved to thursday")
     out = await c.turn("thursday then", call("move_reservation", day="Thursday"), say("Sorry."))
     assert out[0].startswith("I can't move it to Thursday on this call.") and done == []
+
+
+async def test_an_engine_reached_by_calls_together_opens_its_store_once() -> None:
+    # Two tools called in one turn reach a fresh engine at the same moment: its store is opened
+    # once, and the second call waits for it instead of opening another over the first.
+    from gate.backends.local import _init_once
+
+    class Engine:
+        def __init__(self) -> None:
+            self._initialized = False
+            self.opened = 0
+
+        async def _ensure_init(self) -> None:
+            if self._initialized:
+                return
+            self.opened += 1
+            await asyncio.sleep(0.01)  # the store's own set-up, awaited
+            self._initialized = True
+
+    db = Engine()
+    _init_once(db)
+    await asyncio.gather(*(db._ensure_init() for _ in range(5)))
+    assert db.opened == 1

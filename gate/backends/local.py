@@ -107,6 +107,7 @@ class LocalEngine:
             "enable_auto_link": False,
         }
         self.db = contextdb.init(embedding_provider=embedding_provider, **options)
+        _init_once(self.db)
         self.index = MemoryIndex(self.db)
         self._stored_vectors_judge = isinstance(embedding_provider, MiniLMEmbedder)
         self._judge_embedder: MiniLMEmbedder = (
@@ -539,6 +540,27 @@ class LocalEngine:
         finally:
             await self.db.close()
             self.db._ensure_init = _closed  # type: ignore[method-assign]
+
+
+def _init_once(db: Any) -> None:
+    """Make the engine's first-use initialisation run once when calls arrive together.
+
+    pycontextdb opens its store on first use without a guard: two decisions that reach it
+    at the same moment (two tools called in one turn) both open it, the second replacing
+    the store the first is still setting up ("SQLiteStore is not initialized"). Here the
+    first does it and the others wait for it, per event loop.
+    """
+    original = db._ensure_init
+    locks: dict[int, asyncio.Lock] = {}
+
+    async def ensure_init() -> None:
+        if db._initialized:
+            return
+        lock = locks.setdefault(id(asyncio.get_running_loop()), asyncio.Lock())
+        async with lock:
+            await original()  # returns at once when the call before it finished the work
+
+    db._ensure_init = ensure_init
 
 
 async def _closed() -> None:

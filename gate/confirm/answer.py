@@ -65,7 +65,9 @@ Decisions and limits, stated so a reviewer can check them:
   change.
 - A yes to one of two things the question puts together ("yes, the gym" to "cancel your gym
   membership and your magazine subscription?") is a change; a yes that answers another question
-  ("yes, that was me", "yes, it's mine", "yes, I got the label") is ``unclear``.
+  ("yes, that was me", "yes, it's mine", "yes, I got the label", "yes, I can hear you", "ja, ich
+  bin der Vertragsinhaber") is ``unclear``, and so is the question read back in the agent's own
+  person ("900 to X-77, shall I, yes", "le transfiero quinientos, sí", "je fasse un virement").
 - An auxiliary after thanks opens a question ("yes thanks, is that it"), as does a final tag
   ("..., is it", "that's for two, right").
 - After a yes, a negation inside a statement with its own subject ("yes, the parcel never
@@ -342,6 +344,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "this year|just once|only once|one time|just the once|one off|a one off",
         BUT: "but|though|although|however|except that|only thing|one thing|just one thing|still|yet",
         HEDGE: "maybe|perhaps|probably|possibly|i guess|i guess so|guess so|i suppose|i suppose so|"
+        "i can hear you|i hear you|i'm the|i am the|"
         "i think so|i believe so|kind of|sort of|kinda|sorta|not really sure|if you say so|"
         "if you think so|if you must|might as well|i think|i think yes|yes and no|not at all|"
         "could be|sounds okay i guess|fine i guess|ok i guess|okay i guess|yes i guess|i reckon|"
@@ -423,6 +426,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         WIDE: "los dos|las dos|ambos|ambas|todos|todas|a todos|todo",
         BUT: "pero|aunque|sin embargo|excepto|salvo|eso si",
         HEDGE: "tal vez|quizas|quiza|a lo mejor|supongo|supongo que si|creo que si|puede ser|"
+        "soy el|soy la|soy yo|le oigo|la oigo|te oigo|le escucho|la escucho|te escucho|"
         "probablemente|igual|mas o menos|si tu lo dices|si usted lo dice|creo|pienso que si|"
         "no estoy muy seguro|si y no|ojala|por ahora|por el momento|de momento|no tengo nada en contra|"
         "nada en contra|no digo que no",
@@ -508,6 +512,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "au lieu|au lieu de",
         BUT: "mais|par contre|sauf|cependant|toutefois|pourtant|quoique|sauf que",
         HEDGE: "peut etre|je suppose|je crois|je pense|je pense que oui|je crois que oui|"
+        "je suis le|je suis la|je suis l'|je vous entends|je t'entends|je vous ecoute|"
         "probablement|sans doute|on verra|bof|mouais|j'imagine|disons|oui et non|j'espere|"
         "pour l'instant|pour le moment|pour l'heure|je n'ai rien contre|rien contre|je ne dirais pas non",
         WHEN: "maintenant|tout de suite|immediatement|pour toujours|ce mois ci",
@@ -589,6 +594,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "erhohen|reduzieren",
         BUT: "aber|jedoch|allerdings|ausser|nur dass|obwohl|trotzdem",
         HEDGE: "vielleicht|vermutlich|wahrscheinlich|eventuell|ich denke|ich denke schon|"
+        "ich bin der|ich bin die|ich bin das|ich hore sie|ich hore dich|ich hoere sie|"
         "ich glaube|ich glaube schon|schatze|ich schatze|meinetwegen|von mir aus|wenn sie meinen|"
         "wenn du meinst|kommt drauf an|hoffentlich|ja und nein|glaub schon|vorerst|erstmal|erst mal|"
         "furs erste|fur den moment|ich sage nicht nein",
@@ -988,6 +994,8 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
     if part:
         new_values.append(part)
 
+    if _echoes_question(tagged, question, lang):
+        return AnswerReading("unclear", "echoes the question's own words")
     _resolve_unable(tagged, terms)
     _resolve_soft(tagged)
     _resolve_wide(tagged, question, pending)
@@ -1065,6 +1073,30 @@ def _short_days(tagged: list[_Tagged], pending: tuple[Value, ...]) -> None:
     for t in tagged:
         if t.tag == "unknown" and _SHORT_DAYS.get(t.tok.key) in days:
             t.tag = "value"
+
+
+# How an agent asks, in its own person: said back by the caller, the question is being read out
+# or echoed, not answered ("three hundred friday, shall I, yes", "le transfiero quinientos, sí").
+_AGENT_OPENERS = (
+    ("shall", "i"), ("should", "i"), ("do", "you", "want", "me"), ("would", "you", "like", "me"),
+    ("soll", "ich"), ("que", "je"), ("je", "fasse"), ("voulez", "vous"), ("quiere", "que"),
+)  # fmt: skip
+
+
+def _echoes_question(tagged: list[_Tagged], question: str, lang: str) -> bool:
+    keys = [t.tok.key for t in tagged]
+    for opener in _AGENT_OPENERS:
+        n = len(opener)
+        if any(tuple(keys[k : k + n]) == opener for k in range(len(keys) - n + 1)):
+            return True
+    if lang == "es":
+        # "¿Le transfiero...?", "¿Domicilio...?": the agent's first-person verb, said back.
+        asked = [t.key for t in _tokens(question) if t.key not in ("¿", "?")]
+        while asked and asked[0] in ("le", "les", "se", "me", "lo", "la"):
+            asked = asked[1:]
+        if asked and asked[0].endswith("o") and len(asked[0]) >= 5 and asked[0] in keys:
+            return True
+    return False
 
 
 def _said_as_parts(
@@ -2203,7 +2235,8 @@ _REASON_RISKS = frozenset(
         *("days", "later", "soon", "earlier", "early", "late", "next", "price", "cost", "costs"),
         *("fee", "fees", "charge", "charged", "cheaper", "expensive", "cheap", "money", "refund"),
         *("paid", "pay", "pounds", "dollars", "euros", "card", "account", "savings", "only"),
-        *("carte", "tarjeta", "karte", "cuenta", "compte", "konto"),
+        *("carte", "tarjeta", "karte", "cuenta", "compte", "konto", "entends", "hore", "hoere"),
+        *("verstehe", "comprends", "entiendo", "oigo", "escucho"),
         *("more", "less", "extra", "both", "all", "every", "each", "without", "with"),
         *("plus", "also", "too", "either", "or", "and", "understand", "understood", "heard"),
         *("ourselves", "yourself", "live", "lives", "living", "wohne", "vivo", "habite", "member"),
