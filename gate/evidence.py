@@ -95,7 +95,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from gate import utterance
-from gate.values import Value, find_values, locate, mentions, normalise
+from gate.values import Value, currencies, currency_of, find_values, locate, mentions, normalise
 
 # Cosine similarity (MiniLM, unit vectors) from which a memory may be about the query;
 # below CLEAR_THRESHOLD it must also name the action or its object (a word of the
@@ -731,24 +731,15 @@ def _bound_before(text: str, span: tuple[int, int]) -> str | None:
 
 # The currency an amount is in, from a symbol before it or a word after it: "500 dollars" is
 # not "500 pounds"; an amount said without one fits either.
-_CURRENCY_WORD = {
-    **dict.fromkeys(("pound", "pounds", "quid", "gbp", "sterling", "£"), "gbp"),
-    **dict.fromkeys(("dollar", "dollars", "bucks", "usd", "$"), "usd"),
-    **dict.fromkeys(("euro", "euros", "eur", "€"), "eur"),
-}
-
-
 def _currency_near(text: str, span: tuple[int, int]) -> str | None:
-    before = text[: span[0]].rstrip()[-1:]
-    if before in _CURRENCY_WORD:
-        return _CURRENCY_WORD[before]
-    said = text[span[0] : span[1]].casefold()
-    inside = [c for c in said if c in "£$€"]
-    inside += [w for w in re.findall(r"[a-zà-ÿ]+", said) if w in _CURRENCY_WORD]
-    if inside:
-        return _CURRENCY_WORD[inside[0]]
+    before = currency_of(text[: span[0]].rstrip()[-1:])
+    if before is not None:
+        return before
+    said = currencies(text[span[0] : span[1]])
+    if said:
+        return sorted(said)[0]
     after = re.findall(r"[a-zà-ÿ]+", text[span[1] :].casefold())[:1]
-    return _CURRENCY_WORD.get(after[0]) if after else None
+    return currency_of(after[0]) if after else None
 
 
 # How often an amount is paid: "85 pounds a quarter" is not "85 pounds a month".

@@ -68,9 +68,12 @@ from functools import lru_cache
 from typing import Literal
 
 __all__ = [
+    "CURRENCY_NAMES",
     "Lang",
     "Mention",
     "Value",
+    "currencies",
+    "currency_of",
     "find_mentions",
     "find_values",
     "is_finite_number",
@@ -345,6 +348,37 @@ _NOT_TIME_AFTER = frozenset(
     {"people", "persons", "guests", "personas", "personnes", "personen", "days", "dias", "jours",
      "tage", "minutes", "minutos", "minuten", "hours", "horas", "percent", "items", "%"}
 )  # fmt: skip
+
+
+# Currencies and units by the code they stand for; "%" is never money.
+CURRENCY_NAMES: dict[str, tuple[str, ...]] = {
+    "usd": ("dollar", "dollars", "usd", "bucks", "buck", "dolar", "dolares", "dollars americains"),
+    "eur": ("euro", "euros", "eur"),
+    "gbp": ("pound", "pounds", "quid", "gbp", "sterling", "libra", "libras", "livre", "livres", "pfund"),
+    "mxn": ("peso", "pesos", "mxn"),
+    "chf": ("franc", "francs", "chf", "franken"),
+    "jpy": ("yen", "jpy"),
+    "%": ("percent", "per cent", "por ciento", "pour cent", "prozent"),
+}
+_SYMBOL_CODES = {"$": "usd", "€": "eur", "£": "gbp", "%": "%", "¥": "jpy"}
+_CODE_OF = {word: code for code, words in CURRENCY_NAMES.items() for word in words} | _SYMBOL_CODES
+_CURRENCY_NAME_RE = re.compile(
+    r"(?<![\w])("
+    + "|".join(sorted({w for ws in CURRENCY_NAMES.values() for w in ws}, key=len, reverse=True))
+    + r")(?![\w])"
+)
+
+
+def currency_of(word: str) -> str | None:
+    """The code of a currency word or symbol ("quid" -> "gbp", "€" -> "eur"), or None."""
+    return _CODE_OF.get(_fold(word))
+
+
+def currencies(text: str) -> set[str]:
+    """The currencies and units a text names, as codes ("85 euros" -> {"eur"}, "$85" -> {"usd"})."""
+    found = {_CODE_OF[m.group(1)] for m in _CURRENCY_NAME_RE.finditer(_fold(text))}
+    found |= {code for symbol, code in _SYMBOL_CODES.items() if symbol in text}
+    return found
 
 
 @lru_cache(maxsize=1024)

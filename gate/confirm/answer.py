@@ -121,7 +121,7 @@ from datetime import date
 from functools import lru_cache
 from typing import Literal
 
-from gate.values import Mention, Value, find_mentions, locate, normalise
+from gate.values import CURRENCY_NAMES, Mention, Value, currencies, find_mentions, locate, normalise
 
 __all__ = ["Answer", "AnswerReading", "classify_answer", "read_answer"]
 
@@ -985,8 +985,8 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
             t.tag = "qterm"
 
     # A currency or unit the question did not use is a new value ("yes, 85 euros" to "85 dollars?").
-    asked_in = _currencies(question) | {v.key for v in pending if v.kind == "text" and v.key in _CODES}
-    said_in = _currencies(words)
+    asked_in = currencies(question) | {v.key for v in pending if v.kind == "text" and v.key in CURRENCY_NAMES}
+    said_in = currencies(words)
     if said_in - asked_in and (asked_in or "%" in said_in):
         new_values.extend(sorted(said_in - asked_in))
 
@@ -1195,33 +1195,6 @@ def _parts_mean(a: Value, b: Value, target: Value, joiner: str = "") -> bool:
 
 def _decimal(whole: int, cents: int) -> str:
     return f"{whole}.{cents:02d}".rstrip("0").rstrip(".")
-
-
-# Currencies and units by the code they stand for; "%" is never money.
-_CURRENCY_WORDS = {
-    "usd": ("dollar", "dollars", "usd", "bucks", "buck", "dolar", "dolares", "dollars americains"),
-    "eur": ("euro", "euros", "eur"),
-    "gbp": ("pound", "pounds", "quid", "gbp", "sterling", "libra", "libras", "livre", "livres", "pfund"),
-    "mxn": ("peso", "pesos", "mxn"),
-    "chf": ("franc", "francs", "chf", "franken"),
-    "jpy": ("yen", "jpy"),
-    "%": ("percent", "per cent", "por ciento", "pour cent", "prozent"),
-}
-_CURRENCY_SYMBOLS = {"$": "usd", "€": "eur", "£": "gbp", "%": "%", "¥": "jpy"}
-_CODES = frozenset(_CURRENCY_WORDS)
-_CURRENCY_CODE = {word: code for code, words in _CURRENCY_WORDS.items() for word in words}
-_CURRENCY_RE = re.compile(
-    r"(?<![\w])("
-    + "|".join(sorted({w for ws in _CURRENCY_WORDS.values() for w in ws}, key=len, reverse=True))
-    + r")(?![\w])"
-)
-
-
-def _currencies(text: str) -> set[str]:
-    """The currencies and units a text names, as codes ("85 euros" -> {"eur"}, "$85" -> {"usd"})."""
-    found = {_CURRENCY_CODE[m.group(1)] for m in _CURRENCY_RE.finditer(_fold(text))}
-    found |= {code for symbol, code in _CURRENCY_SYMBOLS.items() if symbol in text}
-    return found
 
 
 # Affirmatives that are also how a caller says "no need" ("ok", "fine", "good", "passt"):
