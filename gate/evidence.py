@@ -413,7 +413,7 @@ def _read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
             for v, n in zip(request.values, request.normalised, strict=True)
         ):
             return Reading("none", "names these values in another part, or as part of another name")
-        if about and (record or utterance.states_wish(text)):
+        if about and (record or utterance.states_wish(text) or _commands(text, request)):
             if not record and not _same_action(text, request):
                 return Reading("none", "asks for another action on the same thing")
             if not record and not _same_object(text, request):
@@ -422,6 +422,8 @@ def _read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
                 return Reading("none", "asks about another kind of the same thing")
             if not record and _other_place(text, request):
                 return Reading("none", "asks for it at another place or with another party")
+            if not record and _other_thing(text, request):
+                return Reading("none", "asks for it on another thing")
             extra = [] if record else _unexplained(text, request)
             if len(extra) > MAX_UNEXPLAINED:
                 # Words that may change what is asked (a condition, a plan, a report, someone
@@ -464,6 +466,11 @@ def _read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
     if not near:
         return Reading("none", f"about another matter (similarity {similarity:.2f})")
     return Reading("none", "does not mention these values")
+
+
+def _commands(text: str, request: EvidenceRequest) -> bool:
+    """Whether the memory opens with the query's own verb as a command ("port my number to x")."""
+    return bool(request.action_words) and utterance.opens_with(text, request.action_words[0])
 
 
 def _carrying(text: str, request: EvidenceRequest) -> str:
@@ -713,7 +720,7 @@ def _fits(
         and not _in_relative_clause(text, span)
         and _same_label(text, span, label, currency)
         and _unit_after(text, span) == unit
-        and _bound_before(text, span) == bound
+        and (not query_spans or _same_bound(_bound_before(text, span), bound, request.query, query_spans[0]))
         and (currency is None or _currency_near(text, span) in (currency, None))
         and _period_after(text, span) in (period, None)
         for span in spans
@@ -727,6 +734,17 @@ _BOUNDS = frozenset({"after", "before", "until", "till", "til", "by", "than", "p
 def _bound_before(text: str, span: tuple[int, int]) -> str | None:
     before = re.findall(r"[a-zà-ÿ]+", text[: span[0]].casefold())[-1:]
     return before[0] if before and before[0] in _BOUNDS else None
+
+
+# An end point said as "to": "till 2pm" and "until 2pm" are "extend it to 2pm".
+_END_POINT = frozenset({"till", "til", "until"})
+
+
+def _same_bound(said: str | None, wanted: str | None, query: str, span: tuple[int, int]) -> bool:
+    if said == wanted:
+        return True
+    ends_at = wanted is None and re.search(r"\bto\s*$", query[: span[0]].casefold()) is not None
+    return ends_at and said in _END_POINT
 
 
 # The currency an amount is in, from a symbol before it or a word after it: "500 dollars" is
@@ -902,8 +920,14 @@ def _whole_name(text: str, span: tuple[int, int], request: EvidenceRequest) -> b
     """
     folded = text.casefold()
     before = re.findall(r"[a-zà-ÿ0-9+][a-zà-ÿ0-9'\-+]*", folded[: span[0]])[-1:]
-    after = re.findall(r"[a-zà-ÿ0-9+][a-zà-ÿ0-9'\-+]*", folded[span[1] :])[:1]
+    # "amelia's school trip": a possessive ends the name; what follows is hers, and must be
+    # what the query is about ("ava's piano lessons" is not "ava's school trip").
+    possessive = re.match(r"['’]s\b|s['’]", folded[span[1] :])
+    rest = folded[span[1] + possessive.end() :] if possessive else folded[span[1] :]
+    after = re.findall(r"[a-zà-ÿ0-9+][a-zà-ÿ0-9'\-+]*", rest)[:1]
     query_words = (*request.action_words, *request.objects)
+    if possessive and after and after[0] not in _STOP and after[0] not in _BESIDE_NAME:
+        return _shares_word(after[0], query_words)
     for word in (*before, *after):
         if word in _STOP or word in _BESIDE_NAME or _shares_word(word, query_words):
             continue
@@ -1168,6 +1192,41 @@ def _other_place(text: str, request: EvidenceRequest) -> bool:
     return False
 
 
+# "on my car loan", "off the mortgage": what an action is on, after a possessive or an article
+# ("for the hen do" says what it is for, not what it is on).
+_THING_FRAME = re.compile(
+    r"\b(?:on|onto|against|towards|toward|off|into)\s+(?:my|our|the|his|her|their)\s+"
+    r"([a-zà-ÿ][a-zà-ÿ'\-]+)(?:\s+([a-zà-ÿ][a-zà-ÿ'\-]+))?"
+)
+
+
+def _other_thing(text: str, request: EvidenceRequest) -> bool:
+    """Whether the memory puts the action on another thing than the one the query names.
+
+    "make an overpayment of 5000 pounds on my car loan" is not "make a mortgage overpayment
+    of 5000 pounds": where a word of substance of the query ("mortgage") is missing from the
+    memory and the memory names what the action is on or for ("on my car loan") with no word
+    of the query, values or times, it names another thing. A memory that names every word of
+    the query, or names its thing with no such frame, is read by the other rules.
+    """
+    query_words = (*request.action_words, *request.objects)
+    missing = [
+        w for w in request.objects if len(w) >= 4 and currency_of(w) is None and not _shares_word(text, [w])
+    ]
+    if not missing:
+        return False
+    values = {w for v in request.labels for w in v.casefold().split()}
+    for match in _THING_FRAME.finditer(text.casefold()):
+        named = [w for w in match.groups() if w]
+        if any(w in values or find_values(w) or _shares_word(w, query_words) for w in named):
+            continue
+        head = named[0]
+        if head in _STOP or head in _NOT_PLACES or head in _BESIDE_NAME or head in _NOT_OBJECT:
+            continue
+        return True
+    return False
+
+
 def _qualifier_clash(text: str, request: EvidenceRequest) -> bool:
     """Whether the memory names the request's thing with another qualifier.
 
@@ -1191,8 +1250,8 @@ def _qualifier_clash(text: str, request: EvidenceRequest) -> bool:
             if not (word == thing or (len(thing) >= 5 and word[:5] == thing[:5])):
                 continue
             before = words[k - 1]
-            if before in _STOP or before in _BESIDE_NAME or before in values:
-                continue
+            if before in _STOP or before in _BESIDE_NAME or before in values or currency_of(before):
+                continue  # "a 1500 pound overpayment" names an amount, not another kind
             if (
                 before[:4] == q[:4]
                 or _shares_word(before, [q])

@@ -13,6 +13,9 @@ evidence judgment and by the memory layer that decides what is a fact:
     The utterance states a request or a preference: "i'd like", "please",
     "friday works best for me", an imperative ("cancel my premium plan").
     A narrative ("i booked premium seats for the opera") does not.
+``opens_with(text, verb) -> bool``
+    A clause opens with ``verb`` as a command ("port my number to x"): for
+    the request's own verb where :func:`states_wish` does not know it.
 ``conditional(text) -> bool``
     The utterance asks only on a condition ("cancel it if the price goes
     up"), asks whether ("i want to know if you can cancel it"), or wishes the
@@ -78,6 +81,7 @@ __all__ = [
     "is_question",
     "looks_like_instruction",
     "negation_of",
+    "opens_with",
     "opposes",
     "puts_off",
     "requested_verb",
@@ -297,7 +301,7 @@ _FILLER = (
 _REQUEST_AS_QUESTION = re.compile(
     rf"^{_FILLER}(?:please\s+)?(?:"
     r"(?:can|could|would|will)\s+(?:you|u|ya)\s+(?:please\s+|kindly\s+|just\s+)?(?!tell|say|explain|"
-    r"know|confirm if|check if|remind)\w+|"
+    r"know|confirm if|check if|remind|even\b|ever\b)\w+|"
     r"(?:can|could|may)\s+(?:i|we)\s+(?:please\s+)?(?:have|get|book|order|make|schedule|switch|move)\b|"
     r"would you mind|i was hoping you could|"
     r"(?:can|could|would|will)\s+(?:someone|somebody|anyone|one of you|your team|an engineer|"
@@ -416,6 +420,23 @@ def states_wish(text: str) -> bool:
     return False
 
 
+def opens_with(text: str, verb: str) -> bool:
+    """Whether a clause of the utterance opens with ``verb`` as an imperative ("port my number to x").
+
+    For verbs :func:`states_wish` does not list: the request's own verb, said as a
+    command, is a request. A clause that goes on as a narrative ("port 3 was closed")
+    is not.
+    """
+    if not verb.isalpha():
+        return False
+    opener = re.compile(rf"^{_FILLER}(?:please\s+)?{re.escape(verb)}(?![\w'-])", re.IGNORECASE)
+    for clause in clauses(_norm(text)):
+        opening = opener.search(clause)
+        if opening is not None and not _NARRATIVE.search(clause[opening.end() :]):
+            return True
+    return False
+
+
 # -- conditions ------------------------------------------------------------------
 
 # "i want to know if you can cancel it", "i was wondering whether": asking, however it opens.
@@ -430,7 +451,9 @@ _ASKS_WHETHER = re.compile(
 _CONDITION = re.compile(
     r"\b(?:if|unless|in case|provided(?: that)?|providing|as long as|assuming|only when|only after|"
     r"once|as soon as|when(?:ever)? (?:i|we|you|they|it|the|my|our|he|she)\b|after (?:i|we|you|they|it|the|"
-    r"my|our|he|she)\b|until|till|in the event|depending on|let'?s say|say i|suppose|supposing|"
+    r"my|our|he|she)\b|(?:until|till)(?!\s+(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"twelve|noon|midday|midnight|lunch|(?:mon|tues|wednes|thurs|fri|satur|sun)day|the end|end of|next|"
+    r"tomorrow|tonight|later|then)\b))|in the event|depending on|let'?s say|say i|suppose|supposing|"
     r"if and when|the moment|the day (?:i|we|it|my|our|the|his|her|their)|the minute|on (?:the )?condition|"
     r"subject to|(?:after|on|come|before) pay ?day|after (?:i'?ve|i've) been paid|"
     r"should (?:it|the|he|she|they|i|we|that|this|there)\b|were (?:he|it|i|she|they|we|that|the|my)\b|"
@@ -469,6 +492,8 @@ _NOT_NOW = re.compile(
     r"(?:last|other) time|the last thing i want|i'?d rather die|over my dead body|i'?d sooner|"
     r"not a chance|no chance|not in a million|i'?ll probably|we'?ll probably|might have to|"
     r"said no one ever|said nobody ever|just kidding|only joking|i'?m joking|just joking|why not just|"
+    r"yeah right|as if|like that(?:'ll| will) (?:help|work)|"
+    r"because that(?:'s| has)? (?:always )?work(?:s|ed)|"
     r"may have to|may need to|might need to|probably need to|"
     r"not (?:this|until|before|yet|now|today|tonight|right now)\b)\b",
     re.IGNORECASE,
@@ -592,6 +617,11 @@ _CASE_NOTE = re.compile(
 # A request addressed to the caller ("set your direct debit to 85 a month", "book your
 # boiler service now"): someone else speaking to them, not the caller asking.
 _ADDRESSED = re.compile(r"^\s*(?:please\s+)?[a-z]+\s+(?:\w+\s+){0,2}?your\b", re.IGNORECASE)
+# Text about the caller's things that never speaks as the caller ("your 3 seats are held until
+# midnight, confirm now"): a notice to them. A caller's complaint ("your app charged me twice")
+# speaks in the first person.
+_NOTICE = re.compile(r"^\s*your\b", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
 
 
 # Any short label before a colon ("Recommended next step: ...", "Supplier tip: ...") marks text
@@ -608,8 +638,9 @@ def spoken_by_agent(text: str) -> bool:
 
     "Agent: shall i book thursday", "the assistant said ...", text labelled as coming from
     elsewhere ("Auto-reply: ...", "Email from ...:", "CRM flag: ...", "Supplier tip: ...", any
-    short label before a colon, "per cust request"), and a request addressed to the caller
-    ("set your direct debit to ...").
+    short label before a colon, "per cust request"), a request addressed to the caller
+    ("set your direct debit to ..."), and a notice about the caller's things that never
+    speaks as the caller ("your seats are held until midnight").
     """
     t = _norm(text)
     addressed = _ADDRESSED.search(t) is not None and requested_verb(t) is not None and " my " not in f" {t} "
@@ -620,6 +651,7 @@ def spoken_by_agent(text: str) -> bool:
         or _CASE_NOTE.search(t)
         or _ANY_LABEL.search(t)
         or addressed
+        or (_NOTICE.search(t) is not None and _FIRST_PERSON.search(t) is None)
     )
 
 
