@@ -121,7 +121,16 @@ from datetime import date
 from functools import lru_cache
 from typing import Literal
 
-from gate.values import CURRENCY_NAMES, Mention, Value, currencies, find_mentions, locate, normalise
+from gate.values import (
+    CURRENCY_NAMES,
+    Mention,
+    Value,
+    currencies,
+    currency_of,
+    find_mentions,
+    locate,
+    normalise,
+)
 
 __all__ = ["Answer", "AnswerReading", "classify_answer", "read_answer"]
 
@@ -870,6 +879,32 @@ def _stem_match(word: str, terms: frozenset[str], *, compound: bool = False) -> 
     return False
 
 
+# Articles: a word after one is a noun ("c'est des livres"), not the question's verb ("livrer").
+_ARTICLES = frozenset(
+    {
+        *("the", "a", "an", "some", "des", "les", "le", "la", "un", "une", "du", "los", "las", "el"),
+        *("unos", "unas", "die", "der", "das", "ein", "eine", "einen"),
+    }
+)  # fmt: skip
+
+
+_COPULAS = frozenset(
+    {"c'est", "ce", "sont", "it's", "its", "is", "are", "they're", "es", "son", "ist", "sind", "das"}
+)
+
+
+def _noun_of_verb(tagged: list[_Tagged], member: _Tagged, terms: frozenset[str]) -> bool:
+    """Whether ``member`` is a noun that only looks like a word of the question: said after "it
+    is a ..." ("oui, c'est des livres" to "je fais livrer ?"), it says what something is."""
+    k = tagged.index(member)
+    return (
+        k > 1
+        and tagged[k - 1].tok.key in _ARTICLES
+        and tagged[k - 2].tok.key in _COPULAS
+        and _bare(member.tok.key) not in terms
+    )
+
+
 def _lang(lang: str) -> str:
     code = (lang or "en").lower().split("-")[0].split("_")[0]
     return code if code in _LEXICON else "en"
@@ -973,6 +1008,7 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
         pid
         for pid, members in phrases.items()
         if any(_stem_match(_bare(m.tok.key), terms, compound=m.tag == "unknown") for m in members)
+        and not any(_noun_of_verb(tagged, m, terms) for m in members)
         and all(
             table.get((m.tok.key,)) == NEUT
             or _stem_match(_bare(m.tok.key), terms, compound=m.tag == "unknown")
@@ -1002,7 +1038,7 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
     _resolve_other(tagged, terms, question)
     _resolve_particles(tagged, terms)
     _resolve_when(tagged, question, pending)
-    _resolve_scope(tagged, question)
+    _resolve_scope(tagged, question, pending)
     _resolve_self(tagged)
     _thanks_for(tagged, words)
     _negate_in_scope(tagged)
@@ -1116,10 +1152,15 @@ def _said_as_parts(
     while k < len(fresh):
         a = fresh[k]
         run, digits = _digit_run(words, fresh, k)
-        if len(run) >= 2 and any(
-            v.key in (digits, digits.lstrip("0")) for v in pending if v.kind in ("number", "ident")
-        ):
+        keys = {v.key for v in pending if v.kind in ("number", "ident")}
+        lead = _lead_start(words, run[0].start) if run else 0
+        spelled = _letters_before(words, lead) if run else None
+        lettered = spelled is not None and re.sub(r"\s+", "", spelled.group()).lower() + digits in keys
+        if len(run) >= 2 and (lettered or digits in keys or digits.lstrip("0") in keys):
             found.extend(run)
+            if lettered and spelled is not None:
+                letters.append((spelled.start(), spelled.end()))  # "h c" of "h c three oh four"
+            letters.append((lead, run[-1].end))  # with "oh", "double" and "triple" inside it
             k += len(run)
             continue
         b = fresh[k + 1] if k + 1 < len(fresh) else None
@@ -1151,21 +1192,58 @@ def _said_as_parts(
 
 def _digit_run(words: str, fresh: list[Mention], k: int) -> tuple[list[Mention], str]:
     """Single digits said one after another from ``fresh[k]`` ("four eight two one three", "five
-    oh nine"), and the digits they spell ("oh" between two is a zero)."""
+    oh nine", "double oh four five"), and what they spell: "oh" is a zero, "double" and "triple"
+    repeat the digit after them. Letters spelled before the digits are read by the caller
+    (:func:`_letters_before`)."""
     run: list[Mention] = []
     digits = ""
     for m in fresh[k:]:
         if m.value.kind != "number" or len(m.value.key) != 1 or not m.value.key.isdigit():
             break
-        if run:
-            gap = words[run[-1].end : m.start].strip().lower()
-            if gap in ("oh", "o"):
-                digits += "0"
-            elif gap:
+        start = run[-1].end if run else _lead_start(words, m.start)
+        spelled = _spelled_digits(words[start : m.start].split(), m.value.key)
+        if spelled is None:
+            if run:
                 break
+            spelled = m.value.key
         run.append(m)
-        digits += m.value.key
+        digits += spelled
     return run, digits
+
+
+_ZERO = frozenset({"oh", "o"})
+_REPEAT = {"double": 2, "triple": 3}
+
+
+def _lead_start(words: str, end: int) -> int:
+    """Where the zeros and repeats said right before position ``end`` begin ("double oh ")."""
+    start = end
+    for found in reversed(list(re.finditer(r"[^\W\d_]+", words[:end]))):
+        if words[found.end() : start].strip() or _fold(found.group()) not in (_ZERO | set(_REPEAT)):
+            break
+        start = found.start()
+    return start
+
+
+def _spelled_digits(gap: list[str], digit: str) -> str | None:
+    """The digits a gap of zero and repeat words and the digit after it say, or None for other words."""
+    out = ""
+    times = 1
+    for word in (_fold(w.strip(",.")) for w in gap):
+        if word in _REPEAT:
+            times = _REPEAT[word]
+        elif word in _ZERO:
+            out += "0" * times
+            times = 1
+        else:
+            return None
+    return out + digit * times
+
+
+def _letters_before(words: str, end: int) -> re.Match[str] | None:
+    """Letters spelled right before position ``end``: "h c " or "hc " (at most three); they lead
+    an identifier only when with the digits they make a pending one."""
+    return re.search(r"(?:(?<![\w'])[a-z]\s+){1,3}$|(?<![\w'])[a-z]{2,3}\s+$", words[:end], re.IGNORECASE)
 
 
 # Words between the two numbers of a time: "eleven forty", "nine oh five", "once y cuarenta",
@@ -1403,11 +1481,35 @@ def _resolve_when(tagged: list[_Tagged], question: str, pending: tuple[Value, ..
         t.tag = CHANGE if fixed and t.tok.key not in asked else NEUT
 
 
-def _resolve_scope(tagged: list[_Tagged], question: str) -> None:
-    """A narrower scope ("just this month" to "on the 6th of each month?") is a change, unless asked."""
+def _closes_value(tagged: list[_Tagged], k: int) -> bool:
+    """Whether the word at ``k`` comes right after a pending value, or after it and its unit
+    ("299 only", "299 rupees only")."""
+    before = tagged[k - 1] if k > 0 else None
+    if before is not None and before.tag == "value":
+        return True
+    unit = before is not None and (before.tag == "qterm" or currency_of(before.tok.key) is not None)
+    return unit and k > 1 and tagged[k - 2].tag == "value"
+
+
+def _resolve_scope(tagged: list[_Tagged], question: str, pending: tuple[Value, ...] = ()) -> None:
+    """A narrower scope ("just this month" to "on the 6th of each month?") is a change, unless
+    asked. "only" closing a pending value ("two ninety nine only") says it is exactly that, when
+    no other pending day, date, time or name is of its kind (then "only" would pick one of a list)."""
     asked = " ".join(t.key.removesuffix("'s") for t in _tokens(question))  # "this month's delivery"
-    for t in tagged:
-        if t.tag == SCOPE:
+    # Numbers play different parts (a reference, an amount); days, dates, times and names of
+    # one kind are a list the caller may pick from.
+    kinds = [v.kind for v in pending if v.kind not in ("number", "ident")]
+    for k, t in enumerate(tagged):
+        if (
+            t.tok.key == "only"
+            and t.phrase_len == 1
+            and t.tag in (SCOPE, CHANGE)
+            and _closes_value(tagged, k)
+            and len(kinds) == len(set(kinds))
+            and all(u.tag in (NEUT, AFF) for u in tagged[k + 1 :])
+        ):
+            t.tag = NEUT
+        elif t.tag == SCOPE:
             words = " ".join(u.tok.key for u in tagged if u.phrase == t.phrase)
             t.tag = NEUT if f" {words} " in f" {asked} " else CHANGE
 
@@ -1903,6 +2005,8 @@ def _resolve_si(tagged: list[_Tagged], lang: str) -> None:
 
 
 _DOUBLED = frozenset({"yeah", "yes", "sure", "ja", "si", "oui", "yep", "jaja"})
+# After a doubled yes, a word no one says dismissively: "ja ja gerne", "yeah yeah please".
+_WARM = frozenset({"gerne", "gern", "gladly", "please", "bitte", "volontiers", "encantado", "encantada"})
 
 
 _LEAVE = frozenset(
@@ -1996,7 +2100,9 @@ def _resolve_eager(tagged: list[_Tagged]) -> None:
         verb = next((u for u in rest if u.tag not in (NEUT, AFF, HES)), None)
         # "yeah yeah that's fine", "ja ja, für ein Jahr": a second yes of more than one word,
         # or the pending value, is eagerness too; "yeah yeah, sure" stays sarcasm.
-        agrees = any(u.tag == AFF and u.phrase_len > 1 for u in rest) or any(u.tag == "value" for u in rest)
+        agrees = any(u.tag == AFF and (u.phrase_len > 1 or u.tok.key in _WARM) for u in rest) or any(
+            u.tag == "value" for u in rest
+        )
         if (verb is not None and (verb.tag == "qterm" or verb.clitic)) or agrees:
             for u in phrase:
                 u.tag = AFF
@@ -2157,6 +2263,17 @@ def _negated_statements_only(tagged: list[_Tagged]) -> bool:
         return False
     for k in negations:
         t = tagged[k]
+        if (
+            t.tag == NEG
+            and t.tok.key in _NE_PARTNERS
+            and any(
+                u.tok.key in ("ne", "n") or u.tok.key.startswith("n'")
+                for u in tagged[max(first + 1, k - 3) : k]
+            )
+        ):
+            continue  # the second half of "ne ... jamais": its "ne" is read on its own
+        if t.tag == NEG and t.tok.key == "no" and _no_as_determiner(tagged, k):
+            continue
         if t.tag != NEG or t.phrase_len > 1 or t.tok.key not in _STATEMENT_NEGATIONS:
             return False
         j = k - 1
@@ -2170,6 +2287,18 @@ def _negated_statements_only(tagged: list[_Tagged]) -> bool:
         ):
             return False
     return True
+
+
+_NE_PARTNERS = frozenset({"pas", "jamais", "plus", "rien", "personne", "guere"})
+# "we've no hot water", "there's no signal": "no" before a noun, after a verb of having.
+_HAVING = frozenset(
+    {"i've", "ive", "we've", "weve", "have", "has", "had", "got", "there's", "theres", "is", "are"}
+)
+
+
+def _no_as_determiner(tagged: list[_Tagged], k: int) -> bool:
+    """Whether the "no" at ``k`` says there is none of something, inside a statement."""
+    return 0 < k < len(tagged) - 1 and tagged[k - 1].tok.key in _HAVING and tagged[k + 1].tag == "unknown"
 
 
 # A reason after a yes opens with the caller as its subject ("I", "we", "my"), perhaps after
@@ -2279,7 +2408,8 @@ def _plain_reason(tagged: list[_Tagged], person: bool = False) -> bool:
     for j, t in enumerate(clause):
         if t.tag in ("value", "newvalue"):
             return False
-        if _bare(t.tok.key) in risks:
+        key = _bare(t.tok.key)
+        if key in risks or key.removesuffix("'s") in risks:  # "my number's the same"
             before = clause[j - 1].tok.key if j else ""
             if t.tok.key not in _TIME_WORDS or before not in _PAST_TIME:
                 return False  # "all week", "last night", "that morning" are the reason's own
