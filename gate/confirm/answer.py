@@ -2350,6 +2350,14 @@ _REASON_RISKS = frozenset(
         *("cambiar", "manana", "semana", "mes", "ano", "hora", "veux", "voudrais", "prefere"),
         *("autre", "nouveau", "nouvelle", "demain", "semaine", "mois", "moi", "will", "mochte"),
         *("lieber", "andere", "neue", "neuen", "morgen", "woche", "monat", "jahr", "selbst"),
+        # The need has gone: found, fixed, sorted, it turned up ("yes, I found it" to "freeze
+        # your card?").
+        *("found", "find", "finding", "located", "sorted", "sort", "fixed", "fix", "repaired"),
+        *("solved", "resolved", "managed", "arrived", "turned", "showed", "came", "come", "back"),
+        *("working", "works", "worked", "recovered", "returned", "cancelled", "canceled", "stopped"),
+        *("gone", "went", "encontre", "encontrado", "encontrada", "aparecio", "arreglado", "trouve"),
+        *("trouvee", "retrouve", "retrouvee", "regle", "repare", "gefunden", "erledigt"),
+        *("repariert", "geklappt", "funktioniert", "wieder"),
     }
 )  # fmt: skip
 # "I'm a member", "I am the owner", "je suis le propriétaire", "soy el titular": who the caller
