@@ -353,7 +353,10 @@ _LEXICON: dict[str, dict[str, str]] = {
         "this year|just once|only once|one time|just the once|one off|a one off",
         BUT: "but|though|although|however|except that|only thing|one thing|just one thing|still|yet",
         HEDGE: "maybe|perhaps|probably|possibly|i guess|i guess so|guess so|i suppose|i suppose so|"
-        "i can hear you|i hear you|i'm the|i am the|"
+        "i can hear you|i hear you|i'm the|i am the|i got that|got that|i've got that|i'm with you|"
+        "a problem|a small problem|one problem|an issue|one issue|a question|one question|"
+        "a quick question|"
+        "i am with you|i follow you|i'm following|i understand|i'm listening|i'm still here|i'm here|"
         "i think so|i believe so|kind of|sort of|kinda|sorta|not really sure|if you say so|"
         "if you think so|if you must|might as well|i think|i think yes|yes and no|not at all|"
         "could be|sounds okay i guess|fine i guess|ok i guess|okay i guess|yes i guess|i reckon|"
@@ -2305,12 +2308,15 @@ def _no_as_determiner(tagged: list[_Tagged], k: int) -> bool:
 # "because"; Spanish "que" opens one before a verb of the caller's own ("que la necesito").
 _REASON_SUBJECTS = frozenset(
     {
-        *("i", "i'm", "im", "i've", "ive", "i'll", "ill", "we", "we're", "were", "we've", "weve"),
-        *("we'll", "my", "our", "je", "j'ai", "nous", "ich", "wir", "mein", "meine", "unser"),
+        *("i", "i'm", "im", "i've", "ive", "we", "we're", "were", "we've", "weve"),
+        *("my", "our", "je", "j'ai", "nous", "ich", "wir", "mein", "meine", "unser"),
         *("unsere", "tengo", "estoy", "llevo", "necesito", "tenemos", "estamos", "mi", "nos", "me"),
         *("he", "hemos"),
     }
 )  # fmt: skip
+# "I'll ...", "we'll ...": the caller's own plan, not a plain reason ("yes, I'll confirm in the
+# app"); a value after one is still theirs, not a change.
+_PLAN_SUBJECTS = frozenset({"i'll", "ill", "we'll"})
 _BECAUSE = frozenset(
     {"because", "cause", "'cause", "cuz", "coz", "since", "porque", "que", "parce", "car", "weil", "denn"}
 )
@@ -2358,6 +2364,13 @@ _REASON_RISKS = frozenset(
         *("gone", "went", "encontre", "encontrado", "encontrada", "aparecio", "arreglado", "trouve"),
         *("trouvee", "retrouve", "retrouvee", "regle", "repare", "gefunden", "erledigt"),
         *("repariert", "geklappt", "funktioniert", "wieder"),
+        # Not yet decided, or not meant: "yes, we need to discuss it", "yes, I was joking".
+        *("discuss", "talk", "consider", "decide", "consult", "mull", "review", "sarcastic"),
+        *("joking", "kidding", "serious", "app", "online", "website", "web", "decided"),
+        *("undecided", "doubt", "doubts", "concern", "concerns", "concerned", "worried", "worry"),
+        *("unsure", "problem", "problems", "issue", "issues", "question", "questions"),
+        *("hesitant", "reservations", "plaisante", "plaisantais", "blague", "rigole", "rigolais"),
+        *("bromeando", "bromeaba", "broma", "spass", "scherz", "scherze", "gescherzt", "witz"),
     }
 )  # fmt: skip
 # "I'm a member", "I am the owner", "je suis le propriétaire", "soy el titular": who the caller
@@ -2383,7 +2396,8 @@ def _value_in_reason(tagged: list[_Tagged]) -> bool:
     values = [k for k, t in enumerate(tagged) if t.tag == "newvalue"]
     if first is None or not values or values[0] < first:
         return False
-    return any(t.tok.key in _REASON_SUBJECTS or t.tok.key in _BECAUSE for t in tagged[first + 1 : values[0]])
+    openers = _REASON_SUBJECTS | _PLAN_SUBJECTS | _BECAUSE
+    return any(t.tok.key in openers for t in tagged[first + 1 : values[0]])
 
 
 def _plain_reason(tagged: list[_Tagged], person: bool = False) -> bool:
