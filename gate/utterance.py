@@ -134,9 +134,19 @@ def _word_start(word: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){re.escape(word)}\w*(?![\w-])")
 
 
+# "all my plans but the gold one", "everything but the sofa": "but" after a whole that names
+# what it leaves out is "except", not a new clause.
+_ALL_BUT = re.compile(
+    r"\b((?:all|every|everything|each|any|anything)(?:\s+(?!(?:is|are|was|were|works?|fine|good|ok|okay|"
+    r"suits?|would|will|should|can|could|be|do|does|'s)\b)[\w'-]+){0,4}\s+)but(?=\s+(?!(?:i|we|you|he|she|they|"
+    r"it|there|then|not|also|still|now|only|just|maybe|please|i'm|i'll|i've|i'd|we're|it's|that's)\b)\w)",
+    re.IGNORECASE,
+)
+
+
 def _norm(text: str) -> str:
     # Typographic apostrophes are common in written memories, absent in STT output.
-    return text.replace("\u2019", "'").replace("\u2018", "'")
+    return _ALL_BUT.sub(r"\1except", text.replace("\u2019", "'").replace("\u2018", "'"))
 
 
 def _words_in(clause: str, term: str) -> bool:
@@ -492,6 +502,7 @@ _NOT_NOW = re.compile(
     r"(?:last|other) time|the last thing i want|i'?d rather die|over my dead body|i'?d sooner|"
     r"not a chance|no chance|not in a million|i'?ll probably|we'?ll probably|might have to|"
     r"said no one ever|said nobody ever|just kidding|only joking|i'?m joking|just joking|why not just|"
+    r"lol|lmao|rofl|haha|hehe|jk|(?:just|only) messing|messing with you|"
     r"yeah right|as if|like that(?:'ll| will) (?:help|work)|"
     r"because that(?:'s| has)? (?:always )?work(?:s|ed)|"
     r"may have to|may need to|might need to|probably need to|"

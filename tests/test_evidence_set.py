@@ -37,6 +37,7 @@ CLASSES = (
     *("changed_later", "number_forms", "day_time_forms", "confirmation_record", "condition"),
     *("two_requests", "value_role", "longer_name", "other_qualifier", "moves_from", "bound_or_period"),
     *("other_place", "taken_back", "other_source", "own_object", "other_thing", "possessive", "command"),
+    *("exception",),
 )
 CONFIDENCE = {"trusted": 0.9, "untrusted": 0.5, "confirmed": 1.0}
 
