@@ -1176,6 +1176,12 @@ def _said_as_parts(
             found.extend((a, b))
             k += 2
             continue
+        before = _letters_before(words, a.start) if a.value.kind == "number" else None
+        if before is not None and re.sub(r"\s+", "", before.group()).lower() + a.value.key in keys:
+            found.append(a)  # "x seventy seven" for X-77, "hc 30418"
+            letters.append((before.start(), before.end()))
+            k += 1
+            continue
         letter = re.match(r"\s+([a-z])\b", words[a.end :], re.IGNORECASE)
         if letter is not None and a.value.kind == "number" and a.value.key.isdigit():
             ident = a.value.key + letter.group(1).lower()
