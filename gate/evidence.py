@@ -911,6 +911,16 @@ _BESIDE_NAME = frozenset(
 )
 
 
+# Verbs whose object right after them is the one who receives ("pay tom rees", "give tom baker");
+# not "get bob hale to send me ...", where the name is who acts.
+_TO_WHOM = frozenset(
+    {
+        *("pay", "give", "send", "transfer", "wire", "refund", "reimburse", "credit", "donate"),
+        *("lend", "tip", "gift", "ship", "post", "mail", "email", "text", "ring", "call", "phone"),
+    }
+)  # fmt: skip
+
+
 def _whole_name(text: str, span: tuple[int, int], request: EvidenceRequest) -> bool:
     """Whether the name at ``span`` stands alone: no other word of a name beside it.
 
@@ -931,6 +941,8 @@ def _whole_name(text: str, span: tuple[int, int], request: EvidenceRequest) -> b
     for word in (*before, *after):
         if word in _STOP or word in _BESIDE_NAME or _shares_word(word, query_words):
             continue
+        if word in before and word in _TO_WHOM:
+            continue  # "pay tom rees 50 pounds": the verb the name is the recipient of
         if find_values(word):
             continue  # "berlin thursday": a day, a time or a number is not part of a name
         return False
