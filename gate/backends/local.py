@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 from sqlalchemy import Connection, insert, select
 
 from gate.backends.base import ForgetResult
+from gate.backends.engine_locks import retrying
 from gate.canonical import digest
 from gate.errors import DecisionNotFound, ReceiptConflict, ServiceError
 from gate.evidence import (
@@ -365,10 +366,14 @@ class LocalEngine:
             return
         # A caller's memories in time order, without reading (and sorting) all of them.
         conn = self.db._require_store()._require_conn()
-        await conn.execute(
-            "CREATE INDEX IF NOT EXISTS gate_memories_user_created ON memories(user_id, created_at)"
-        )
-        await conn.commit()
+
+        async def create() -> None:
+            await conn.execute(
+                "CREATE INDEX IF NOT EXISTS gate_memories_user_created ON memories(user_id, created_at)"
+            )
+            await conn.commit()
+
+        await retrying(self.db, create, what="index")
         self._created_index = True
 
     @staticmethod
@@ -481,7 +486,9 @@ class LocalEngine:
             ServiceError: 404 when the memory is not in ``partition``.
         """
         try:
-            await self.db.factual.confirm(memory_id, user_id=partition)
+            await retrying(
+                self.db, lambda: self.db.factual.confirm(memory_id, user_id=partition), what="confirm"
+            )
         except contextdb.MemoryNotFoundError as exc:
             raise ServiceError(404, "not_found", f"memory {memory_id} not found") from exc
 
@@ -505,22 +512,26 @@ class LocalEngine:
         """
         if self._stored_vectors_judge:
             await self._judge_embedder.embed([content], urgent=True)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            item = await self.db.factual.add(
-                content,
-                confidence=confidence,
-                source=source,  # type: ignore[arg-type]
-                action_relevant=action_relevant,
-                entity=entity,
-                attribute=attribute,
-                user_id=partition,
-            )
+
+        async def add() -> MemoryItem:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                return await self.db.factual.add(
+                    content,
+                    confidence=confidence,
+                    source=source,  # type: ignore[arg-type]
+                    action_relevant=action_relevant,
+                    entity=entity,
+                    attribute=attribute,
+                    user_id=partition,
+                )
+
+        item = await retrying(self.db, add, what="remember")
         return item.id
 
     async def forget(self, partition: str) -> ForgetResult:
         """Hard-delete the caller's memories and check nothing is left."""
-        deleted = await self.db.forget_user(partition)
+        deleted = await retrying(self.db, lambda: self.db.forget_user(partition), what="forget")
         return ForgetResult(deleted=deleted, verified=await self.db.verify_forgotten(partition))
 
     async def _select(self, sql: str, params: Sequence[Any]) -> list[tuple[MemoryItem, _Vector | None]]:

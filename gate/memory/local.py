@@ -33,6 +33,7 @@ from contextdb.core.models import MemoryType
 from contextdb.store.sqlite_store import SQLiteStore
 
 from gate.backends.base import ForgetResult
+from gate.backends.engine_locks import retrying
 from gate.backends.local import LocalEngine
 from gate.memory.base import Recall, Recalled
 from gate.memory.facts import agent_statement, caller_facts, topics
@@ -126,17 +127,21 @@ class LocalMemory:
                 action_relevant=True,
             )
         if spoken is not None:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)
-                await self.db.add(
-                    spoken,
-                    memory_type=MemoryType.EXPERIENTIAL,
-                    epistemic_source="agent_inferred",
-                    confidence=SAID_CONFIDENCE,
-                    action_relevant=False,
-                    metadata={"said_by": "agent"},
-                    user_id=caller_id,
-                )
+
+            async def add_spoken() -> Any:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    return await self.db.add(
+                        spoken,
+                        memory_type=MemoryType.EXPERIENTIAL,
+                        epistemic_source="agent_inferred",
+                        confidence=SAID_CONFIDENCE,
+                        action_relevant=False,
+                        metadata={"said_by": "agent"},
+                        user_id=caller_id,
+                    )
+
+            await retrying(self.db, add_spoken, what="save")
 
     async def remember(self, caller_id: str, content: str, *, source: str, confidence: float) -> str:
         """Keep one fact as given (no reading of the words); returns its id."""
@@ -185,17 +190,21 @@ class LocalMemory:
         metadata: dict[str, Any] = {"said_by": _said_by(source)}
         if kind is not None:
             metadata["kind"] = kind
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            item = await self.db.add(
-                content,
-                memory_type=MemoryType.FACTUAL,
-                epistemic_source=source,  # type: ignore[arg-type]
-                confidence=confidence,
-                action_relevant=action_relevant,
-                metadata=metadata,
-                user_id=caller_id,
-            )
+
+        async def add() -> Any:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                return await self.db.add(
+                    content,
+                    memory_type=MemoryType.FACTUAL,
+                    epistemic_source=source,  # type: ignore[arg-type]
+                    confidence=confidence,
+                    action_relevant=action_relevant,
+                    metadata=metadata,
+                    user_id=caller_id,
+                )
+
+        item = await retrying(self.db, add, what="save")
         for old in older:
             if old.id != item.id and (item.entity_key is None or old.entity_key != item.entity_key):
                 await self._supersede(old.id, item.id)
@@ -242,8 +251,12 @@ class LocalMemory:
 
     async def _supersede(self, old_id: str, new_id: str) -> None:
         store = self.db._require_store()
-        async with store.mutation():
-            await store.update(old_id, superseded_by=new_id, valid_until=contextdb.utc_now())
+
+        async def update() -> None:
+            async with store.mutation():
+                await store.update(old_id, superseded_by=new_id, valid_until=contextdb.utc_now())
+
+        await retrying(self.db, update, what="supersede")
 
     async def _embed_query(self, text: str) -> np.ndarray[Any, np.dtype[np.float32]]:
         vector = await (await self._embedder()).embed_query(text)

@@ -1,0 +1,82 @@
+"""Writes to the embedded engine's SQLite file when several worker processes share it.
+
+LiveKit runs each call in a job process of its own, and on one machine they
+all share ``GATE_HOME``, so the embedded engine's SQLite file has several
+writers. The engine opens one connection per process and begins its
+transactions lazily: a write that loses the race for the file's lock
+("database is locked") leaves that connection inside a transaction whose
+snapshot is now stale, and every later write on it fails at once the same
+way. Measured with 3 processes x 9 calls on one home: one process in four
+runs lost every call after its first lost race.
+
+:func:`retrying` ends such a transaction (under the engine's own write and
+audit locks, so no write of this process is cut in half) and tries again a
+few times with a short, jittered pause. The caller's own budget bounds the
+whole (the gate wraps service calls in the policy's ``timeout_s``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import sqlite3
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+log = logging.getLogger("gate.engine")
+
+T = TypeVar("T")
+
+ATTEMPTS = 4
+_PAUSE_S = (0.02, 0.08)  # first pause; doubled after each lost race
+
+
+def lost_race(exc: BaseException) -> bool:
+    """Whether ``exc`` is SQLite's "database is locked" or "busy": another process held the file."""
+    text = str(exc).casefold()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
+async def unstick(db: Any) -> None:
+    """End the engine connection's open transaction, if a lost race left one (SQLite only).
+
+    Taken under the store's write and audit locks: every write of this process
+    holds one of them from its first statement to its commit, so none is
+    rolled back half done. A store without them (not SQLite) is left alone.
+    """
+    try:
+        store = db._require_store()
+    except Exception:  # not initialised: nothing of it can be in a transaction
+        return
+    write_lock = getattr(store, "_write_lock", None)
+    audit_lock = getattr(store, "audit_lock", None)
+    conn = getattr(store, "_conn", None)
+    if store is None or write_lock is None or audit_lock is None or conn is None:
+        return
+    async with write_lock, audit_lock():
+        if getattr(conn, "in_transaction", False):
+            await conn.rollback()
+
+
+async def retrying(db: Any, op: Callable[[], Awaitable[T]], *, what: str = "write") -> T:
+    """Run ``op`` (an engine write), trying again after a lost race for the file's lock.
+
+    Raises:
+        sqlite3.OperationalError: the last lost race, after :data:`ATTEMPTS` tries.
+        Exception: whatever else ``op`` raises, at once.
+    """
+    pause = random.uniform(*_PAUSE_S)
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            return await op()
+        except sqlite3.OperationalError as exc:
+            if not lost_race(exc):
+                raise
+            await unstick(db)
+            if attempt == ATTEMPTS:
+                log.warning("engine %s lost the race for its file %d times: %s", what, attempt, exc)
+                raise
+            await asyncio.sleep(pause)
+            pause *= 2
+    raise AssertionError("unreachable")  # pragma: no cover
