@@ -9,8 +9,10 @@ from types import MappingProxyType
 from typing import Any
 
 # The decision service's partition key pattern; a caller id outside it could
-# not be stored, so it is refused when the Caller is built, not mid-call.
-_CALLER_ID = re.compile(r"^[A-Za-z0-9._:@+\-]{1,128}$")
+# not be stored, so it is refused when the Caller is built, not mid-call. It is
+# matched in full (``fullmatch``): ``$`` would also match before a final newline,
+# making "alice\n" a caller of its own.
+_CALLER_ID = re.compile(r"[A-Za-z0-9._:@+\-]{1,128}")
 
 # Parameter names a model could use to act for someone else. Matching is on
 # the normalised name, so ``userId``, ``user-id`` and ``USER_ID`` all count.
@@ -30,6 +32,11 @@ _IDENTITY_WORDS = (
     "userid",
 )
 _IDENTITY_SUFFIXES = ("id", "ids", "name", "identity", "email", "phone", "number", "key")
+
+
+def valid_caller_id(value: object) -> bool:
+    """Whether ``value`` is a caller id the decision service can store, in full."""
+    return isinstance(value, str) and _CALLER_ID.fullmatch(value) is not None
 
 
 def _normalise(name: str) -> str:
@@ -66,10 +73,10 @@ class Caller:
     attributes: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.id, str) or not _CALLER_ID.match(self.id):
+        if not valid_caller_id(self.id):
             raise ValueError(
-                f"Caller.id must match {_CALLER_ID.pattern} (1-128 of letters, digits, "
-                f"and ._:@+-), got {self.id!r}"
+                f"Caller.id must match {_CALLER_ID.pattern} in full (1-128 of letters, digits, "
+                f"and ._:@+-; no spaces or line breaks), got {self.id!r}"
             )
         object.__setattr__(self, "roles", frozenset(self.roles))
         object.__setattr__(self, "attributes", MappingProxyType(dict(self.attributes)))

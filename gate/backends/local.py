@@ -608,17 +608,17 @@ def _check_receipt(
     error_code: str | None,
 ) -> None:
     problems = []
-    if not _KEY.match(key):
+    if not _KEY.fullmatch(key):
         problems.append("Idempotency-Key must match ^[A-Za-z0-9._:\\-]{8,128}$")
-    if not _ACTION.match(action_name):
+    if not _ACTION.fullmatch(action_name):
         problems.append("action_name is malformed")
     if status not in _STATUSES:
         problems.append("status must be succeeded, failed or skipped")
-    if external_ref is not None and not _REF.match(external_ref):
+    if external_ref is not None and not _REF.fullmatch(external_ref):
         problems.append("external_ref is malformed")
     if error_code is not None and status != "failed":
         problems.append("error_code is only allowed with status failed")
-    if error_code is not None and not _REF.match(error_code):
+    if error_code is not None and not _REF.fullmatch(error_code):
         problems.append("error_code is malformed")
     if problems:
         raise ServiceError(400, "invalid_request", "; ".join(problems))

@@ -33,10 +33,21 @@ class _OneLineErrors(TyperGroup):
     """Every failure, usage errors included, becomes one line on stderr and a non-zero exit."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            _missing_command(self, ctx, ctx.command_path)
         try:
             return super().parse_args(ctx, args)
         except typer.TyperException as exc:
             _usage(exc)
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name, command, rest = super().resolve_command(ctx, args)
+        # A command group given nothing (`gate audit`): click would print its help on stdout
+        # and fail with an empty message; say which commands it has instead.
+        group = hasattr(command, "list_commands") and getattr(command, "no_args_is_help", False)
+        if group and not rest and not ctx.resilient_parsing:
+            _missing_command(command, ctx, f"{ctx.command_path} {name}")
+        return name, command, rest
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -62,6 +73,13 @@ def _quiet_stdout() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
+
+
+def _missing_command(group: Any, ctx: Any, path: str) -> NoReturn:
+    """``gate`` (or a command group) with no command: one line naming the commands, exit 2."""
+    names = [n for n in group.list_commands(ctx) if not getattr(group.get_command(ctx, n), "hidden", False)]
+    err.print(f"gate: missing a command: one of {', '.join(names)} (see {path} --help)")
+    raise typer.Exit(2)
 
 
 def _usage(exc: Any) -> NoReturn:

@@ -15,7 +15,7 @@ import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -115,11 +115,27 @@ def _by_policy(check: PolicyCheck) -> dict[str, LoadedPolicy]:
     return {loaded.policy.tool: loaded for loaded in check.policies.values()}
 
 
+def _unreadable(issues: list[PolicyIssue]) -> bool:
+    """Whether the directory itself is the problem (missing, a file, no policy files in it).
+
+    Then that one line says it all: there is nothing to count and nothing whose
+    references could have been checked.
+    """
+    return len(issues) == 1 and issues[0].field == "(directory)"
+
+
+def _refuse(issues: list[PolicyIssue], directory: Path) -> NoReturn:
+    """Print the problems and exit 1: one line when the directory itself is the problem."""
+    _print_issues(issues)
+    if _unreadable(issues):
+        raise typer.Exit(1)
+    fail(f"{len(issues)} problem(s) in {directory}; fix them first (gate policy check)", 1)
+
+
 def _checked_or_fail(target: _Target) -> PolicyCheck:
     check = _check(target)
     if check.issues:
-        _print_issues(check.issues)
-        fail(f"{len(check.issues)} problem(s) in {target.directory}; fix them first (gate policy check)", 1)
+        _refuse(check.issues, target.directory)
     return check
 
 
@@ -155,6 +171,8 @@ def policy_check(directory: Directory = None, tools: ToolsSpec = None, as_json: 
             raise typer.Exit(1)
         return
     _print_issues(check.issues)
+    if _unreadable(check.issues):
+        raise typer.Exit(1)
     if target.note:
         err.print(f"gate: note: {target.note}", markup=False, highlight=False)
     for unused in check.unused:
@@ -371,8 +389,7 @@ def policy_replay(
         fail(str(exc))
     found, issues = load_policy_dir(policies)
     if issues:
-        _print_issues(issues)
-        fail(f"{len(issues)} problem(s) in {policies}; fix them first (gate policy check)", 1)
+        _refuse(issues, policies)
     ledger = open_ledger(database_url)
     report = asyncio.run(replay(ledger, found, since=start))
     ledger.close()

@@ -15,9 +15,11 @@ start without ``GATE_AUDIT_TOKEN``, and then every request must carry
 
 from __future__ import annotations
 
+import errno
 import hmac
 import ipaddress
 import os
+import socket
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -238,10 +240,48 @@ def serve(
             "as a bearer token"
         )
     ledger = open_ledger(database_url)
+    try:
+        # Bound before it is announced: a port in use is one line, not a URL that serves nothing.
+        listener = bind(host, port)
+    except BindError as exc:
+        ledger.close()
+        fail(str(exc))
     app = create_app(ledger, token=token)
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"serving the audit ledger {ledger.url} read-only at http://{shown}:{port}/ (Ctrl-C stops)")
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+        server.run(sockets=[listener])
     finally:
+        listener.close()
         ledger.close()
+
+
+class BindError(OSError):
+    """The viewer's address cannot be bound (the port is in use, the address is not this host's)."""
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port``, for the server to listen on.
+
+    Raises:
+        BindError: the port is in use, or the address cannot be bound; the
+            message is one line naming the port or address.
+    """
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        raise BindError(f"cannot bind {host}: {getattr(exc, 'strerror', None) or exc}") from None
+    listener = socket.socket(family, kind, proto)
+    try:
+        # As uvicorn does: a restarted viewer rebinds past TIME_WAIT; a live listener still refuses.
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(address)
+    except OSError as exc:
+        listener.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise BindError(f"port {port} is in use: {exc.strerror} (pick another with --port)") from None
+        raise BindError(f"cannot bind {host}:{port}: {exc.strerror or exc}") from None
+    return listener

@@ -226,7 +226,7 @@ def closing_receipt(
     An ``external_ref`` the contract would refuse (personal data, odd characters) is
     dropped; an ``error_code`` is kept only with ``failed``.
     """
-    if external_ref is not None and not _REF.match(external_ref):
+    if external_ref is not None and not _REF.fullmatch(external_ref):
         external_ref = None
     return ReceiptRow(
         id=f"gr_{uuid.uuid4().hex}",

@@ -12,6 +12,9 @@ and at most :data:`MAX_ISSUES_PER_FILE` problems listed per file.
 from __future__ import annotations
 
 import hashlib
+import os
+import re
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,22 +131,29 @@ def _issue(path: str, field: str, message: str, lines: dict[tuple[str, ...], int
     return PolicyIssue(file=path, field=field or "(file)", message=message, line=line)
 
 
-def _yaml_problem(shown: str, exc: yaml.YAMLError) -> PolicyIssue:
+def _yaml_problem(shown: str, exc: yaml.YAMLError, text: str) -> PolicyIssue:
     """One line for a YAML syntax error, at the line where the mistake is.
 
     PyYAML notices an unclosed bracket, quote or key only where the next
     token is (often the following line, or the end of the file); the
     construct that was left open starts at its context mark, so that is the
-    line reported, except for block collections, whose context is merely
-    where the enclosing mapping began.
+    line reported. For every other error (a second document, an unhashable
+    key, a repeated anchor) the context is merely where the enclosing
+    document, mapping or first anchor began, and the problem's own line is
+    reported. A control character is reported at its own line and column.
     """
+    if isinstance(exc, yaml.reader.ReaderError):
+        return _control_character(shown, exc, text)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     context = getattr(exc, "context", None)
     problem_mark = getattr(exc, "problem_mark", None)
     context_mark = getattr(exc, "context_mark", None)
-    mark = problem_mark
-    if context_mark is not None and context and not context.startswith("while parsing a block"):
-        mark = context_mark
+    opened = (
+        context_mark is not None
+        and context is not None
+        and context.startswith(("while scanning", "while parsing a flow"))
+    )
+    mark = context_mark if opened else problem_mark
     message = f"not valid YAML: {problem}"
     if problem_mark is not None:
         message += f" (line {problem_mark.line + 1}, column {problem_mark.column + 1}"
@@ -151,14 +161,54 @@ def _yaml_problem(shown: str, exc: yaml.YAMLError) -> PolicyIssue:
     return PolicyIssue(shown, "(file)", message, mark.line + 1 if mark is not None else None)
 
 
+def _control_character(shown: str, exc: yaml.reader.ReaderError, text: str) -> PolicyIssue:
+    """A character YAML does not allow (NUL, BEL, DEL, ...), at its line and column."""
+    position = max(0, min(exc.position, len(text)))
+    line = text.count("\n", 0, position) + 1
+    column = position - (text.rfind("\n", 0, position) + 1) + 1
+    message = (
+        f"not valid YAML: control character U+{exc.character:04X} at line {line}, column {column} "
+        "(a policy file is text: remove it, or write it as an escape inside double quotes)"
+    )
+    return PolicyIssue(shown, "(file)", message, line)
+
+
+class _PolicyLoader(yaml.SafeLoader):
+    """The safe loader, reading ``1e3`` and ``2.5E-1`` as the numbers YAML 1.2 says they are.
+
+    YAML 1.1 (PyYAML's default) reads a number with an exponent but no dot
+    as text; with strict types that would refuse ``max: 1e4``.
+    """
+
+
+_PolicyLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+\Z"),
+    list("-+0123456789."),
+)
+
+
+def _read_capped(path: Path) -> bytes | None:
+    """At most one byte past :data:`MAX_POLICY_BYTES` of a regular file; None when it is not one.
+
+    Opened without blocking, so a FIFO named like a policy cannot hang start-up.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        # Read one byte past the cap so a file that grew after a stat is still caught.
+        return handle.read(MAX_POLICY_BYTES + 1)
+
+
 def _read_yaml(path: str | Path) -> tuple[bytes, Any, dict[tuple[str, ...], int]]:
     shown = str(path)
     try:
-        with Path(path).open("rb") as handle:
-            # Read one byte past the cap so a file that grew after a stat is still caught.
-            raw = handle.read(MAX_POLICY_BYTES + 1)
+        raw = _read_capped(Path(path))
     except OSError as exc:
         raise PolicyError([PolicyIssue(shown, "(file)", f"cannot read: {exc.strerror}")]) from exc
+    if raw is None:
+        raise PolicyError([PolicyIssue(shown, "(file)", "not a regular file (a pipe, socket or device)")])
     if len(raw) > MAX_POLICY_BYTES:
         raise PolicyError(
             [PolicyIssue(shown, "(file)", f"larger than {MAX_POLICY_BYTES // 1024} KiB; not a policy file")]
@@ -167,7 +217,11 @@ def _read_yaml(path: str | Path) -> tuple[bytes, Any, dict[tuple[str, ...], int]
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PolicyError([PolicyIssue(shown, "(file)", f"not UTF-8 text ({exc.reason})")]) from exc
-    loader = yaml.SafeLoader(text)
+    try:
+        # The reader checks every character when it is built, so it belongs inside the try.
+        loader = _PolicyLoader(text)
+    except yaml.YAMLError as exc:
+        raise PolicyError([_yaml_problem(shown, exc, text)]) from exc
     try:
         node = loader.get_single_node()
         if node is None:
@@ -182,7 +236,7 @@ def _read_yaml(path: str | Path) -> tuple[bytes, Any, dict[tuple[str, ...], int]
             raise PolicyError(_capped(shown, scan.issues))
         data = loader.construct_document(node)
     except yaml.YAMLError as exc:
-        raise PolicyError([_yaml_problem(shown, exc)]) from exc
+        raise PolicyError([_yaml_problem(shown, exc, text)]) from exc
     except RecursionError:
         raise PolicyError([PolicyIssue(shown, "(file)", "nested too deeply")]) from None
     finally:
@@ -258,11 +312,65 @@ def _from_pydantic(
             message += f" (expected one of: {', '.join(allowed)})"
     elif kind == "missing":
         message = "required field is missing"
+    elif kind in _EXPECTED and "input" in err:
+        message = _wrong_type(err["msg"], kind, err["input"])
     else:
         message = err["msg"].removeprefix("Value error, ")
         if "input" in err and "got " not in message and not isinstance(err["input"], dict | list):
-            message += f" (got {err['input']!r})"
+            message += f" (got {_literal(err['input'])})"
     return _issue(path, field, message, lines)
+
+
+# Strict types: a quoted "false" is not false, 1 is not true, true is not 1 and "5" is not 5.
+_EXPECTED = {
+    "bool_type": " (true or false)",
+    "int_type": " (a whole number)",
+    "float_type": "",
+    "string_type": "",
+}
+_BOOLEAN_WORDS = {"true", "false", "yes", "no", "on", "off", "y", "n", "1", "0"}
+
+
+def _wrong_type(msg: str, kind: str, value: Any) -> str:
+    """What was expected and what the YAML said instead, with advice for a quoted value."""
+    if isinstance(value, bool):
+        got = f"{str(value).lower()}, a boolean"
+    elif value is None:
+        got = "null (no value)"
+    elif isinstance(value, str):
+        got = f"{value!r}, which is text"
+        if kind == "bool_type" and value.strip().lower() in _BOOLEAN_WORDS:
+            got += ": write true or false, without quotes"
+        elif kind in ("int_type", "float_type") and _numeric(value):
+            got += ": write the number without quotes"
+    elif isinstance(value, int):
+        got = f"{value}, a whole number"
+    elif isinstance(value, float):
+        got = f"{value!r}, a decimal number"
+    elif isinstance(value, dict):
+        got = "a mapping"
+    elif isinstance(value, list):
+        got = "a list"
+    else:
+        got = repr(value)
+    return f"{msg}{_EXPECTED[kind]}, got {got}"
+
+
+def _literal(value: Any) -> str:
+    """A scalar as YAML writes it: ``true``, ``null``, ``'text'``, ``3``."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if value is None:
+        return "null"
+    return repr(value)
+
+
+def _numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _allowed_keys(root: type[BaseModel], parent: str) -> list[str]:

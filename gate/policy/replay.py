@@ -81,7 +81,12 @@ async def _replay_one(
     if row.rule == "arguments.invalid":
         return "its arguments were rejected before the gate saw them"
     info = json.loads(row.caller_json)
-    caller = Caller(info["id"], verified=bool(info.get("verified")), roles=frozenset(info.get("roles", [])))
+    try:
+        caller = Caller(
+            info["id"], verified=bool(info.get("verified")), roles=frozenset(info.get("roles", []))
+        )
+    except ValueError:
+        return f"its caller id {info['id']!r} is not one gate accepts any more"
     args = json.loads(row.args_json)
     needed = {name for _, name in policy.references()}
     masked = sorted(n for n in needed if _is_digest(args.get(n)))

@@ -16,8 +16,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
-ACTION_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._:\-]{0,127}$")
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*$")
+ACTION_NAME = re.compile(r"[A-Za-z][A-Za-z0-9._:\-]{0,127}")
+_DURATION = re.compile(r" *(\d+(?:\.\d+)?) *(s|m|h|d) *")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 # The hosted decision service refuses longer queries (400), so the gate never sends one.
 MAX_QUERY_CHARS = 2000
@@ -29,12 +29,22 @@ RESTRICTIVENESS: dict[str, int] = {"abstain": 0, "ask": 1, "act": 2}
 
 class _Strict(BaseModel):
     # NaN compares false with everything, so a NaN bound would switch its limit off.
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    # Strict types: "false" is not false, 1 is not true, true is not 1 second and "5" is not
+    # 5; a whole number may still be given for a float (timeout_s: 2).
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, strict=True)
 
 
 def _finite(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"expected a finite number, got {value}")
+    return value
+
+
+def _scalar(value: Any) -> Any:
+    """A value ``allowed`` may list: text or a number, never a boolean, list or mapping."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        shown = f"{str(value).lower()} (a boolean)" if isinstance(value, bool) else repr(value)
+        raise ValueError(f"expected text or a number, got {shown}")
     return value
 
 
@@ -139,7 +149,7 @@ class Limit(_Strict):
 
     min: Annotated[float | None, Finite] = None
     max: Annotated[float | None, Finite] = None
-    allowed: list[Annotated[str | int | float, Finite]] | None = None
+    allowed: list[Annotated[str | int | float, Finite, BeforeValidator(_scalar)]] | None = None
     max_length: int | None = Field(default=None, ge=1)
 
     @model_validator(mode="after")
@@ -160,13 +170,13 @@ class Rate(_Strict):
     @field_validator("per")
     @classmethod
     def _duration(cls, v: str) -> str:
-        if not _DURATION.match(v):
+        if not _DURATION.fullmatch(v):
             raise ValueError(f"expected a duration like 30s, 15m, 12h or 1d, got {v!r}")
         return v
 
     @property
     def seconds(self) -> float:
-        m = _DURATION.match(self.per)
+        m = _DURATION.fullmatch(self.per)
         assert m is not None  # validated above
         return float(m.group(1)) * _UNIT_SECONDS[m.group(2)]
 
@@ -206,7 +216,7 @@ class Policy(_Strict):
     @field_validator("action")
     @classmethod
     def _action_name(cls, v: str) -> str:
-        if not ACTION_NAME.match(v):
+        if not ACTION_NAME.fullmatch(v):
             raise ValueError(
                 f"expected an action name matching {ACTION_NAME.pattern} (e.g. payment.refund), got {v!r}"
             )

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from gate.caller import Caller
+from gate.caller import Caller, valid_caller_id
 from gate.errors import PolicyError, PolicyIssue
 from gate.ledger import Ledger
 from gate.policy.explain import ArgumentProblem, check_arguments, dry_run, dry_run_engine
@@ -44,13 +44,21 @@ if TYPE_CHECKING:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Strict types, as in policies: "false" is not false and "3" is not 3 (args stay as written).
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class CaseCaller(_Strict):
     id: str = "test-caller"
     verified: bool = False
     roles: list[str] = Field(default_factory=list)
+
+    @field_validator("id")
+    @classmethod
+    def _caller_id(cls, v: str) -> str:
+        if not valid_caller_id(v):
+            raise ValueError(f"expected a caller id of 1-128 letters, digits and ._:@+-, got {v!r}")
+        return v
 
 
 class CaseMemory(_Strict):
