@@ -13,6 +13,15 @@ receipt stays ``pending``, the drain stops trying (every other receipt
 would fail the same way) and reports :attr:`DrainReport.credentials`; the
 next drain with the right key delivers it.
 
+A 2xx answer that is not the contract's (not JSON, no receipt in it) says
+nothing about the receipt either: it is a transport fault, retried like a
+503, and the receipt stays ``pending`` (the same key replays the stored
+receipt if the first try did get through).
+
+A ``Retry-After`` is honoured up to :data:`RETRY_AFTER_CAP_S`. A service that
+asks for longer is left alone: the drain stops, every receipt stays
+``pending`` for a later drain, and :attr:`DrainReport.deferred` says why.
+
 Decisions a dead process left without a receipt are reconciled: never acted
 on (ask/abstain) -> ``skipped``; acted on -> the tool's reconcile hook looks
 the idempotency key up in its own system (found -> ``succeeded``, not found ->
@@ -38,8 +47,10 @@ from tenacity import (
     RetryCallState,
     retry_if_exception,
     stop_after_attempt,
+    stop_any,
     wait_exponential_jitter,
 )
+from tenacity.stop import stop_base
 
 from gate.backends.base import DecisionBackend
 from gate.decorator import Executed, ReconcileHook
@@ -63,6 +74,11 @@ def retryable(exc: BaseException) -> bool:
     return isinstance(exc, TimeoutError | httpx.TransportError | ConnectionError | OSError)
 
 
+def _retry_after(exc: BaseException | None) -> float | None:
+    hint = getattr(exc, "retry_after", None)
+    return float(hint) if isinstance(hint, int | float) and hint > 0 else None
+
+
 def _state_after(exc: BaseException) -> str:
     if retryable(exc) or credentials_refused(exc):
         return "pending"
@@ -81,8 +97,31 @@ def cause(exc: BaseException, *, timeout_s: float | None = None) -> str:
     if isinstance(exc, httpx.TransportError | ConnectionError):
         detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return f"{type(exc).__name__}: cannot reach the decision service ({detail})"
+    if isinstance(exc, ServiceError) and exc.code == "malformed_answer":
+        # A 2xx that is not the contract's (gate.cloud.backend.MalformedAnswer): say which request.
+        what = getattr(exc, "what", "the request")
+        detail = getattr(exc, "detail", "")
+        return (
+            f"{type(exc).__name__}: the decision service answered {exc.status} to {what} with a body that "
+            f"is not the contract's ({detail}); a transport fault, the receipt stays pending"
+        )[:500]
     text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0] if text else 'no detail'}"[:500]
+    line = f"{type(exc).__name__}: {text[0] if text else 'no detail'}"
+    hint = _retry_after(exc)
+    if hint is not None:
+        line += f" (Retry-After {hint:g} s)"
+    return line[:500]
+
+
+# The longest a drain waits on the service's Retry-After before trying a receipt again.
+# `gate receipts drain` is run by someone watching it, and the background drain delays the
+# receipts behind the one waiting: 30 s covers the usual rate-limit windows (a second to a
+# minute's budget), and a service that asks for longer is taken at its word and left alone
+# (the drain stops, the receipts stay pending for a later drain) instead of holding the
+# drain for as long as the header says, which is unbounded (Retry-After: 3600, or a date).
+RETRY_AFTER_CAP_S = 30.0
+# The longest the background drain stays away after such an answer (then it asks again).
+_MAX_HOLD_S = 600.0
 
 
 # Receipts claimed at a time; a drain claims again while it keeps getting full batches.
@@ -93,20 +132,53 @@ class CredentialsRefused(Exception):
     """Raised inside a drain to stop it: the service refused our credentials."""
 
 
-class _Backoff:
-    """Exponential backoff with jitter; a server's Retry-After wins when it asks for longer."""
+class ServiceDeferred(Exception):
+    """Raised inside a drain to stop it: the service asked us to wait longer than we do."""
 
-    def __init__(self, initial: float, maximum: float) -> None:
+    def __init__(self, message: str, retry_after_s: float) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+def deferred_cause(retry_after_s: float, cap_s: float) -> str:
+    """One line saying the service asked for a longer wait than a drain gives it."""
+    return (
+        f"the decision service asked to wait {retry_after_s:g} s before trying again (Retry-After), "
+        f"more than the {cap_s:g} s a drain waits"
+    )
+
+
+class _Backoff:
+    """Exponential backoff with jitter; a server's Retry-After wins when longer (up to ``cap``)."""
+
+    def __init__(self, initial: float, maximum: float, cap: float = RETRY_AFTER_CAP_S) -> None:
         self._jitter = wait_exponential_jitter(initial=initial, max=maximum)
         self._max = maximum
+        self.cap = cap
 
     def __call__(self, state: RetryCallState) -> float:
         base = float(self._jitter(state))
-        failure = state.outcome.exception() if state.outcome else None
-        hint = getattr(failure, "retry_after", None)
-        if isinstance(hint, int | float) and hint > 0:
-            return min(max(base, float(hint)), max(self._max, float(hint)))
+        hint = _retry_after(state.outcome.exception() if state.outcome else None)
+        if hint is not None:
+            # Past the cap the retrying stops instead (see ``too_long``): never wait longer.
+            return max(base, min(hint, self.cap))
         return base
+
+    @property
+    def too_long(self) -> stop_base:
+        """A stop condition: the service asked for a longer wait than ``cap``."""
+        return _AsksTooLong(self.cap)
+
+
+class _AsksTooLong(stop_base):
+    """Stop retrying when the service's Retry-After asks for more than ``cap`` seconds."""
+
+    def __init__(self, cap: float) -> None:
+        self.cap = cap
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        hint = _retry_after(retry_state.outcome.exception() if retry_state.outcome else None)
+        return hint is not None and hint > self.cap
 
 
 @dataclass(frozen=True)
@@ -130,6 +202,9 @@ class DrainReport:
     reconciled: dict[str, int] = field(default_factory=dict)
     failures: list[DrainFailure] = field(default_factory=list)
     credentials: str | None = None
+    #: Set when the service asked for a longer wait than :data:`RETRY_AFTER_CAP_S` (the drain stopped).
+    deferred: str | None = None
+    retry_after_s: float | None = None
 
 
 class Outbox:
@@ -139,6 +214,8 @@ class Outbox:
         attempts: tries per delivery before leaving it for the next drain.
         attempt_timeout_s: our deadline on each try (the client's own is too long).
         backoff_s / max_backoff_s: the first wait and the cap between tries.
+        retry_after_cap_s: the longest wait on the service's ``Retry-After``
+            (:data:`RETRY_AFTER_CAP_S`); a longer ask stops the drain.
         hooks: reconcile hooks by tool name.
         lease_s: how long a drain holds the receipts it claimed (see
             :meth:`~gate.ledger.Ledger.claim_undelivered`); drains of other
@@ -154,6 +231,7 @@ class Outbox:
         attempt_timeout_s: float = 3.0,
         backoff_s: float = 0.2,
         max_backoff_s: float = 30.0,
+        retry_after_cap_s: float = RETRY_AFTER_CAP_S,
         hooks: Mapping[str, ReconcileHook] | None = None,
         sleep: Callable[[float], Awaitable[None]] | None = None,
         lease_s: float = 60.0,
@@ -165,7 +243,7 @@ class Outbox:
         self.backend = backend
         self.attempts = attempts
         self.attempt_timeout_s = attempt_timeout_s
-        self._wait = _Backoff(backoff_s, max_backoff_s)
+        self._wait = _Backoff(backoff_s, max_backoff_s, retry_after_cap_s)
         self.hooks = dict(hooks or {})
         # Injectable so tests can see (and skip) the waits between tries.
         self._sleep = sleep or asyncio.sleep
@@ -187,7 +265,7 @@ class Outbox:
         """
         try:
             state, _ = await self._deliver(receipt, attempts=attempts)
-        except CredentialsRefused:
+        except (CredentialsRefused, ServiceDeferred):
             return "pending"
         return state
 
@@ -195,7 +273,7 @@ class Outbox:
         if receipt.service_decision_id is None:
             return "local", None
         retrying = AsyncRetrying(
-            stop=stop_after_attempt(attempts or self.attempts),
+            stop=stop_any(stop_after_attempt(attempts or self.attempts), self._wait.too_long),
             wait=self._wait,
             retry=retry_if_exception(retryable),
             reraise=True,
@@ -214,6 +292,9 @@ class Outbox:
             event(name, receipt_id=receipt.id, decision_id=receipt.decision_id, state=state, cause=why)
             if credentials_refused(exc):
                 raise CredentialsRefused(why) from exc
+            hint = _retry_after(exc)
+            if hint is not None and hint > self._wait.cap:
+                raise ServiceDeferred(deferred_cause(hint, self._wait.cap), hint) from exc
             return state, why
         written = await self.ledger.arecord_delivery(
             receipt.id,
@@ -227,8 +308,9 @@ class Outbox:
     async def _attempt(self, receipt: ReceiptRow) -> Any:
         assert receipt.service_decision_id is not None
         try:
-            return await asyncio.wait_for(
-                self.backend.report_execution(
+            # asyncio.timeout: a cancellation (stop) is never swallowed by an answer landing with it.
+            async with asyncio.timeout(self.attempt_timeout_s):
+                return await self.backend.report_execution(
                     receipt.caller_id,
                     receipt.service_decision_id,
                     receipt.action_name,
@@ -236,9 +318,7 @@ class Outbox:
                     idempotency_key=receipt.idempotency_key,
                     external_ref=receipt.external_ref,
                     error_code=receipt.error_code,
-                ),
-                timeout=self.attempt_timeout_s,
-            )
+                )
         except Exception as exc:
             # Every failed try is on record, with the state it leaves the receipt in and why.
             await self.ledger.arecord_delivery(
@@ -323,9 +403,9 @@ class Outbox:
             waiting = [r for r in claimed if r.id not in seen]
             seen.update(r.id for r in waiting)
             if not await self._send(waiting, report, attempts) or len(claimed) < _CLAIM:
-                if report.credentials:
-                    # Nothing more goes through with this key: all that waits is still pending,
-                    # not only the batch this drain had claimed.
+                if report.credentials or report.deferred:
+                    # Nothing more goes through with this key (or this run): all that waits is
+                    # still pending, not only the batch this drain had claimed.
                     report.pending = await asyncio.to_thread(self.ledger.count_undelivered)
                 return report
 
@@ -340,6 +420,13 @@ class Outbox:
                 # Every other receipt would be refused the same way: keep them all for
                 # the next drain, with the right key.
                 report.credentials = str(exc)
+                report.pending += len(waiting) - done
+                return False
+            except ServiceDeferred as exc:
+                # The service asked to be left alone for longer than we wait: leave it alone,
+                # every receipt stays pending for a later drain.
+                report.deferred = str(exc)
+                report.retry_after_s = exc.retry_after_s
                 report.pending += len(waiting) - done
                 return False
             if state == "delivered":
@@ -360,14 +447,25 @@ class Outbox:
             return
 
         async def loop() -> None:
+            hold_until = 0.0  # the service asked to be left alone until then (monotonic clock)
             while True:
                 wait = interval_s
+                early = hold_until - time.monotonic()
+                if early > 0:
+                    # Woken (a new receipt) while the service asked for quiet: it waits its turn.
+                    await self._nap(early)
+                    continue
                 try:
                     report = await self.drain(reconcile_grace_s=reconcile_grace_s)
                     if report.credentials:
                         warning("gate.outbox.credentials", cause=report.credentials, pending=report.pending)
                         # Nothing gets through until someone fixes the key: don't knock every few seconds.
                         wait = max(interval_s, 60.0)
+                    if report.deferred:
+                        warning("gate.outbox.deferred", cause=report.deferred, pending=report.pending)
+                        hold = min(report.retry_after_s or interval_s, _MAX_HOLD_S)
+                        hold_until = time.monotonic() + hold
+                        wait = max(interval_s, hold)
                     for failure in report.failures:
                         warning(
                             "gate.receipt.undelivered",
@@ -378,12 +476,22 @@ class Outbox:
                         )
                 except Exception as exc:  # keep the loop alive; the ledger still holds everything
                     warning("gate.outbox.error", error=type(exc).__name__)
-                self._wake.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout=wait)
+                await self._nap(wait)
 
         self._wake = asyncio.Event()
         self._task = asyncio.create_task(loop(), name="gate-outbox")
+
+    async def _nap(self, seconds: float) -> None:
+        """Wait for :meth:`notify` or ``seconds``, whichever comes first.
+
+        ``asyncio.timeout``, not ``wait_for``: on Python 3.11 ``wait_for`` swallows a
+        cancellation that lands as the event is set (a notify right before :meth:`stop`),
+        and the loop would then never end.
+        """
+        self._wake.clear()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await self._wake.wait()
 
     def notify(self) -> None:
         """Wake the background drain (after a new receipt)."""

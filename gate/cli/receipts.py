@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import sys
 from dataclasses import asdict
 from typing import Annotated, Any
@@ -25,13 +26,31 @@ receipts_app = typer.Typer(
 )
 
 
+def _grace(value: float) -> float:
+    """--grace: a finite number of seconds, 0 or more.
+
+    0 is meaningful (every worker is stopped, so whatever is open is dead, and is closed now);
+    a negative age or NaN means nothing, and infinity would silently never reconcile.
+    """
+    if not math.isfinite(value) or value < 0:
+        raise typer.BadParameter(f"{value:g}: expected a finite number of seconds, 0 or more")
+    return value
+
+
 @receipts_app.command("drain")
 def receipts_drain(
     tools: Annotated[
         str | None, typer.Option(help="MODULE:NAME of your gated tools, for their reconcile hooks")
     ] = None,
     grace: Annotated[
-        float, typer.Option(help="reconcile decisions without a receipt older than this (s)")
+        float,
+        typer.Option(
+            callback=_grace,
+            help=(
+                "reconcile decisions without a receipt older than this (s; finite, 0 or more: "
+                "0 closes every open decision, for when no worker is running)"
+            ),
+        ),
     ] = 120.0,
     attempts: Annotated[int, typer.Option(min=1, help="tries per receipt")] = 5,
     as_json: AsJson = False,
@@ -42,7 +61,8 @@ def receipts_drain(
     Exits 1 when anything is left undelivered, naming the cause of each
     failure; when ContextDB refuses the API key (401/403) the drain stops at
     once, says so in one line, and keeps every receipt pending for the next
-    drain with the right key.
+    drain with the right key. A Retry-After over 30 s stops the drain the
+    same way (the receipts stay pending for a later drain).
     """
     from gate.gate import _default_backend
     from gate.outbox import Outbox
@@ -66,7 +86,9 @@ def receipts_drain(
         report = asyncio.run(run())
     finally:
         ledger.close()
-    failed = bool(report.pending or report.conflicts or report.rejected or report.credentials)
+    failed = bool(
+        report.pending or report.conflicts or report.rejected or report.credentials or report.deferred
+    )
     if as_json:
         print_json(asdict(report))
     else:
@@ -81,5 +103,11 @@ def receipts_drain(
             )
         if report.credentials:
             sys.stderr.write(f"gate: {report.credentials}; receipts kept pending for the next drain\n")
+        elif report.deferred:
+            n = report.pending
+            sys.stderr.write(
+                f"gate: {report.deferred}: stopped, {n} receipt{'s' if n != 1 else ''} kept pending "
+                "for a later drain\n"
+            )
     if failed:
         raise typer.Exit(1)

@@ -15,17 +15,25 @@ never applies.
 Errors: ``ApiError`` becomes :class:`~gate.errors.ServiceError` (404 ->
 :class:`~gate.errors.DecisionNotFound`, 409 ->
 :class:`~gate.errors.ReceiptConflict`), carrying the status, the code and,
-for 429/503, the server's ``Retry-After``. Connection errors and timeouts
-pass through as httpx errors.
+for 429/503, the server's ``Retry-After`` (seconds or an HTTP date; a value
+that is neither, negative or not finite is ignored). A 2xx answer whose body
+is not the contract's shape (not JSON, not an object, a field missing or of
+the wrong kind, a receipt for another decision) is :class:`MalformedAnswer`:
+a transport fault, retryable, never a verdict on the request. Connection
+errors and timeouts pass through as httpx errors.
 """
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
+import email.utils
 import hashlib
+import math
 import os
+import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -50,6 +58,47 @@ DEFAULT_URL = "https://api.contextdb.ai"
 MAX_QUERY_CHARS = 2000
 _retry_after: contextvars.ContextVar[float | None] = contextvars.ContextVar("gate_retry_after", default=None)
 _replayed: contextvars.ContextVar[bool] = contextvars.ContextVar("gate_replayed", default=False)
+# The status of the latest answer in this task (None: no answer came), to tell a broken
+# answer (the request got through) from a failure before any answer.
+_answered: contextvars.ContextVar[int | None] = contextvars.ContextVar("gate_answered", default=None)
+
+
+class MalformedAnswer(ServiceError):
+    """The service answered 2xx, but not with the contract's shape: a transport fault.
+
+    Nothing says the request was refused (it may well have been processed), so
+    it is retryable: the same request under the same idempotency key gets the
+    stored answer again.
+    """
+
+    def __init__(self, status: int, what: str, detail: str) -> None:
+        self.what, self.detail = what, detail
+        super().__init__(status, "malformed_answer", f"the answer to {what} is not the contract's ({detail})")
+
+    @property
+    def retryable(self) -> bool:
+        return True
+
+
+def retry_after_seconds(value: str | None, *, now: float | None = None) -> float | None:
+    """A ``Retry-After`` header in seconds: delta-seconds or an HTTP date; None when unusable."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+        seconds = max(seconds, 0.0)
+    if not math.isfinite(seconds) or seconds < 0:
+        return None
+    return seconds
 
 
 class _HeaderTap(httpx.AsyncBaseTransport):
@@ -60,16 +109,25 @@ class _HeaderTap(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         response = await self._inner.handle_async_request(request)
-        retry = response.headers.get("retry-after")
-        try:
-            _retry_after.set(float(retry) if retry is not None else None)
-        except ValueError:
-            _retry_after.set(None)
+        _answered.set(response.status_code)
+        _retry_after.set(retry_after_seconds(response.headers.get("retry-after")))
         _replayed.set(response.headers.get("idempotency-replayed", "").lower() == "true")
         return response
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+def service_error(exc: ApiError) -> ServiceError:
+    """The client's ``ApiError`` as a :class:`ServiceError`, with ``Retry-After`` when the answer had one.
+
+    A 2xx status here means the body was unreadable (the client raises for a
+    non-JSON or non-object body): :class:`MalformedAnswer`.
+    """
+    message = str(exc).split(": ", 1)[-1]
+    if 200 <= exc.status < 300:
+        return MalformedAnswer(exc.status, "the request", f"{exc.code}: {message}")
+    return ServiceError(exc.status, exc.code, message, retry_after=_retry_after.get())
 
 
 def _service_error(exc: ApiError, what: str) -> ServiceError:
@@ -80,9 +138,41 @@ def _service_error(exc: ApiError, what: str) -> ServiceError:
         err: ServiceError = ReceiptConflict(f"{exc.code}: {message}")
         err.code = exc.code
         return err
-    err = ServiceError(exc.status, exc.code, message)
-    err.retry_after = _retry_after.get()
-    return err
+    return service_error(exc)
+
+
+@contextlib.contextmanager
+def contract_answer(what: str, *, ident: str | None = None) -> Iterator[None]:
+    """Around a client call: errors as :class:`ServiceError`, a broken 2xx answer :class:`MalformedAnswer`.
+
+    ``what`` names the request in messages (``POST /v1/receipts``); ``ident``
+    is the decision or memory id a 404 is about (404 on a decision id is
+    :class:`~gate.errors.DecisionNotFound`). Only a failure after a 2xx
+    answer arrived is taken for a malformed answer; anything raised before
+    an answer (the client's own checks of what we send) passes through.
+    """
+    _answered.set(None)
+    try:
+        yield
+    except ApiError as exc:
+        if 200 <= exc.status < 300:
+            message = str(exc).split(": ", 1)[-1]
+            raise MalformedAnswer(exc.status, what, f"{exc.code}: {message}") from exc
+        if ident is None:
+            raise service_error(exc) from exc
+        raise _service_error(exc, ident) from exc
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        status = _answered.get()
+        if status is None or not 200 <= status < 300:
+            raise
+        raise MalformedAnswer(status, what, _missing(exc)) from exc
+
+
+def _missing(exc: BaseException) -> str:
+    if isinstance(exc, KeyError):
+        return f"no {exc.args[0]!r}" if exc.args else "a field is missing"
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
 
 
 class CloudEngine:
@@ -138,11 +228,9 @@ class CloudEngine:
         """
         if not 1 <= len(query) <= MAX_QUERY_CHARS:
             raise ServiceError(400, "invalid_request", f"query must be 1-{MAX_QUERY_CHARS} characters")
-        try:
+        with contract_answer("POST /v1/recall_for_action", ident="evaluate"):
             answer = await self.client.evaluate_action(partition, query, top_k=top_k)
-        except ApiError as exc:
-            raise _service_error(exc, "evaluate") from exc
-        memories = [_evidence(m) for m in answer.memories if not m.superseded_by]
+            memories = [_evidence(m) for m in answer.memories if not m.superseded_by]
         outcome = answer.outcome if answer.outcome in ("act", "ask", "abstain") else "abstain"
         if outcome == "act":
             verdict = judge(await self._with_similarity(query, memories), EvidenceRequest.of(query, match))
@@ -185,8 +273,14 @@ class CloudEngine:
         external_ref: str | None = None,
         error_code: str | None = None,
     ) -> ServiceReceipt:
-        """Send the receipt; a same-key, same-payload replay answers with the stored receipt."""
-        try:
+        """Send the receipt; a same-key, same-payload replay answers with the stored receipt.
+
+        Raises:
+            MalformedAnswer: a 2xx answer that is not a receipt for this decision
+                (the receipt may be stored: sending it again replays it).
+        """
+        what = "POST /v1/receipts"
+        with contract_answer(what, ident=decision_id):
             answer = await self.client.report_execution(
                 partition,
                 decision_id,
@@ -196,16 +290,21 @@ class CloudEngine:
                 external_ref=external_ref,
                 error_code=error_code,
             )
-        except ApiError as exc:
-            raise _service_error(exc, decision_id) from exc
-        r = answer.receipt
+            r = answer.receipt
+        code = _answered.get() or 200
+        # The client turns a null id into "None": no receipt id came back either way.
+        if not r.id or r.id == "None":
+            raise MalformedAnswer(code, what, "the receipt has no id")
+        if r.decision_id != decision_id:
+            raise MalformedAnswer(code, what, f"a receipt for another decision, {r.decision_id[:80]!r}")
+        if r.policy_alignment not in ("aligned", "violated"):
+            alignment = str(r.policy_alignment)[:40]
+            raise MalformedAnswer(code, what, f"policy_alignment {alignment!r} is not aligned or violated")
         return ServiceReceipt(r.id, r.decision_id, r.status, r.policy_alignment, replayed=_replayed.get())
 
     async def confirm(self, partition: str, memory_id: str, *, idempotency_key: str) -> None:
-        try:
+        with contract_answer("POST /v1/confirm", ident=memory_id):
             await self.client.confirm(partition, memory_id, idempotency_key=idempotency_key)
-        except ApiError as exc:
-            raise _service_error(exc, memory_id) from exc
 
     async def remember(
         self,
@@ -226,7 +325,7 @@ class CloudEngine:
         """
         if not 1 <= len(content) <= 4000:
             raise ServiceError(400, "invalid_request", "content must be 1-4000 characters")
-        try:
+        with contract_answer("POST /v1/remember", ident="remember"):
             memory = await self.client.remember(
                 partition,
                 content,
@@ -237,12 +336,10 @@ class CloudEngine:
                 attribute=attribute,
                 idempotency_key=f"remember-{uuid.uuid4().hex}",
             )
-        except ApiError as exc:
-            raise _service_error(exc, "remember") from exc
         return str(memory.id)
 
     async def forget(self, partition: str) -> ForgetResult:
-        try:
+        with contract_answer("POST /v1/forget", ident="forget"):
             answer = await self.client.forget(
                 partition,
                 erase_partition=True,
@@ -250,8 +347,6 @@ class CloudEngine:
                 # Keys never carry the raw caller id (the contract's pattern refuses "@" and "+").
                 idempotency_key=f"forget-{hashlib.sha256(partition.encode()).hexdigest()[:24]}-{uuid.uuid4().hex}",
             )
-        except ApiError as exc:
-            raise _service_error(exc, "forget") from exc
         return ForgetResult(deleted=answer.deleted, verified=bool(answer.verified))
 
     async def aclose(self) -> None:

@@ -9,8 +9,10 @@ hosted one, which cannot be slot-scoped: any trusted memory the query
 recalls counts.
 
 Faults are switched on :class:`Faults`: 503s, 429s with ``Retry-After``,
-slow answers, and "processed but the response was lost" (the request takes
-effect, then the answer never arrives before the caller's deadline).
+slow answers, "processed but the response was lost" (the request takes
+effect, then the answer never arrives before the caller's deadline), and
+"processed but the answer is garbled" (the request takes effect, then a 200
+comes back whose body is not the contract's, as from a broken proxy).
 
 Use it in-process through ``httpx.ASGITransport(app)`` (the ``transport=``
 seam of ``CloudClient``) or over loopback with uvicorn (:func:`serve`).
@@ -30,7 +32,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 _USER = re.compile(r"^[A-Za-z0-9._:@+\-]{1,128}$")
@@ -57,6 +59,8 @@ class Faults:
     delay_s: float = 0.0  # every answer waits this long
     lose: int = 0  # take effect, then hold the answer for lost_for_s
     lost_for_s: float = 30.0
+    garbled: int = 0  # take effect, then answer 200 with garbled_body instead of the contract's
+    garbled_body: bytes = b'{"decision_id": "'  # cut off: not JSON; or valid JSON of the wrong shape
     paths: tuple[str, ...] = ()  # only these paths (empty: all)
     seen: list[str] = field(default_factory=list)
 
@@ -119,6 +123,8 @@ class CloudDouble:
         self.decisions: dict[str, dict[str, Any]] = {}
         self.receipts: dict[str, dict[str, Any]] = {}  # decision id -> stored receipt response
         self.keys: dict[tuple[str, str], tuple[str, str]] = {}  # (user, key) -> (fingerprint, decision id)
+        # /v1/remember under an Idempotency-Key: (user, key) -> (fingerprint, stored answer).
+        self.remember_keys: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
         self.version = 0
         self._lock = threading.Lock()
         self._prefix = api_key_prefix
@@ -164,6 +170,13 @@ class CloudDouble:
             self.faults.lose -= 1
             await asyncio.sleep(self.faults.lost_for_s)
 
+    def _garbled(self, request: Request) -> Response | None:
+        """The answer a broken proxy would give after the request took effect, when switched on."""
+        if self.faults.applies(request.url.path) and self.faults.garbled > 0:
+            self.faults.garbled -= 1
+            return Response(self.faults.garbled_body, status_code=200, media_type="application/json")
+        return None
+
     async def _body(self, request: Request, allowed: set[str]) -> dict[str, Any] | JSONResponse:
         try:
             body = await request.json()
@@ -177,7 +190,7 @@ class CloudDouble:
         if extra:
             return self._error(400, "invalid_request", f"unknown fields: {sorted(extra)}")
         user = body.get("user_id")
-        if not isinstance(user, str) or not _USER.match(user):
+        if not isinstance(user, str) or not _USER.fullmatch(user):
             return self._error(400, "invalid_request", "user_id is malformed")
         return body
 
@@ -190,7 +203,7 @@ class CloudDouble:
     async def _health(self, request: Request) -> JSONResponse:
         return JSONResponse({"ok": True, "service": "contextdb-double", "sdk_pin": "0.2.0a2"})
 
-    async def _evaluate(self, request: Request) -> JSONResponse:
+    async def _evaluate(self, request: Request) -> Response:
         if (failed := await self._gate(request)) is not None:
             return failed
         body = await self._body(request, {"user_id", "query", "top_k"})
@@ -219,6 +232,8 @@ class CloudDouble:
             "pending_confirmation_ids": pending,
         }
         await self._lost(request)
+        if (garbled := self._garbled(request)) is not None:
+            return garbled
         return JSONResponse(response)
 
     def _recall_items(self, user: str, query: str, top_k: int) -> list[_Memory]:
@@ -233,11 +248,11 @@ class CloudDouble:
         scored.sort(key=lambda pair: -pair[0])
         return [m for _, m in scored[:top_k]]
 
-    async def _receipts(self, request: Request) -> JSONResponse:
+    async def _receipts(self, request: Request) -> Response:
         if (failed := await self._gate(request)) is not None:
             return failed
         key = request.headers.get("idempotency-key")
-        if key is None or not _KEY.match(key):
+        if key is None or not _KEY.fullmatch(key):
             return self._error(400, "invalid_request", "Idempotency-Key header is required")
         body = await self._body(
             request, {"user_id", "decision_id", "action_name", "status", "external_ref", "error_code"}
@@ -247,12 +262,12 @@ class CloudDouble:
         status, action = body.get("status"), body.get("action_name")
         if status not in ("succeeded", "failed", "skipped"):
             return self._error(400, "invalid_request", "status must be succeeded, failed or skipped")
-        if not isinstance(action, str) or not _ACTION.match(action):
+        if not isinstance(action, str) or not _ACTION.fullmatch(action):
             return self._error(400, "invalid_request", "action_name is malformed")
         ref, error_code = body.get("external_ref"), body.get("error_code")
-        if ref is not None and (not isinstance(ref, str) or not _REF.match(ref)):
+        if ref is not None and (not isinstance(ref, str) or not _REF.fullmatch(ref)):
             return self._error(400, "invalid_request", "external_ref is malformed")
-        if error_code is not None and (status != "failed" or not _REF.match(str(error_code))):
+        if error_code is not None and (status != "failed" or not _REF.fullmatch(str(error_code))):
             return self._error(400, "invalid_request", "error_code is only allowed with failed")
         user, decision_id = body["user_id"], body.get("decision_id")
         fingerprint = repr(sorted(body.items()))
@@ -264,6 +279,8 @@ class CloudDouble:
             if known is not None:
                 if known[0] == fingerprint:
                     stored = self.receipts[known[1]]
+                    if (garbled := self._garbled(request)) is not None:
+                        return garbled
                     return JSONResponse(stored, headers={"Idempotency-Replayed": "true"})
                 return self._error(409, "idempotency_conflict", "key reused with a different payload")
             if decision_id in self.receipts:
@@ -284,6 +301,8 @@ class CloudDouble:
             self.receipts[str(decision_id)] = stored
             self.keys[(user, key)] = (fingerprint, str(decision_id))
         await self._lost(request)
+        if (garbled := self._garbled(request)) is not None:
+            return garbled
         return JSONResponse(stored, headers={"Idempotency-Replayed": "false"})
 
     async def _confirm(self, request: Request) -> JSONResponse:
@@ -300,7 +319,7 @@ class CloudDouble:
             response = {"memory": memory.to_json(), **self._token()}
         return JSONResponse(response)
 
-    async def _remember(self, request: Request) -> JSONResponse:
+    async def _remember(self, request: Request) -> Response:
         if (failed := await self._gate(request)) is not None:
             return failed
         allowed = {"user_id", "content", "source", "confidence", "action_relevant", "entity", "attribute"}
@@ -308,7 +327,7 @@ class CloudDouble:
         if isinstance(body, JSONResponse):
             return body
         key = request.headers.get("idempotency-key")
-        if key is not None and not _KEY.match(key):
+        if key is not None and not _KEY.fullmatch(key):
             return self._error(400, "invalid_request", "Idempotency-Key must match ^[A-Za-z0-9._:-]{8,128}$")
         content, source = body.get("content"), body.get("source")
         if not isinstance(content, str) or not 1 <= len(content) <= 4000:
@@ -316,7 +335,15 @@ class CloudDouble:
         if source not in ("user_stated", "agent_inferred", "third_party"):
             return self._error(400, "invalid_request", "source is required")
         relevant = body.get("action_relevant")
+        fingerprint = repr(sorted(body.items()))
         with self._lock:
+            known = self.remember_keys.get((body["user_id"], key)) if key is not None else None
+            if known is not None:
+                if known[0] == fingerprint:
+                    if (garbled := self._garbled(request)) is not None:
+                        return garbled
+                    return JSONResponse(known[1], headers={"Idempotency-Replayed": "true"})
+                return self._error(409, "idempotency_conflict", "key reused with a different payload")
             memory = _Memory(
                 id=str(uuid.uuid4()),
                 user_id=body["user_id"],
@@ -331,6 +358,10 @@ class CloudDouble:
             self.memories[memory.id] = memory
             self._by_user.setdefault(memory.user_id, {})[memory.id] = memory
             response = {"memory": memory.to_json(), **self._token()}
+            if key is not None:
+                self.remember_keys[(memory.user_id, key)] = (fingerprint, response)
+        if (garbled := self._garbled(request)) is not None:
+            return garbled
         return JSONResponse(response)
 
     async def _recall(self, request: Request) -> JSONResponse:
@@ -359,7 +390,7 @@ class CloudDouble:
             return body
         user = body["user_id"]
         key = request.headers.get("idempotency-key")
-        if key is not None and not _KEY.match(key):
+        if key is not None and not _KEY.fullmatch(key):
             return self._error(400, "invalid_request", "Idempotency-Key must match ^[A-Za-z0-9._:-]{8,128}$")
         if body.get("erase_partition"):
             if body.get("confirmation") != user or not key:
@@ -396,7 +427,7 @@ class CloudDouble:
         if (failed := await self._gate(request)) is not None:
             return failed
         user = request.query_params.get("user_id", "")
-        if not _USER.match(user):
+        if not _USER.fullmatch(user):
             return self._error(400, "invalid_request", "user_id is malformed")
         with self._lock:
             mine = self._by_user.get(user, {}).values()
