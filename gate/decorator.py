@@ -135,6 +135,8 @@ def gated_tool(
         policy: the policy's ``tool`` name, when it differs from ``name``.
         state: ``async (caller, <args it names>) -> State``; its version is
             recorded, bound into confirmations and passed as ``expected_version``.
+            It runs within the policy's ``timeout_s``: a reader that fails or
+            takes longer makes the gate abstain (``state.unavailable``).
         reconcile: ``async (idempotency_key) -> ...`` looks an action up in
             the tool's own system after a crash.
 

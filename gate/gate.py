@@ -144,19 +144,25 @@ class Gate:
         """Start background receipt delivery (and reconciliation of dead processes' decisions).
 
         Call it from the worker once the event loop runs; without it each receipt gets
-        one delivery try inline and the rest waits for ``gate receipts drain``.
+        one delivery try (the reply waits for it only within the call's time budget,
+        :meth:`aclose` for the rest) and what fails waits for ``gate receipts drain``.
         """
         self.outbox.start(reconcile_grace_s=reconcile_grace_s)
 
     async def aclose(self, *, flush_timeout_s: float = 5.0) -> None:
         """Deliver what can be delivered within the bound, then close the service and the ledger.
 
-        Every part is closed even when an earlier one fails (an open engine
-        connection would keep the process from exiting); the first error is
-        raised after.
+        First the receipts the ledger refused for a moment (kept, never dropped)
+        are written, and deliveries started in the background finish, within
+        the same bound. Every part is closed even when an earlier one fails (an
+        open engine connection would keep the process from exiting); the first
+        error is raised after.
         """
         try:
-            await self.outbox.stop(flush_timeout_s=flush_timeout_s)
+            loop = asyncio.get_running_loop()
+            end = loop.time() + flush_timeout_s
+            await self.pipeline.aclose(timeout_s=flush_timeout_s)
+            await self.outbox.stop(flush_timeout_s=max(end - loop.time(), 0.0))
         finally:
             try:
                 await self.memory.aclose()

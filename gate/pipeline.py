@@ -8,16 +8,29 @@ happens, and every decision is later closed by exactly one receipt.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import re
 import time
+import unicodedata
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
+
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception_type,
+    retry_if_not_exception_type,
+    stop_after_attempt,
+    stop_after_delay,
+    wait_exponential,
+)
 
 from gate.backends.base import DecisionBackend
 from gate.caller import Caller
 from gate.canonical import canonical_json, digest, mask_arguments
 from gate.decorator import GatedTool, State
+from gate.errors import ReceiptConflict, describe
 from gate.evidence import EvidenceSlot, ServiceDecision
 from gate.ledger import ConfirmationRow, DecisionRow, Ledger, ReceiptRow
 from gate.ledger.tables import closing_receipt
@@ -38,6 +51,8 @@ class Decision:
     state: State | None
     evidence: ServiceDecision | None
     trace: list[RuleResult] = field(default_factory=list)
+    # When the call's time budget runs out (the event loop's clock), if it has one.
+    deadline: float | None = None
 
     @property
     def id(self) -> str:
@@ -76,13 +91,67 @@ def action_digest(
     )
 
 
-class Pipeline:
-    """Decides and records; shared by every session of a :class:`gate.Gate`."""
+def deadline_in(seconds: float) -> float:
+    """The event loop's time ``seconds`` from now: one budget shared by several steps."""
+    return asyncio.get_running_loop().time() + seconds
 
-    def __init__(self, ledger: Ledger, backend: DecisionBackend, outbox: Outbox) -> None:
+
+def time_left(deadline: float) -> float:
+    """Seconds until ``deadline`` (never negative: a spent budget times out at once)."""
+    return max(deadline - asyncio.get_running_loop().time(), 0.0)
+
+
+_CODE_UNSAFE = re.compile(r"[^A-Za-z0-9_.]+")
+MAX_ERROR_CODE = 64
+
+
+def safe_error_code(code: str) -> str:
+    """A receipt's error code as the service and the ledger take it: ``[A-Za-z0-9_.]``, at most 64.
+
+    Letters with accents lose them (``Ä`` is ``A``); anything else becomes ``_``.
+    An exception class may be named anything, and a code the service refuses
+    would leave the receipt undelivered for good.
+    """
+    plain = unicodedata.normalize("NFKD", code).encode("ascii", "ignore").decode("ascii")
+    cleaned = _CODE_UNSAFE.sub("_", plain)[:MAX_ERROR_CODE].strip("._")
+    return cleaned or "error"
+
+
+@dataclass(frozen=True)
+class _Unwritten:
+    """A receipt the ledger refused for the moment, kept until it can be written."""
+
+    receipt: ReceiptRow
+    decision: DecisionRow
+
+
+class Pipeline:
+    """Decides and records; shared by every session of a :class:`gate.Gate`.
+
+    Args:
+        receipt_attempts / receipt_retry_s: how often, and for how long at most, a
+            receipt is written again when the ledger refuses it after the tool ran.
+    """
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        backend: DecisionBackend,
+        outbox: Outbox,
+        *,
+        receipt_attempts: int = 4,
+        receipt_retry_s: float = 2.0,
+    ) -> None:
         self.ledger = ledger
         self.backend = backend
         self.outbox = outbox
+        self.receipt_attempts = receipt_attempts
+        self.receipt_retry_s = receipt_retry_s
+        # Receipts the ledger could not take yet, by decision id: written on the next
+        # ledger write, by a background retry, and on aclose(); never dropped.
+        self._unwritten: dict[str, _Unwritten] = {}
+        self._retrying: asyncio.Task[None] | None = None
+        self._deliveries: set[asyncio.Task[Any]] = set()
 
     async def decide(
         self,
@@ -97,6 +166,7 @@ class Pipeline:
         forced: RuleResult | None = None,
         call_id: str | None = None,
         notes: list[RuleResult] | None = None,
+        deadline: float | None = None,
     ) -> Decision:
         """Run the policy, the state read and the evidence look-up; record the decision.
 
@@ -107,19 +177,28 @@ class Pipeline:
         itself answers ``act`` and the receipt is aligned. ``notes``: trace entries
         to keep (e.g. what the caller heard and answered).
 
+        ``deadline`` (event loop time): when the call's budget runs out; the state
+        read and the evidence look-up (with any request recorded before it) share
+        what is left of it. Default: the policy's ``timeout_s`` from now.
+
         Never raises for a failing rule, state reader or decision service:
-        each of those becomes an ``abstain`` with the rule that failed. Raises
-        only if the ledger itself cannot be written (then nothing executes).
+        each of those becomes an ``abstain`` with the rule that failed (a state
+        reader past the budget is ``state.unavailable``). Raises only if the
+        ledger itself cannot be written (then nothing executes).
         """
         started = time.perf_counter()
         policy = loaded.policy
+        if deadline is None:
+            deadline = deadline_in(policy.timeout_s)
+        budget_end = deadline
 
         async def executed(window_s: float) -> int:
             since = time.time() - window_s
             return await self.ledger.acount_executed(caller.id, tool.name, since)
 
         async def read_state() -> State | None:
-            return await tool.read_state(caller, args)
+            # A reader that hangs must not hold the call (and the session's close) forever.
+            return await asyncio.wait_for(tool.read_state(caller, args), timeout=time_left(budget_end))
 
         enforce = policy.mode == "enforce"
         record_request = (
@@ -131,9 +210,12 @@ class Pipeline:
         )
 
         async def evidence() -> ServiceDecision:
-            if record_request:
-                await self.attest(caller, loaded, args, kind="request")
-            return await self._ask_service(policy, caller, args)
+            async def ask() -> ServiceDecision:
+                if record_request:
+                    await self.attest(caller, loaded, args, kind="request", deadline=budget_end)
+                return await self._ask_service(policy, caller, args)
+
+            return await asyncio.wait_for(ask(), timeout=time_left(budget_end))
 
         verdict = await run_rules(
             policy,
@@ -154,6 +236,7 @@ class Pipeline:
         reserve = None
         if policy.rate is not None and verdict.outcome == "act":
             reserve = (policy.rate.max, time.time() - policy.rate.seconds)
+        await self.flush_unwritten()
         if not await self.ledger.arecord_decision(row, reserve=reserve):
             # Another call of this caller took the last slot while this one was deciding.
             assert policy.rate is not None
@@ -177,7 +260,7 @@ class Pipeline:
             rule=row.rule,
             latency_ms=row.latency_ms,
         )
-        return Decision(row, policy, args, verdict.state, verdict.evidence, trace)
+        return Decision(row, policy, args, verdict.state, verdict.evidence, trace, deadline)
 
     def _row(
         self,
@@ -216,6 +299,7 @@ class Pipeline:
         *,
         kind: str,
         pending: list[str] | None = None,
+        deadline: float | None = None,
     ) -> list[str]:
         """Record the caller's confirmed (or policy-allowed) request with the decision service.
 
@@ -226,6 +310,10 @@ class Pipeline:
         caller's record rather than the gate acting over the service's head.
         Returns the ids confirmed.
 
+        ``deadline`` (event loop time): the save and every confirm share what is
+        left until then (default: the policy's ``timeout_s`` from now), so many
+        waiting memories never add up to more than one budget.
+
         Raises:
             Exception: whatever the service raised, or TimeoutError past the
                 policy's budget. The caller then must not act (fail closed).
@@ -233,7 +321,7 @@ class Pipeline:
         policy = loaded.policy
         query, slot, _, _ = evidence_request(policy, args)
         content = attestation_text(kind, query)
-        budget = policy.timeout_s
+        end = deadline if deadline is not None else deadline_in(policy.timeout_s)
         memory_id = await asyncio.wait_for(
             self.backend.remember(
                 caller.id,
@@ -244,7 +332,7 @@ class Pipeline:
                 entity=slot.entity if slot else None,
                 attribute=slot.attribute if slot else None,
             ),
-            timeout=budget,
+            timeout=time_left(end),
         )
         confirmed = [*(pending or []), memory_id]
         key_base = digest([caller.id, memory_id])[7:39]
@@ -253,7 +341,7 @@ class Pipeline:
                 self.backend.confirm(
                     caller.id, memory_id, idempotency_key=f"confirm-{key_base}-{digest(memory_id)[7:23]}"
                 ),
-                timeout=budget,
+                timeout=time_left(end),
             )
         event("gate.attested", caller=caller.id, kind=kind, memories=len(confirmed))
         return confirmed
@@ -286,6 +374,7 @@ class Pipeline:
             confirmation_id=None,
             call_id=call_id,
         )
+        await self.flush_unwritten()
         await self.ledger.arecord_decision(row)
         detail = error.splitlines()[0][:300] if error else "invalid arguments"
         event(
@@ -312,17 +401,67 @@ class Pipeline:
         *,
         external_ref: str | None = None,
         error_code: str | None = None,
-    ) -> ReceiptRow:
+        executed: bool = False,
+    ) -> ReceiptRow | None:
         """Write the decision's one terminal receipt, then deliver it to the service.
 
         The receipt is committed locally first, so a failed delivery loses
-        nothing; the delivery attempt and its error are recorded with it.
+        nothing; the delivery attempt and its error are recorded with it. The
+        reply waits for the delivery only within what is left of the call's
+        budget; the rest goes on in the background (see :meth:`aclose`).
+        ``error_code`` is made safe for the service and the ledger (see
+        :func:`safe_error_code`).
+
+        Never raises for the ledger: ``executed`` (the tool ran) retries a
+        refused write a few times within ``receipt_retry_s``; a receipt still
+        refused then (or at once, when nothing ran) is kept and written later
+        (:meth:`flush_unwritten`), with one warning. A decision that reconciliation
+        closed first (``gate receipts drain`` while the tool was running) keeps
+        that receipt, with a warning. Returns the receipt in the ledger, or None
+        when it is not there yet or another receipt closed the decision.
         """
         row = decision.row
-        receipt = closing_receipt(row, status, external_ref=external_ref, error_code=error_code)
+        code = safe_error_code(error_code) if error_code is not None else None
+        receipt = closing_receipt(row, status, external_ref=external_ref, error_code=code)
         if external_ref is not None and receipt.external_ref is None:
             warning("gate.receipt.external_ref_dropped", decision_id=row.id)
-        written = (await self.ledger.arecord_receipt(receipt)).receipt
+        await self.flush_unwritten()
+        written = await self._write_receipt(row, receipt, attempts=self.receipt_attempts if executed else 1)
+        if written is not None:
+            wait = (
+                time_left(decision.deadline) if decision.deadline is not None else decision.policy.timeout_s
+            )
+            await self._deliver(written, wait_s=wait)
+        return written
+
+    async def _write_receipt(
+        self, row: DecisionRow, receipt: ReceiptRow, *, attempts: int
+    ) -> ReceiptRow | None:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(attempts) | stop_after_delay(self.receipt_retry_s),
+            wait=wait_exponential(multiplier=0.1, max=0.8),
+            retry=retry_if_exception_type(Exception) & retry_if_not_exception_type(ReceiptConflict),
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    left = max(self.receipt_retry_s - (loop.time() - started), 0.05)
+                    written = (
+                        await asyncio.wait_for(self.ledger.arecord_receipt(receipt), timeout=left)
+                    ).receipt
+        except ReceiptConflict:
+            await self._closed_before(row, receipt)
+            return None
+        except Exception as exc:
+            self._keep(row, receipt, exc)
+            return None
+        self._written(row, written)
+        return written
+
+    def _written(self, row: DecisionRow, written: ReceiptRow, **late: Any) -> None:
         event(
             "gate.receipt",
             decision_id=row.id,
@@ -331,13 +470,147 @@ class Pipeline:
             outcome=row.outcome,
             status=written.status,
             error_code=written.error_code,
+            **late,
         )
-        if written.delivery_state == "pending":
-            if self.outbox.running:
-                self.outbox.notify()  # the reply never waits on delivery
-            else:
-                await self.outbox.deliver(written, attempts=1)
-        return written
+
+    async def _closed_before(self, row: DecisionRow, receipt: ReceiptRow) -> None:
+        """Another receipt closes the decision: reconciliation ran while the tool was running.
+
+        The ledger keeps the receipt it has (its hash chain is append-only and it
+        has no record for a late outcome); the outcome seen here goes to the log.
+        """
+        existing = None
+        with contextlib.suppress(Exception):
+            existing = await asyncio.to_thread(self.ledger.receipt_for, row.id)
+        warning(
+            "gate.receipt.closed_by_reconciliation",
+            decision_id=row.id,
+            caller=row.caller_id,
+            tool=row.tool,
+            recorded=None if existing is None else existing.status,
+            recorded_error_code=None if existing is None else existing.error_code,
+            status=receipt.status,
+            external_ref=receipt.external_ref,
+            error_code=receipt.error_code,
+        )
+
+    def _keep(self, row: DecisionRow, receipt: ReceiptRow, exc: BaseException) -> None:
+        self._unwritten[row.id] = _Unwritten(receipt, row)
+        warning(
+            "gate.receipt.deferred",
+            decision_id=row.id,
+            caller=row.caller_id,
+            tool=row.tool,
+            status=receipt.status,
+            error=type(exc).__name__,
+            detail=describe(exc)[:200],
+        )
+        self._retry_later()
+
+    def _retry_later(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._retrying is not None and not self._retrying.done() and self._retrying.get_loop() is loop:
+            return
+        self._retrying = loop.create_task(self._retry_loop(), name="gate-receipts-retry")
+
+    async def _retry_loop(self, first_s: float = 1.0, max_s: float = 30.0) -> None:
+        wait = first_s
+        while self._unwritten:
+            await asyncio.sleep(wait)
+            with contextlib.suppress(Exception):
+                await self.flush_unwritten()
+            wait = min(wait * 2, max_s)
+
+    @property
+    def unwritten(self) -> int:
+        """How many receipts are waiting for the ledger to take them."""
+        return len(self._unwritten)
+
+    async def flush_unwritten(self) -> int:
+        """Try once more to write the receipts the ledger refused; returns how many still wait.
+
+        Runs before every ledger write of the pipeline, in the background while
+        any wait, and from :meth:`aclose`. Never raises.
+        """
+        for item in list(self._unwritten.values()):
+            if self._unwritten.get(item.decision.id) is not item:
+                continue  # another flush has it
+            del self._unwritten[item.decision.id]
+            try:
+                written = (await self.ledger.arecord_receipt(item.receipt)).receipt
+            except ReceiptConflict:
+                await self._closed_before(item.decision, item.receipt)
+                continue
+            except Exception:
+                self._unwritten.setdefault(item.decision.id, item)
+                break  # the ledger still refuses: the others wait with it
+            self._written(item.decision, written, late=True)
+            await self._deliver(written, wait_s=0.0)
+        return len(self._unwritten)
+
+    async def _deliver(self, written: ReceiptRow, *, wait_s: float) -> None:
+        if written.delivery_state != "pending":
+            return
+        if self.outbox.running:
+            self.outbox.notify()  # the reply never waits on delivery
+            return
+        task = asyncio.get_running_loop().create_task(self.outbox.deliver(written, attempts=1))
+        self._deliveries.add(task)
+        task.add_done_callback(self._delivered)
+        if wait_s > 0:
+            await asyncio.wait({task}, timeout=wait_s)
+
+    async def delivered(self) -> None:
+        """Wait for the deliveries started in the background (each is one bounded try)."""
+        loop = asyncio.get_running_loop()
+        while pending := {task for task in self._deliveries if task.get_loop() is loop}:
+            await asyncio.wait(pending)
+
+    def _delivered(self, task: asyncio.Task[Any]) -> None:
+        self._deliveries.discard(task)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            # The receipt is in the ledger: the next drain delivers it.
+            warning("gate.receipt.undelivered", error=type(exc).__name__, detail=describe(exc)[:200])
+
+    async def aclose(self, *, timeout_s: float = 5.0) -> None:
+        """Write the receipts kept after a failed write, and finish background deliveries (bounded).
+
+        A receipt the ledger still refuses at the end is logged whole at warning
+        level (``gate.receipt.unwritten``); its decision stays open in the ledger
+        until reconciliation closes it (the tool's reconcile hook looks it up).
+        Never raises.
+        """
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout_s
+        if self._retrying is not None:
+            if self._retrying.get_loop() is loop:
+                self._retrying.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await self._retrying
+            self._retrying = None
+        pause = 0.1
+        while await self.flush_unwritten() and loop.time() + pause < end:
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 1.0)
+        for item in self._unwritten.values():
+            receipt = item.receipt
+            warning(
+                "gate.receipt.unwritten",
+                decision_id=receipt.decision_id,
+                caller=receipt.caller_id,
+                tool=item.decision.tool,
+                status=receipt.status,
+                external_ref=receipt.external_ref,
+                error_code=receipt.error_code,
+                idempotency_key=receipt.idempotency_key,
+            )
+        pending = {task for task in self._deliveries if task.get_loop() is loop}
+        if pending:
+            _, late = await asyncio.wait(pending, timeout=max(end - loop.time(), 0.0))
+            for task in late:
+                task.cancel()  # still pending in the ledger: the next drain sends it
+            if late:
+                await asyncio.wait(late)
 
     def confirmation_for(self, decision: Decision, session_id: str) -> ConfirmationRow:
         """A pending confirmation bound to the decision's action digest."""

@@ -28,10 +28,10 @@ from gate.confirm.answer import read_answer
 from gate.confirm.heard import question_heard
 from gate.confirm.transcript import latest_exchange
 from gate.decorator import Action, Executed, GatedTool
-from gate.errors import StaleState
+from gate.errors import StaleState, describe
 from gate.inflight import InFlight
 from gate.log import event, warning
-from gate.pipeline import Decision, Pipeline
+from gate.pipeline import Decision, Pipeline, deadline_in, time_left
 from gate.policy.loader import LoadedPolicy
 from gate.policy.rules import RuleResult
 from gate.policy.schema import placeholders, render
@@ -147,28 +147,84 @@ class GateSession:
         Identical calls (same caller, tool and arguments) that overlap run once:
         the others wait for the first and get its result or its error.
 
+        Arguments that cannot be stored (a NUL character, an unpaired surrogate)
+        are refused and recorded as ``arguments.invalid``. The policy's
+        ``timeout_s`` bounds the whole decision: the wait for the caller's words
+        to be saved, the state read and the evidence look-up share it.
+
         Raises:
             ToolError: with a message for the model when the call was refused for its
-                arguments, hit a state conflict or failed. Nothing else escapes.
+                arguments, hit a state conflict or failed, or when the ledger could
+                not record the decision (then nothing was done). Nothing else escapes;
+                the message never carries an internal error's text, and argument
+                values in it are cut to 80 characters.
         """
         if ctx is not None:
             self._reached.add(ctx.function_call.call_id)
-        key = _dedupe_key(self.caller, tool, args)
-        if key in self._done:
-            event("gate.dedupe", caller=self.caller.id, tool=tool.name, session_id=self.id)
-            return self._done[key]
-        return await self._inflight.run(
-            key, lambda: self._decide(tool, args, ctx, key), caller=self.caller.id, tool=tool.name
+        try:
+            bad = _unstorable(args)
+            if bad is not None:
+                return await self._refuse(tool, args, ctx, bad)
+            key = _dedupe_key(self.caller, tool, args)
+            for _ in range(3):
+                if key in self._done:
+                    event("gate.dedupe", caller=self.caller.id, tool=tool.name, session_id=self.id)
+                    return self._done[key]
+                result = await self._inflight.run(
+                    key, lambda: self._decide(tool, args, ctx, key), caller=self.caller.id, tool=tool.name
+                )
+                if not isinstance(result, _Interrupted) or result.ctx is ctx or ctx is None:
+                    return str(result) if isinstance(result, _Interrupted) else result
+                # The identical call this one waited on was cut off by a barge-in; this
+                # one was not (the caller asked again): decide it afresh.
+            return str(result)
+        except ToolError:
+            raise
+        except Exception as exc:
+            raise self._nothing_done(tool, args, exc) from None
+
+    def _nothing_done(self, tool: GatedTool | None, args: dict[str, Any], exc: Exception) -> ToolError:
+        """What the model hears when the gate itself failed before anything ran (e.g. the ledger is down)."""
+        warning(
+            "gate.call.failed",
+            caller=self.caller.id,
+            tool=tool.name if tool is not None else CONFIRM_TOOL,
+            error=type(exc).__name__,
+            detail=describe(exc)[:200],
         )
+        if tool is None:
+            return ToolError("Something went wrong, so nothing was done.")
+        failure = render(self.policy_for(tool).policy.messages.failure, _shown(args))
+        return ToolError(f"{failure} (Nothing was done.)")
+
+    async def _refuse(
+        self, tool: GatedTool, args: dict[str, Any], ctx: RunContext[Any] | None, problem: str
+    ) -> Any:
+        """Record a call whose arguments cannot be stored as ``arguments.invalid``, and refuse it."""
+        loaded = self.policy_for(tool)
+        stored = {name: _storable(value) for name, value in args.items()}
+        decision = await self._pipeline.record_rejected(
+            tool=tool,
+            loaded=loaded,
+            caller=self.caller,
+            session_id=self.id,
+            args=stored,
+            error=problem,
+            call_id=ctx.function_call.call_id if ctx is not None else None,
+        )
+        await self._pipeline.close(decision, "skipped")
+        message = render(loaded.policy.messages.abstain, _shown(stored))
+        raise ToolError(f"{message} ({problem}; nothing was done)")
 
     async def _decide(
         self, tool: GatedTool, args: dict[str, Any], ctx: RunContext[Any] | None, key: str
     ) -> Any:
         loaded = self.policy_for(tool)
+        deadline = deadline_in(loaded.policy.timeout_s)
         if self._saves is not None:
             # The caller's words of this turn may be the evidence: let their save land
             # first, within the decision's own budget.
-            await self._saves.settled(self.caller.id, loaded.policy.timeout_s / 2)
+            await self._saves.settled(self.caller.id, min(loaded.policy.timeout_s / 2, time_left(deadline)))
         decision = await self._pipeline.decide(
             tool=tool,
             loaded=loaded,
@@ -176,6 +232,7 @@ class GateSession:
             session_id=self.id,
             args=args,
             call_id=ctx.function_call.call_id if ctx is not None else None,
+            deadline=deadline,
         )
         return await self._carry_out(tool, decision, ctx, key)
 
@@ -191,16 +248,22 @@ class GateSession:
         policy = decision.policy
         if decision.enforced == "abstain":
             await self._pipeline.close(decision, "skipped")
-            message = render(policy.messages.abstain, decision.args)
+            message = render(policy.messages.abstain, _shown(decision.args))
             deciding = decision.deciding
+            detail = _for_model(deciding, policy.timeout_s)
             if deciding.rule.startswith(("limits.", "arguments.")):
-                raise ToolError(f"{message} ({deciding.detail})")
+                raise ToolError(f"{message} ({detail})")
             if deciding.rule == "state.conflict":
-                return f"{message} ({deciding.detail}.) Tell the caller; do not offer it again."
-            return f"{message} (Not done: {deciding.detail}.)"
+                return f"{message} ({detail}.) Tell the caller; do not offer it again."
+            return f"{message} (Not done: {detail}.)"
         if decision.enforced == "ask":
             confirmation = self._pipeline.confirmation_for(decision, self.id)
-            await self._pipeline.ledger.arecord_confirmation(confirmation)
+            try:
+                await self._pipeline.ledger.arecord_confirmation(confirmation)
+            except Exception:
+                # Nothing can be confirmed without its record: close the question unasked.
+                await self._pipeline.close(decision, "skipped")
+                raise
             question = render(policy.messages.ask, decision.args)
             self._asked = {confirmation.id: _Asked(tool, dict(decision.args), question)}
             await self._pipeline.close(decision, "skipped")
@@ -220,10 +283,16 @@ class GateSession:
         expected_version: str | None = None,
     ) -> Any:
         policy = decision.policy
-        if ctx is not None:
-            # The commit point: from here a barge-in must not cancel the side effect
-            # halfway, or the caller hears "cancelled" while it lands anyway.
-            ctx.disallow_interruptions()
+        if ctx is not None and not _hold(ctx):
+            # The caller barged in while this was being decided: the commit point was
+            # never reached, so nothing runs and the decision is closed as not done.
+            event("gate.interrupted", decision_id=decision.id, caller=self.caller.id, tool=tool.name)
+            await self._pipeline.close(decision, "skipped")
+            return _Interrupted(
+                "Not done: the caller interrupted before it was carried out, so nothing was done. "
+                "If they still want it, ask them.",
+                ctx,
+            )
         kwargs = dict(decision.args)
         if tool.action_param:
             kwargs[tool.action_param] = Action(
@@ -239,28 +308,31 @@ class GateSession:
             )
         if tool.context_param and ctx is not None:
             kwargs[tool.context_param] = ctx
+        # From here the tool may have acted: whatever the ledger does, the model gets
+        # what the tool did (close() never raises; a receipt it cannot write is kept).
+        close = functools.partial(self._pipeline.close, decision, executed=True)
         try:
             result = await tool.fn(**kwargs)
         except StaleState:
-            await self._pipeline.close(decision, "failed", error_code="current_state_changed")
-            raise ToolError(render(policy.messages.conflict, decision.args)) from None
+            await close("failed", error_code="current_state_changed")
+            raise ToolError(render(policy.messages.conflict, _shown(decision.args))) from None
         except ToolError as exc:
-            await self._pipeline.close(decision, "failed", error_code="tool_error")
+            await close("failed", error_code="tool_error")
             raise exc
         except asyncio.CancelledError:
             # Cancelled mid-flight: whether the effect landed is unknown, never guessed.
             with contextlib.suppress(Exception):
-                await asyncio.shield(self._pipeline.close(decision, "failed", error_code="outcome_unknown"))
+                await asyncio.shield(close("failed", error_code="outcome_unknown"))
             raise
         except Exception as exc:
             warning("gate.tool.error", decision_id=decision.id, tool=tool.name, error=type(exc).__name__)
-            await self._pipeline.close(decision, "failed", error_code=f"tool_error.{type(exc).__name__}")
-            raise ToolError(render(policy.messages.failure, decision.args)) from None
+            await close("failed", error_code=f"tool_error.{type(exc).__name__}")
+            raise ToolError(render(policy.messages.failure, _shown(decision.args))) from None
         external_ref = None
         if isinstance(result, Executed):
             external_ref, result = result.external_ref, result.output
-        await self._pipeline.close(decision, "succeeded", external_ref=external_ref)
-        output = json.dumps(result, default=str) if isinstance(result, dict | list) else result
+        await close("succeeded", external_ref=external_ref)
+        output = _output(result)
         self._done[key] = output
         self._completed.append(_summary(decision, external_ref))
         return output
@@ -285,13 +357,20 @@ class GateSession:
                 not a yes, the confirmation expired or was used, or it could not
                 be recorded with the decision service.
         """
-        ledger = self._pipeline.ledger
-        pending = await asyncio.to_thread(ledger.live_confirmation, self.id)
-        if pending is None or pending.id not in self._asked:
-            raise ToolError("There is no action waiting for confirmation, so nothing was done.")
-        return await self._inflight.run(
-            f"confirm:{pending.id}", lambda: self._confirm(pending.id, pending.created_at, ctx)
-        )
+        asked: _Asked | None = None
+        try:
+            pending = await asyncio.to_thread(self._pipeline.ledger.live_confirmation, self.id)
+            if pending is None or pending.id not in self._asked:
+                raise ToolError("There is no action waiting for confirmation, so nothing was done.")
+            asked = self._asked[pending.id]
+            return await self._inflight.run(
+                f"confirm:{pending.id}", lambda: self._confirm(pending.id, pending.created_at, ctx)
+            )
+        except ToolError:
+            raise
+        except Exception as exc:
+            tool, args = (asked.tool, asked.args) if asked is not None else (None, {})
+            raise self._nothing_done(tool, args, exc) from None
 
     async def _confirm(self, confirmation_id: str, asked_at: float, ctx: RunContext[Any] | None) -> Any:
         ledger = self._pipeline.ledger
@@ -360,6 +439,9 @@ class GateSession:
         event("gate.confirmation", confirmation_id=confirmation_id, caller=self.caller.id, status="confirmed")
         tool, args = asked.tool, asked.args
         loaded = self.policy_for(tool)
+        # One budget from the yes to the decision: the save, every confirm and the
+        # decision share it, so a slow service cannot stretch the reply step by step.
+        deadline = deadline_in(loaded.policy.timeout_s)
         notes = [
             RuleResult("confirmation.heard", "act", f"agent: {exchange.heard[:300]}"),
             RuleResult("confirmation.answer", "act", f"caller: {exchange.answer[:300]} ({reading.reason})"),
@@ -372,6 +454,7 @@ class GateSession:
                 args,
                 kind="confirm",
                 pending=json.loads(answered.memory_ids_json),
+                deadline=deadline,
             )
         except Exception as exc:
             warning("gate.attest.failed", confirmation_id=confirmation_id, error=type(exc).__name__)
@@ -391,6 +474,7 @@ class GateSession:
             forced=forced,
             notes=notes,
             call_id=ctx.function_call.call_id if ctx is not None else None,
+            deadline=deadline,
         )
         if forced is not None:
             await self._pipeline.close(decision, "skipped")
@@ -400,7 +484,7 @@ class GateSession:
             )
         if decision.deciding.rule == "state.changed" and decision.enforced == "ask":
             again = await self._carry_out(tool, decision, ctx, key)
-            return f"{render(loaded.policy.messages.conflict, args)} {again}"
+            return f"{render(loaded.policy.messages.conflict, _shown(args))} {again}"
         if decision.enforced == "act" and decision.row.action_digest != answered.action_digest:
             # The action about to run is not the one the caller confirmed (its
             # arguments, state or policy differ): never run it on that yes.
@@ -449,16 +533,138 @@ class GateSession:
             loaded=loaded,
             caller=self.caller,
             session_id=self.id,
-            args=args,
-            error=error,
+            args=_storable(args),
+            error=_storable(error),
             call_id=call_id,
         )
         await self._pipeline.close(decision, "skipped")
 
     async def flush(self) -> None:
-        """Wait for background records (e.g. of refused arguments) to be written."""
+        """Wait for background records (e.g. of refused arguments) to be written.
+
+        Also waits for receipt deliveries the reply did not wait for (one bounded try each).
+        """
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        await self._pipeline.delivered()
+
+
+class _Interrupted(str):
+    """What an interrupted call tells the model, and which call it was (for identical calls waiting on it)."""
+
+    ctx: RunContext[Any] | None
+
+    def __new__(cls, text: str, ctx: RunContext[Any] | None) -> _Interrupted:
+        made = super().__new__(cls, text)
+        made.ctx = ctx
+        return made
+
+
+def _hold(ctx: RunContext[Any]) -> bool:
+    """Make the call's speech uninterruptible (the commit point); False when the caller already barged in."""
+    if ctx.speech_handle.interrupted:
+        return False
+    try:
+        ctx.disallow_interruptions()
+    except RuntimeError:  # interrupted between the check and here
+        return False
+    return True
+
+
+def _output(result: Any) -> Any:
+    """The tool's result as the model gets it (a structure as JSON)."""
+    if not isinstance(result, dict | list):
+        return result
+    try:
+        return json.dumps(result, default=str)
+    except ValueError:  # e.g. a structure that contains itself
+        return str(result)
+
+
+# What the model is told for rules whose detail is an internal error (a class name,
+# a driver's message with its SQL): never the error itself.
+_INTERNAL = {
+    "state.unavailable": "the current state could not be read",
+    "evidence.unavailable": "the decision service could not answer",
+    "confirmation.unrecorded": "the decision service did not record the confirmation",
+}
+_SHOWN_CHARS = 80
+
+
+def _for_model(result: RuleResult, timeout_s: float) -> str:
+    if result.rule == "state.unavailable" and result.detail == "TimeoutError":
+        return f"the current state could not be read within {timeout_s:g}s"
+    if result.rule in _INTERNAL:
+        return _INTERNAL[result.rule]
+    return _clip(result.detail, 300)
+
+
+def _clip(text: str, limit: int = _SHOWN_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def _shown(args: Mapping[str, Any]) -> dict[str, Any]:
+    """Arguments as a message to the model may echo them: each at most 80 characters."""
+    shown: dict[str, Any] = {}
+    for name, value in args.items():
+        if isinstance(value, str):
+            shown[name] = _clip(_storable(value))
+        elif isinstance(value, bool | int | float) and len(str(value)) <= _SHOWN_CHARS:
+            shown[name] = value
+        else:
+            shown[name] = _clip(_storable(str(value)))
+    return shown
+
+
+def _unstorable(args: Mapping[str, Any]) -> str | None:
+    """Why these arguments cannot be recorded (a NUL, an unpaired surrogate), or None."""
+    for name, value in args.items():
+        problem = _unstorable_value(value)
+        if problem is not None:
+            return f"{name} contains {problem}, which cannot be stored"
+    return None
+
+
+def _unstorable_value(value: Any) -> str | None:
+    if isinstance(value, str):
+        if "\x00" in value:
+            return "a NUL character"
+        if _has_surrogate(value):
+            return "an unpaired surrogate (not valid Unicode)"
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            problem = _unstorable_value(key) or _unstorable_value(item)
+            if problem is not None:
+                return problem
+    if isinstance(value, list | tuple):
+        for item in value:
+            problem = _unstorable_value(item)
+            if problem is not None:
+                return problem
+    return None
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # only a lone surrogate cannot be encoded
+        return True
+    return False
+
+
+def _storable(value: Any) -> Any:
+    """``value`` with NULs and unpaired surrogates written as escapes (``\\x00``, ``\\ud800``)."""
+    if isinstance(value, str):
+        if "\x00" not in value and not _has_surrogate(value):
+            return value
+        escaped = value.replace("\x00", "\\x00")
+        return escaped.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_storable(k): _storable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_storable(v) for v in value]
+    return value
 
 
 def _dedupe_key(caller: Caller, tool: GatedTool, args: dict[str, Any]) -> str:
