@@ -31,7 +31,7 @@ from gate.decorator import Action, Executed, GatedTool
 from gate.errors import StaleState, describe
 from gate.inflight import InFlight
 from gate.log import event, warning
-from gate.pipeline import Decision, Pipeline, deadline_in, time_left
+from gate.pipeline import Decision, Pipeline, deadline_in
 from gate.policy.loader import LoadedPolicy
 from gate.policy.rules import RuleResult
 from gate.policy.schema import placeholders, render
@@ -224,7 +224,7 @@ class GateSession:
         if self._saves is not None:
             # The caller's words of this turn may be the evidence: let their save land
             # first, within the decision's own budget.
-            await self._saves.settled(self.caller.id, min(loaded.policy.timeout_s / 2, time_left(deadline)))
+            await self._saves.settled(self.caller.id, loaded.policy.timeout_s / 2)
         decision = await self._pipeline.decide(
             tool=tool,
             loaded=loaded,

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -373,9 +372,9 @@ async def test_a_hung_state_reader_abstains_within_the_budget(local_gate: gate.G
     office.state_release = asyncio.Event()  # never set: the reader hangs
     session = local_gate.bind(ALICE)
     tool = next(t for t in local_gate.tools if t.name == "book_visit")
-    started = time.perf_counter()
-    out = await session.call(tool, {"day": "Thursday"}, None)
-    assert time.perf_counter() - started < 1.8
+    # The reader never returns: the call returning at all is the budget at work (the guard
+    # only keeps a regression from hanging the suite).
+    out = await asyncio.wait_for(session.call(tool, {"day": "Thursday"}, None), 30)
     assert "could not be read within 1s" in out
     (d,) = local_gate.ledger.decisions()
     assert (d.outcome, d.rule) == ("abstain", "state.unavailable")
@@ -397,14 +396,13 @@ async def test_after_the_yes_one_budget_covers_save_confirms_and_decision(
             assert "Shall I transfer 40" in ask[0]
             # Each answer well inside the 1 s budget; the save, its confirm and the decision are not.
             double.faults.delay_s = 0.45
-            started = time.perf_counter()
             outs = await c.turn("Yes.", call(gate.CONFIRM_TOOL), say("Sorry."))
-            elapsed = time.perf_counter() - started
         double.faults.delay_s = 0.0
         assert office.transfers == []
         ((out, _),) = outs
+        # With a budget per step each 0.45 s answer fits and the transfer ran; one budget for
+        # the save, its confirm and the decision (1.35 s of answers) does not.
         assert "not done" in out.lower() or "nothing was done" in out
-        assert elapsed < 2.0
         last = g.ledger.decisions()[-1]
         assert (last.outcome, last.rule) in {
             ("abstain", "confirmation.unrecorded"),
@@ -427,9 +425,12 @@ async def test_a_slow_receipt_delivery_does_not_hold_the_reply(
         double.faults.lose = 1  # ... but the receipt's answer never comes back in time
         double.faults.lost_for_s = 10
         double.faults.paths = ("/v1/receipts",)
-        started = time.perf_counter()
         assert await session.call(tool, {"text": "gate code"}, None) == "Noted."
-        assert time.perf_counter() - started < 1.6
+        # The reply came back while the delivery attempt was still out: none is recorded yet
+        # (a reply that waited for it would find the failed attempt in the ledger).
+        (d,) = g.ledger.decisions()
+        written = g.ledger.receipt_for(d.id)
+        assert written is not None and g.ledger.deliveries(written.id) == []
     finally:
         double.faults.delay_s = 0.0
         await g.aclose(flush_timeout_s=1)

@@ -1151,18 +1151,17 @@ def _said_as_parts(
         return [], []
     found: list[Mention] = []
     letters: list[tuple[int, int]] = []
+    keys = {v.key for v in pending if v.kind in ("number", "ident")}
     k = 0
     while k < len(fresh):
         a = fresh[k]
         run, digits = _digit_run(words, fresh, k)
-        keys = {v.key for v in pending if v.kind in ("number", "ident")}
-        lead = _lead_start(words, run[0].start) if run else 0
-        spelled = _letters_before(words, lead) if run else None
-        lettered = spelled is not None and re.sub(r"\s+", "", spelled.group()).lower() + digits in keys
-        if len(run) >= 2 and (lettered or digits in keys or digits.lstrip("0") in keys):
+        lead = _lead_start(words, run[0].start) if len(run) >= 2 else 0
+        spelled = _letters_before(words, lead, digits, keys) if len(run) >= 2 else None
+        if len(run) >= 2 and (spelled or digits in keys or digits.lstrip("0") in keys):
             found.extend(run)
-            if lettered and spelled is not None:
-                letters.append((spelled.start(), spelled.end()))  # "h c" of "h c three oh four"
+            if spelled is not None:
+                letters.append(spelled)  # "h c" of "h c three oh four"
             letters.append((lead, run[-1].end))  # with "oh", "double" and "triple" inside it
             k += len(run)
             continue
@@ -1176,10 +1175,10 @@ def _said_as_parts(
             found.extend((a, b))
             k += 2
             continue
-        before = _letters_before(words, a.start) if a.value.kind == "number" else None
-        if before is not None and re.sub(r"\s+", "", before.group()).lower() + a.value.key in keys:
+        before = _letters_before(words, a.start, a.value.key, keys) if a.value.kind == "number" else None
+        if before is not None:
             found.append(a)  # "x seventy seven" for X-77, "hc 30418"
-            letters.append((before.start(), before.end()))
+            letters.append(before)
             k += 1
             continue
         letter = re.match(r"\s+([a-z])\b", words[a.end :], re.IGNORECASE)
@@ -1249,10 +1248,13 @@ def _spelled_digits(gap: list[str], digit: str) -> str | None:
     return out + digit * times
 
 
-def _letters_before(words: str, end: int) -> re.Match[str] | None:
-    """Letters spelled right before position ``end``: "h c " or "hc " (at most three); they lead
-    an identifier only when with the digits they make a pending one."""
-    return re.search(r"(?:(?<![\w'])[a-z]\s+){1,3}$|(?<![\w'])[a-z]{2,3}\s+$", words[:end], re.IGNORECASE)
+def _letters_before(words: str, end: int, digits: str, keys: set[str]) -> tuple[int, int] | None:
+    """The span of letters spelled right before position ``end`` ("h c " or "hc ", at most three)
+    when with ``digits`` they make a pending identifier, else None."""
+    found = re.search(r"(?:(?<![\w'])[a-z]\s+){1,3}$|(?<![\w'])[a-z]{2,3}\s+$", words[:end], re.IGNORECASE)
+    if found is None or re.sub(r"\s+", "", found.group()).lower() + digits not in keys:
+        return None
+    return found.start(), found.end()
 
 
 # Words between the two numbers of a time: "eleven forty", "nine oh five", "once y cuarenta",
