@@ -37,7 +37,16 @@ from gate.ledger.tables import closing_receipt
 from gate.log import event, warning
 from gate.outbox import Outbox
 from gate.policy.loader import LoadedPolicy
-from gate.policy.rules import RuleResult, Verdict, combine, run_rules
+from gate.policy.rules import (
+    RuleResult,
+    Verdict,
+    argument_rules,
+    blocked,
+    caller_rules,
+    combine,
+    limit_rules,
+    run_rules,
+)
 from gate.policy.schema import MAX_QUERY_CHARS, Policy
 
 
@@ -152,6 +161,34 @@ class Pipeline:
         self._unwritten: dict[str, _Unwritten] = {}
         self._retrying: asyncio.Task[None] | None = None
         self._deliveries: set[asyncio.Task[Any]] = set()
+        self._preparing: set[asyncio.Task[Any]] = set()
+
+    def prepare(self, loaded: LoadedPolicy, caller: Caller, args: dict[str, Any]) -> None:
+        """Start, in the background, what a decision on ``args`` will ask the decision service.
+
+        For a call that first waits for the caller's words to be saved: a backend
+        with a ``prepare(partition, query)`` hook (the embedded engine embeds the
+        query) does that work during the wait instead of after it. Nothing is
+        decided or recorded here. Never raises: a failure here shows up, if at
+        all, in the decision itself.
+        """
+        hook = getattr(self.backend, "prepare", None)
+        policy = loaded.policy
+        refused = caller_rules(policy, caller) + argument_rules(args) + limit_rules(policy, args)
+        if hook is None or blocked(refused):
+            return
+        try:
+            query = evidence_request(policy, args)[0]
+        except Exception:  # the decision itself meets the same problem and records it
+            return
+        task = asyncio.ensure_future(hook(caller.id, query))
+        self._preparing.add(task)
+        task.add_done_callback(self._prepared)
+
+    def _prepared(self, task: asyncio.Task[Any]) -> None:
+        self._preparing.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved: the decision meets any such failure again and records it
 
     async def decide(
         self,

@@ -223,7 +223,9 @@ class GateSession:
         deadline = deadline_in(loaded.policy.timeout_s)
         if self._saves is not None:
             # The caller's words of this turn may be the evidence: let their save land
-            # first, within the decision's own budget.
+            # first, within the decision's own budget; what the decision can get ready
+            # without them (the query's vector) is done meanwhile.
+            self._pipeline.prepare(loaded, self.caller, args)
             await self._saves.settled(self.caller.id, loaded.policy.timeout_s / 2)
         decision = await self._pipeline.decide(
             tool=tool,

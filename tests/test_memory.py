@@ -273,6 +273,47 @@ async def test_a_reply_waits_for_no_save(g: gate.Gate) -> None:
     assert [i.text for i in found.items] == ["my cat is called miso"]
 
 
+class SlowAgentSaves(SlowSaves):
+    """Saves of the agent's words are held; the caller's go through."""
+
+    def __init__(self, inner: MemoryStore) -> None:
+        super().__init__(inner)
+        self.agent_saved: list[str] = []
+
+    async def save_exchange(self, caller_id: str, caller_said: str, agent_said: str) -> None:
+        if caller_said:
+            await self.inner.save_exchange(caller_id, caller_said, agent_said)
+            return
+        await self.release.wait()
+        await self.inner.save_exchange(caller_id, caller_said, agent_said)
+        self.agent_saved.append(agent_said)
+
+
+async def test_a_decision_waits_for_the_callers_words_not_for_the_agents(g: gate.Gate) -> None:
+    slow = SlowAgentSaves(g.memory)
+    memory = CallerMemory(slow, "alice", saves=g.saves)  # type: ignore[arg-type]
+    async with Call(g, ALICE, memory) as c:
+        await c.turn("my cat is called miso", say("Lovely name, I'll remember Miso."))
+        assert await g.saves.settled("alice", 5)  # the caller's words: saved
+        assert not slow.agent_saved and g.saves.pending("alice") == 0  # the agent's: not waited for
+        slow.release.set()
+    assert slow.agent_saved == ["Lovely name, I'll remember Miso."]  # held, never dropped
+
+
+async def test_a_decision_gets_its_query_ready_while_the_callers_words_are_saved(g: gate.Gate) -> None:
+    from gate.pipeline import evidence_request
+
+    tool = next(t for t in g.tools if t.name == "book_visit")
+    loaded = g.policy_for(tool)
+    query = evidence_request(loaded.policy, {"day": "Thursday"})[0]
+    g.pipeline.prepare(loaded, ALICE, {"day": "Thursday"})
+    g.pipeline.prepare(loaded, ALICE, {"day": "Sunday"})  # refused by the policy's limits: nothing to prepare
+    g.pipeline.prepare(loaded, gate.Caller(id="eve", verified=False), {"day": "Friday"})  # refused caller
+    assert len(g.pipeline._preparing) == 1
+    await asyncio.gather(*g.pipeline._preparing)
+    assert list(g.backend._query_vectors) == [query]  # type: ignore[attr-defined]
+
+
 async def test_save_tracker_counts_per_caller_and_survives_failures() -> None:
     saves = SaveTracker()
     gate_open = asyncio.Event()

@@ -120,9 +120,9 @@ async def test_a_confirmation_being_recorded_is_embedded_ahead_of_background_sav
     asked: list[tuple[tuple[str, ...], bool]] = []
     submit = minilm._LANE.submit
 
-    def recording(texts: list[str], *, urgent: bool) -> Any:
+    def recording(texts: list[str], *, urgent: bool, tag: str | None = None) -> Any:
         asked.append((tuple(texts), urgent))
-        return submit(texts, urgent=urgent)
+        return submit(texts, urgent=urgent, tag=tag)
 
     monkeypatch.setattr(minilm._LANE, "submit", recording)
     ledger = Ledger(f"sqlite:///{tmp_path / 'ledger.db'}")
@@ -156,3 +156,82 @@ async def test_a_closed_engine_refuses_instead_of_reopening_its_store(tmp_path: 
         await service.remember("alice", "I confirm: refund 20.", source="user_stated", confidence=1.0)
     assert [t.name for t in threading.enumerate() if t.ident not in before and not t.daemon] == []
     ledger.close()
+
+
+def _blocked_model(monkeypatch: pytest.MonkeyPatch, busy: str) -> tuple[list[list[str]], threading.Event]:
+    """A fake model that holds its thread on ``busy`` until released; records each run."""
+    runs: list[list[str]] = []
+    release = threading.Event()
+
+    def fake(texts: list[str]) -> dict[str, list[float]]:
+        runs.append(list(texts))
+        if busy in texts:
+            release.wait(10)
+        return {t: [float(len(t))] for t in texts}
+
+    monkeypatch.setattr(minilm, "_embed_now", fake)
+    return runs, release
+
+
+def _until(condition: Any) -> None:
+    for _ in range(10_000):
+        if condition():
+            return
+        threading.Event().wait(0.001)
+    raise AssertionError("never happened")
+
+
+def test_a_save_someone_waits_for_goes_before_other_callers_saves(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs, release = _blocked_model(monkeypatch, "busy")
+    lane = minilm._Lane()
+    first = lane.submit(["busy"], urgent=False)
+    _until(lambda: runs)
+    others = [lane.submit([f"ann said {i}"], urgent=False, tag="ann") for i in range(6)]
+    bobs = lane.submit(["bob said yes cancel it"], urgent=False, tag="bob")
+    lane.hurry("bob")  # a decision of bob's waits for this save
+    later = lane.submit(["bob said thanks"], urgent=False, tag="bob")
+    lane.unhurry("bob")
+    after = lane.submit(["bob said bye"], urgent=False, tag="bob")
+    release.set()
+    for f in [first, *others, bobs, later, after]:
+        f.result(10)
+    assert runs[1] == sorted(["bob said yes cancel it", "bob said thanks"], key=len)
+    assert [t for run in runs[2:] for t in run] == [*(f"ann said {i}" for i in range(6)), "bob said bye"]
+
+
+async def test_a_tracked_save_is_hurried_while_its_caller_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gate.memory.saves import SaveTracker
+
+    runs, release = _blocked_model(monkeypatch, "busy")
+    monkeypatch.setattr(minilm, "_LANE", minilm._Lane())
+    model = minilm.MiniLMEmbedder()
+    saves = SaveTracker()
+    first = asyncio.ensure_future(model.embed(["busy"]))
+    await asyncio.to_thread(_until, lambda: runs)
+    queued = [saves.spawn("ann", model.embed([f"ann said {i}"])) for i in range(4)]
+    bob = saves.spawn("bob", model.embed(["bob said yes"]))
+    await asyncio.sleep(0)  # every save has queued its words
+    waited = asyncio.ensure_future(saves.settled("bob", 10))
+    await asyncio.sleep(0)
+    release.set()
+    assert await waited
+    await asyncio.gather(first, *queued, bob)
+    assert runs[1] == ["bob said yes"]  # ahead of ann's saves, queued before it
+    assert saves.pending("ann") == 0
+
+
+async def test_a_decisions_texts_never_wait_behind_replies_or_saves(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs, release = _blocked_model(monkeypatch, "busy")
+    monkeypatch.setattr(minilm, "_LANE", minilm._Lane())
+    monkeypatch.setattr(minilm, "_DECISIONS", minilm._Lane("gate-embedder-decisions"))
+    model = minilm.MiniLMEmbedder()
+    busy = asyncio.ensure_future(model.embed(["busy"], urgent=True))
+    await asyncio.to_thread(_until, lambda: runs)
+    reply = asyncio.ensure_future(model.embed(["what did I order (lane test)"], urgent=True))
+    query = "refund order A-17 (lane test)"
+    try:
+        (vector,) = await asyncio.wait_for(model.embed([query], decision=True), 10)
+        assert vector == [float(len(query))] and not reply.done()  # the shared thread is still held
+    finally:
+        release.set()
+    await asyncio.gather(busy, reply)

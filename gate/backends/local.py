@@ -154,6 +154,14 @@ class LocalEngine:
         await self.ledger.awrite(self._decision_job(row))
         return decision
 
+    async def prepare(self, partition: str, query: str) -> None:
+        """Embed ``query`` now, for an evaluation of it that is about to come (the vector is kept).
+
+        Raises what the embedder raises (the evaluation would meet it too).
+        """
+        if 1 <= len(query) <= MAX_QUERY_CHARS:
+            await self._vector(query)
+
     async def preview(
         self,
         partition: str,
@@ -234,7 +242,7 @@ class LocalEngine:
         if cached is not None:
             self._query_vectors.move_to_end(text)
             return cached
-        (vector,) = await self._judge_embedder.embed([text], urgent=True)
+        (vector,) = await self._judge_embedder.embed([text], decision=True)
         unit = _unit(np.asarray(vector, dtype=np.float32))
         self._query_vectors[text] = unit
         while len(self._query_vectors) > _QUERY_CACHE:
@@ -297,7 +305,7 @@ class LocalEngine:
             if not (self._stored_vectors_judge and vec is not None) and item.id not in self._content_vectors
         ]
         if missing:
-            fresh = await self._judge_embedder.embed([m.content for m in missing], urgent=True)
+            fresh = await self._judge_embedder.embed([m.content for m in missing], decision=True)
             for item, raw in zip(missing, fresh, strict=True):
                 self._content_vectors[item.id] = _unit(np.asarray(raw, dtype=np.float32))
                 while len(self._content_vectors) > _CONTENT_CACHE:

@@ -198,13 +198,19 @@ class MemoryAgent(Agent):
             # evidence, and waits for this save through the tracker; the reply does not.
             self._spawn(self.memory.save_exchange(text, ""))
         elif item.role == "assistant" and text:
-            self._spawn(self.memory.save_exchange("", text))
+            # The agent's words are never a caller's evidence: no decision waits for them.
+            self._spawn(self.memory.save_exchange("", text), tracked=False)
 
-    def _spawn(self, work: Any) -> asyncio.Task[Any]:
-        task = asyncio.ensure_future(self._guarded(work))
+    def _spawn(self, work: Any, *, tracked: bool = True) -> asyncio.Task[Any]:
+        """Start a save; ``tracked``: the caller's gated tools wait for it (see :class:`SaveTracker`)."""
+        guarded = self._guarded(work)
+        task = (
+            self.memory.saves.spawn(self.memory.caller_id, guarded)
+            if tracked
+            else asyncio.ensure_future(guarded)
+        )
         self._saves.add(task)
         task.add_done_callback(self._saves.discard)
-        self.memory.saves.track(self.memory.caller_id, task)
         return task
 
     async def _guarded(self, work: Any) -> None:

@@ -6,20 +6,25 @@ and no PyTorch is needed. About 8 ms a sentence on one core; texts embedded
 together go through the model in padded batches (about 3 ms a sentence),
 with the same vectors as one at a time (padding is masked out of the mean).
 
-The model runs on one thread of its own (:class:`_Lane`), not in the event
+The model runs on threads of its own (:class:`_Lane`), not in the event
 loop's default pool, where it would wait behind whatever else the host runs
-there. A reply or a decision that waits for a vector (``urgent``) goes before
-the background work of saving what was said, and urgent requests that wait
-together go through the model as one batch; background requests go one at a
-time, so an urgent one never waits behind more than one of them.
+there. A reply that waits for a vector (``urgent``) goes before the background
+work of saving what was said, and urgent requests that wait together go through
+the model as one batch; background requests go one at a time, so an urgent one
+never waits behind more than one of them. A decision's texts have a thread of
+their own, so a tool call never waits behind replies. A save someone is waiting
+for (:func:`hurry`: a decision waits for the caller's words) turns urgent.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
+from collections.abc import Iterator
 from concurrent.futures import Future
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +40,9 @@ _BATCH = 32
 _BACKGROUND_BATCH = 1
 _model: Any = None
 _lock = threading.Lock()
+# Whose work the current task does (a caller's id, set for that caller's saves): the
+# texts it embeds in the background turn urgent while someone waits for that work.
+WORK_FOR: ContextVar[str | None] = ContextVar("gate_embed_work_for", default=None)
 
 
 def warm() -> None:
@@ -109,6 +117,7 @@ _CACHE = _Recent(4096)
 @dataclass
 class _Request:
     texts: list[str]
+    tag: str | None = None
     future: Future[dict[str, list[float]]] = field(default_factory=Future)
 
 
@@ -119,21 +128,42 @@ class _Lane:
     with its exception; the thread goes on with the next ones.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "gate-embedder") -> None:
+        self._name = name
         self._urgent: deque[_Request] = deque()
         self._background: deque[_Request] = deque()
         self._wake = threading.Condition()
         self._thread: threading.Thread | None = None
+        self._hurried: Counter[str] = Counter()
 
-    def submit(self, texts: list[str], *, urgent: bool) -> Future[dict[str, list[float]]]:
-        request = _Request(texts)
+    def submit(
+        self, texts: list[str], *, urgent: bool, tag: str | None = None
+    ) -> Future[dict[str, list[float]]]:
+        request = _Request(texts, tag)
         with self._wake:
+            urgent = urgent or (tag is not None and self._hurried[tag] > 0)
             (self._urgent if urgent else self._background).append(request)
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="gate-embedder", daemon=True)
+                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
                 self._thread.start()
             self._wake.notify()
         return request.future
+
+    def hurry(self, tag: str) -> None:
+        """Make ``tag``'s background requests urgent, queued or to come, until :meth:`unhurry`."""
+        with self._wake:
+            self._hurried[tag] += 1
+            moved = [r for r in self._background if r.tag == tag]
+            if moved:
+                self._background = deque(r for r in self._background if r.tag != tag)
+                self._urgent.extend(moved)
+                self._wake.notify()
+
+    def unhurry(self, tag: str) -> None:
+        with self._wake:
+            self._hurried[tag] -= 1
+            if self._hurried[tag] <= 0:
+                del self._hurried[tag]
 
     def _take(self) -> list[_Request]:
         with self._wake:
@@ -184,6 +214,21 @@ def _embed_now(texts: list[str]) -> dict[str, list[float]]:
 
 
 _LANE = _Lane()
+_DECISIONS = _Lane("gate-embedder-decisions")
+
+
+@contextmanager
+def hurry(tag: str) -> Iterator[None]:
+    """While inside, background texts embedded for ``tag``'s work (see ``WORK_FOR``) go as urgent.
+
+    For a wait on a save: a decision that needs the caller's words saved would
+    otherwise wait behind every other caller's background saves.
+    """
+    _LANE.hurry(tag)
+    try:
+        yield
+    finally:
+        _LANE.unhurry(tag)
 
 
 class MiniLMEmbedder(EmbeddingProvider):
@@ -193,12 +238,16 @@ class MiniLMEmbedder(EmbeddingProvider):
     model store's error if the installed model file fails its checksum.
     """
 
-    async def embed(self, texts: list[str], *, urgent: bool = False) -> list[list[float]]:
+    async def embed(
+        self, texts: list[str], *, urgent: bool = False, decision: bool = False
+    ) -> list[list[float]]:
         """Vectors for ``texts``, in order.
 
         ``urgent``: someone is waiting for the answer (a reply, a decision); it
         goes before background saves. Recent texts come from the cache without
-        a trip to the model's thread. Raises what the model raises.
+        a trip to the model's thread. ``decision``: a tool call waits for it; it
+        runs on a thread of its own, never behind replies' or saves' texts.
+        Raises what the model raises.
         """
         # The same words are often embedded more than once in a turn (recalled for the
         # reply, then saved as a fact; a query decided again after a yes): the model is
@@ -206,10 +255,15 @@ class MiniLMEmbedder(EmbeddingProvider):
         out: list[list[float] | None] = [_CACHE.get(t) for t in texts]
         missing = list(dict.fromkeys(t for t, v in zip(texts, out, strict=True) if v is None))
         fresh: dict[str, list[float]] = {}
+        lane = _DECISIONS if decision else _LANE
+        tag = WORK_FOR.get()
         if missing:
             parts = [missing[i : i + _BATCH] for i in range(0, len(missing), _BATCH)]
             for found in await asyncio.gather(
-                *(asyncio.wrap_future(_LANE.submit(part, urgent=urgent)) for part in parts)
+                *(
+                    asyncio.wrap_future(lane.submit(part, urgent=urgent or decision, tag=tag))
+                    for part in parts
+                )
             ):
                 fresh.update(found)
         return [list(v if v is not None else fresh[t]) for t, v in zip(texts, out, strict=True)]

@@ -9,7 +9,12 @@ saves (and only up to its own budget), while every other reply goes on.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections import defaultdict
+from collections.abc import Coroutine
+from typing import Any
+
+from gate.memory.embedder import WORK_FOR, hurry
 
 
 class SaveTracker:
@@ -23,6 +28,18 @@ class SaveTracker:
 
     def __init__(self) -> None:
         self._pending: defaultdict[str, set[asyncio.Task[object]]] = defaultdict(set)
+
+    def spawn(self, caller_id: str, work: Coroutine[Any, Any, object]) -> asyncio.Task[object]:
+        """Run ``work`` (a save of ``caller_id``'s words) as a task, tracked until it is done.
+
+        Its embedding runs in the background unless someone waits for it in
+        :meth:`settled`, which makes it urgent.
+        """
+        context = contextvars.copy_context()
+        context.run(WORK_FOR.set, caller_id)
+        task = asyncio.get_running_loop().create_task(work, context=context)
+        self.track(caller_id, task)
+        return task
 
     def track(self, caller_id: str, task: asyncio.Task[object]) -> None:
         """Remember ``task`` as a save of ``caller_id``'s memory until it is done."""
@@ -47,10 +64,12 @@ class SaveTracker:
 
         Returns True when all of them are done, False when the time ran out
         first (the saves go on; nothing is cancelled). Never raises for a
-        failed save.
+        failed save. While waiting, the saves' embeddings go before other
+        callers' background saves (started with :meth:`spawn`).
         """
         waiting = [t for t in self._pending.get(caller_id, ()) if not t.done()]
         if not waiting:
             return True
-        _, left = await asyncio.wait(waiting, timeout=max(timeout_s, 0.0))
+        with hurry(caller_id):
+            _, left = await asyncio.wait(waiting, timeout=max(timeout_s, 0.0))
         return not left
