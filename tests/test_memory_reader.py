@@ -181,42 +181,58 @@ def _until(condition: Any) -> None:
     raise AssertionError("never happened")
 
 
-def test_a_save_someone_waits_for_goes_before_other_callers_saves(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_lane_gives_up_one_callers_queued_saves_and_keeps_the_others_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     runs, release = _blocked_model(monkeypatch, "busy")
     lane = minilm._Lane()
     first = lane.submit(["busy"], urgent=False)
     _until(lambda: runs)
-    others = [lane.submit([f"ann said {i}"], urgent=False, tag="ann") for i in range(6)]
-    bobs = lane.submit(["bob said yes cancel it"], urgent=False, tag="bob")
-    lane.hurry("bob")  # a decision of bob's waits for this save
-    later = lane.submit(["bob said thanks"], urgent=False, tag="bob")
-    lane.unhurry("bob")
-    after = lane.submit(["bob said bye"], urgent=False, tag="bob")
+    anns = [lane.submit([f"ann said {i}"], urgent=False, tag="ann") for i in range(3)]
+    bobs = [lane.submit(["bob said yes"], urgent=False, tag="bob"), lane.submit(["x"], urgent=False)]
+    moved = lane.withdraw("bob")
+    assert [r.texts for r in moved] == [["bob said yes"]]
+    other = minilm._Lane("other")
+    other.adopt(moved)
+    assert bobs[0].result(10) == {"bob said yes": [12.0]}  # done while the first lane is still held
     release.set()
-    for f in [first, *others, bobs, later, after]:
+    for f in [first, *anns, bobs[1]]:
         f.result(10)
-    assert runs[1] == sorted(["bob said yes cancel it", "bob said thanks"], key=len)
-    assert [t for run in runs[2:] for t in run] == [*(f"ann said {i}" for i in range(6)), "bob said bye"]
+    assert [t for run in runs if "busy" not in run and "bob said yes" not in run for t in run] == [
+        "ann said 0",
+        "ann said 1",
+        "ann said 2",
+        "x",
+    ]
 
 
-async def test_a_tracked_save_is_hurried_while_its_caller_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_save_its_caller_waits_for_does_not_wait_behind_replies_or_other_saves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from gate.memory.saves import SaveTracker
 
     runs, release = _blocked_model(monkeypatch, "busy")
     monkeypatch.setattr(minilm, "_LANE", minilm._Lane())
+    monkeypatch.setattr(minilm, "_DECISIONS", minilm._Lane("gate-embedder-decisions"))
     model = minilm.MiniLMEmbedder()
     saves = SaveTracker()
-    first = asyncio.ensure_future(model.embed(["busy"]))
+    busy = asyncio.ensure_future(model.embed(["busy"], urgent=True))  # a reply's text holds the thread
     await asyncio.to_thread(_until, lambda: runs)
-    queued = [saves.spawn("ann", model.embed([f"ann said {i}"])) for i in range(4)]
-    bob = saves.spawn("bob", model.embed(["bob said yes"]))
+    anns = [saves.spawn("ann", model.embed([f"ann said {i} (lane test)"])) for i in range(4)]
+
+    async def bobs_save() -> None:
+        await model.embed(["bob said yes (lane test)"])
+        await asyncio.sleep(0.05)  # the save goes on: its next texts are hurried too
+        await model.embed(["bob said cancel it (lane test)"])
+
+    bob = saves.spawn("bob", bobs_save())
     await asyncio.sleep(0)  # every save has queued its words
-    waited = asyncio.ensure_future(saves.settled("bob", 10))
-    await asyncio.sleep(0)
-    release.set()
-    assert await waited
-    await asyncio.gather(first, *queued, bob)
-    assert runs[1] == ["bob said yes"]  # ahead of ann's saves, queued before it
+    try:
+        assert await saves.settled("bob", 10)  # while the shared thread is still held
+        assert not any(a.done() for a in anns)
+    finally:
+        release.set()
+    await asyncio.gather(busy, *anns, bob)
     assert saves.pending("ann") == 0
 
 

@@ -12,8 +12,8 @@ there. A reply that waits for a vector (``urgent``) goes before the background
 work of saving what was said, and urgent requests that wait together go through
 the model as one batch; background requests go one at a time, so an urgent one
 never waits behind more than one of them. A decision's texts have a thread of
-their own, so a tool call never waits behind replies. A save someone is waiting
-for (:func:`hurry`: a decision waits for the caller's words) turns urgent.
+their own, so a tool call never waits behind replies; so do the texts of a save
+a decision waits for (:func:`hurry`: the caller's words may be its evidence).
 """
 
 from __future__ import annotations
@@ -134,36 +134,38 @@ class _Lane:
         self._background: deque[_Request] = deque()
         self._wake = threading.Condition()
         self._thread: threading.Thread | None = None
-        self._hurried: Counter[str] = Counter()
 
     def submit(
         self, texts: list[str], *, urgent: bool, tag: str | None = None
     ) -> Future[dict[str, list[float]]]:
         request = _Request(texts, tag)
         with self._wake:
-            urgent = urgent or (tag is not None and self._hurried[tag] > 0)
             (self._urgent if urgent else self._background).append(request)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
-                self._thread.start()
+            self._start()
             self._wake.notify()
         return request.future
 
-    def hurry(self, tag: str) -> None:
-        """Make ``tag``'s background requests urgent, queued or to come, until :meth:`unhurry`."""
+    def withdraw(self, tag: str) -> list[_Request]:
+        """Take ``tag``'s background requests out of the queue (not those already running)."""
         with self._wake:
-            self._hurried[tag] += 1
-            moved = [r for r in self._background if r.tag == tag]
-            if moved:
+            taken = [r for r in self._background if r.tag == tag]
+            if taken:
                 self._background = deque(r for r in self._background if r.tag != tag)
-                self._urgent.extend(moved)
-                self._wake.notify()
+            return taken
 
-    def unhurry(self, tag: str) -> None:
+    def adopt(self, requests: list[_Request]) -> None:
+        """Queue requests withdrawn from another lane as urgent ones."""
+        if not requests:
+            return
         with self._wake:
-            self._hurried[tag] -= 1
-            if self._hurried[tag] <= 0:
-                del self._hurried[tag]
+            self._urgent.extend(requests)
+            self._start()
+            self._wake.notify()
+
+    def _start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+            self._thread.start()
 
     def _take(self) -> list[_Request]:
         with self._wake:
@@ -217,18 +219,33 @@ _LANE = _Lane()
 _DECISIONS = _Lane("gate-embedder-decisions")
 
 
+_hurried: Counter[str] = Counter()
+_hurried_lock = threading.Lock()
+
+
 @contextmanager
 def hurry(tag: str) -> Iterator[None]:
-    """While inside, background texts embedded for ``tag``'s work (see ``WORK_FOR``) go as urgent.
+    """While inside, texts embedded for ``tag``'s work (see ``WORK_FOR``) go as a decision's.
 
     For a wait on a save: a decision that needs the caller's words saved would
-    otherwise wait behind every other caller's background saves.
+    otherwise wait behind replies and every other caller's background saves.
+    Their queued texts move to the decisions' thread, and so do new ones.
     """
-    _LANE.hurry(tag)
+    with _hurried_lock:
+        _hurried[tag] += 1
+    _DECISIONS.adopt(_LANE.withdraw(tag))
     try:
         yield
     finally:
-        _LANE.unhurry(tag)
+        with _hurried_lock:
+            _hurried[tag] -= 1
+            if _hurried[tag] <= 0:
+                del _hurried[tag]
+
+
+def _is_hurried(tag: str | None) -> bool:
+    with _hurried_lock:
+        return tag is not None and _hurried[tag] > 0
 
 
 class MiniLMEmbedder(EmbeddingProvider):
@@ -255,8 +272,10 @@ class MiniLMEmbedder(EmbeddingProvider):
         out: list[list[float] | None] = [_CACHE.get(t) for t in texts]
         missing = list(dict.fromkeys(t for t, v in zip(texts, out, strict=True) if v is None))
         fresh: dict[str, list[float]] = {}
-        lane = _DECISIONS if decision else _LANE
         tag = WORK_FOR.get()
+        if _is_hurried(tag):
+            decision = True
+        lane = _DECISIONS if decision else _LANE
         if missing:
             parts = [missing[i : i + _BATCH] for i in range(0, len(missing), _BATCH)]
             for found in await asyncio.gather(
