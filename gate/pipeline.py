@@ -14,8 +14,9 @@ import re
 import time
 import unicodedata
 import uuid
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from tenacity import (
     AsyncRetrying,
@@ -48,6 +49,15 @@ from gate.policy.rules import (
     run_rules,
 )
 from gate.policy.schema import MAX_QUERY_CHARS, Policy
+
+T = TypeVar("T")
+
+
+@dataclass
+class Prepared:
+    """Reads a decision started early (:meth:`Pipeline.prepare`)."""
+
+    executed: asyncio.Task[int] | None = None
 
 
 @dataclass
@@ -163,32 +173,48 @@ class Pipeline:
         self._deliveries: set[asyncio.Task[Any]] = set()
         self._preparing: set[asyncio.Task[Any]] = set()
 
-    def prepare(self, loaded: LoadedPolicy, caller: Caller, args: dict[str, Any]) -> None:
-        """Start, in the background, what a decision on ``args`` will ask the decision service.
+    def prepare(
+        self, tool: GatedTool, loaded: LoadedPolicy, caller: Caller, args: dict[str, Any]
+    ) -> Prepared | None:
+        """Start, in the background, the reads a decision on ``args`` will need.
 
-        For a call that first waits for the caller's words to be saved: a backend
-        with a ``prepare(partition, query)`` hook (the embedded engine embeds the
-        query) does that work during the wait instead of after it. Nothing is
-        decided or recorded here. Never raises: a failure here shows up, if at
-        all, in the decision itself.
+        For a call that first waits for the caller's words to be saved: what
+        does not depend on them is read during the wait instead of after it.
+        The caller's executed actions for the rate limit are counted (an ``act``
+        still reserves its slot when it is recorded, so a count taken a moment
+        early never lets an action past the limit), and a backend with a
+        ``prepare(partition, query)`` hook gets the query (the embedded engine
+        embeds it). The state is not read early: it must be as fresh as the
+        decision. Returns what to hand to :meth:`decide`, or None when the
+        policy refuses these arguments before any read. Never raises: a failed
+        read is made again by the decision, which records its failure.
         """
-        hook = getattr(self.backend, "prepare", None)
         policy = loaded.policy
-        refused = caller_rules(policy, caller) + argument_rules(args) + limit_rules(policy, args)
-        if hook is None or blocked(refused):
-            return
-        try:
-            query = evidence_request(policy, args)[0]
-        except Exception:  # the decision itself meets the same problem and records it
-            return
-        task = asyncio.ensure_future(hook(caller.id, query))
+        if blocked(caller_rules(policy, caller) + argument_rules(args) + limit_rules(policy, args)):
+            return None
+        prepared = Prepared()
+        if policy.rate is not None:
+            since = time.time() - policy.rate.seconds
+            prepared.executed = self._background(self.ledger.acount_executed(caller.id, tool.name, since))
+        hook = getattr(self.backend, "prepare", None)
+        if hook is not None:
+            try:
+                query = evidence_request(policy, args)[0]
+            except Exception:  # the decision itself meets the same problem and records it
+                return prepared
+            self._background(hook(caller.id, query))
+        return prepared
+
+    def _background(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        task = asyncio.ensure_future(work)
         self._preparing.add(task)
         task.add_done_callback(self._prepared)
+        return task
 
     def _prepared(self, task: asyncio.Task[Any]) -> None:
         self._preparing.discard(task)
         if not task.cancelled():
-            task.exception()  # retrieved: the decision meets any such failure again and records it
+            task.exception()  # retrieved: the decision makes a failed read again and records it
 
     async def decide(
         self,
@@ -204,6 +230,7 @@ class Pipeline:
         call_id: str | None = None,
         notes: list[RuleResult] | None = None,
         deadline: float | None = None,
+        prepared: Prepared | None = None,
     ) -> Decision:
         """Run the policy, the state read and the evidence look-up; record the decision.
 
@@ -217,6 +244,7 @@ class Pipeline:
         ``deadline`` (event loop time): when the call's budget runs out; the state
         read and the evidence look-up (with any request recorded before it) share
         what is left of it. Default: the policy's ``timeout_s`` from now.
+        ``prepared``: reads started by :meth:`prepare` for this call.
 
         Never raises for a failing rule, state reader or decision service:
         each of those becomes an ``abstain`` with the rule that failed (a state
@@ -230,6 +258,10 @@ class Pipeline:
         budget_end = deadline
 
         async def executed(window_s: float) -> int:
+            early = prepared.executed if prepared is not None else None
+            if early is not None:
+                with contextlib.suppress(Exception):  # counted again below, failing for real
+                    return await early
             since = time.time() - window_s
             return await self.ledger.acount_executed(caller.id, tool.name, since)
 

@@ -221,11 +221,12 @@ class GateSession:
     ) -> Any:
         loaded = self.policy_for(tool)
         deadline = deadline_in(loaded.policy.timeout_s)
+        prepared = None
         if self._saves is not None:
             # The caller's words of this turn may be the evidence: let their save land
             # first, within the decision's own budget; what the decision can get ready
             # without them (the query's vector) is done meanwhile.
-            self._pipeline.prepare(loaded, self.caller, args)
+            prepared = self._pipeline.prepare(tool, loaded, self.caller, args)
             await self._saves.settled(self.caller.id, loaded.policy.timeout_s / 2)
         decision = await self._pipeline.decide(
             tool=tool,
@@ -235,6 +236,7 @@ class GateSession:
             args=args,
             call_id=ctx.function_call.call_id if ctx is not None else None,
             deadline=deadline,
+            prepared=prepared,
         )
         return await self._carry_out(tool, decision, ctx, key)
 

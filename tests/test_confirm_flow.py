@@ -9,6 +9,7 @@ change and an invoice payment), so the checks do not lean on the demo's.
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -425,6 +426,25 @@ async def test_a_rate_of_one_holds_for_calls_deciding_at_once(local_gate: gate.G
     rules = sorted(d.rule for d in local_gate.ledger.decisions())
     assert rules[-1] == "rate" and len(rules) == 2
     assert any("Paid" in out for out, _ in outs)
+
+
+async def test_a_count_taken_early_never_lets_an_action_past_its_rate(
+    local_gate: gate.Gate, bank: Bank, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gate.pipeline import Prepared
+
+    async def nothing_yet() -> int:
+        return 0  # counted before the first payment landed
+
+    def stale(*args: Any) -> Prepared:
+        return Prepared(executed=asyncio.ensure_future(nothing_yet()))
+
+    monkeypatch.setattr(local_gate.pipeline, "prepare", stale)
+    async with Call(local_gate) as c:
+        first = await c.turn("Pay invoice INV-1.", call("pay_invoice", invoice="INV-1"), say("ok"))
+        second = await c.turn("And INV-2.", call("pay_invoice", invoice="INV-2"), say("ok"))
+    assert bank.paid == ["INV-1"] and "Paid" in first[0][0] and "Paid" not in second[0][0]
+    assert [d.rule for d in local_gate.ledger.decisions()][-1] == "rate"
 
 
 # -- alignment that means something ----------------------------------------------------------

@@ -300,18 +300,22 @@ async def test_a_decision_waits_for_the_callers_words_not_for_the_agents(g: gate
     assert slow.agent_saved == ["Lovely name, I'll remember Miso."]  # held, never dropped
 
 
-async def test_a_decision_gets_its_query_ready_while_the_callers_words_are_saved(g: gate.Gate) -> None:
+async def test_a_decision_gets_its_reads_ready_while_the_callers_words_are_saved(g: gate.Gate) -> None:
     from gate.pipeline import evidence_request
 
-    tool = next(t for t in g.tools if t.name == "book_visit")
-    loaded = g.policy_for(tool)
-    query = evidence_request(loaded.policy, {"day": "Thursday"})[0]
-    g.pipeline.prepare(loaded, ALICE, {"day": "Thursday"})
-    g.pipeline.prepare(loaded, ALICE, {"day": "Sunday"})  # refused by the policy's limits: nothing to prepare
-    g.pipeline.prepare(loaded, gate.Caller(id="eve", verified=False), {"day": "Friday"})  # refused caller
-    assert len(g.pipeline._preparing) == 1
+    book = next(t for t in g.tools if t.name == "book_visit")
+    refund = next(t for t in g.tools if t.name == "issue_refund")
+    visits, refunds = g.policy_for(book), g.policy_for(refund)
+    query = evidence_request(visits.policy, {"day": "Thursday"})[0]
+    assert g.pipeline.prepare(book, visits, ALICE, {"day": "Sunday"}) is None  # refused by the limits
+    assert g.pipeline.prepare(book, visits, gate.Caller(id="eve", verified=False), {"day": "Friday"}) is None
+    assert not g.pipeline._preparing  # nothing was started for them
+    prepared = g.pipeline.prepare(book, visits, ALICE, {"day": "Thursday"})
+    assert prepared is not None and prepared.executed is None  # no rate limit: nothing to count
     await asyncio.gather(*g.pipeline._preparing)
     assert list(g.backend._query_vectors) == [query]  # type: ignore[attr-defined]
+    counted = g.pipeline.prepare(refund, refunds, ALICE, {"order_id": "A-1", "amount": 20})
+    assert counted is not None and counted.executed is not None and await counted.executed == 0
 
 
 async def test_save_tracker_counts_per_caller_and_survives_failures() -> None:
