@@ -588,3 +588,45 @@ async def test_an_exception_name_becomes_a_safe_error_code(
         assert double.receipts[d.service_decision_id]["receipt"]["error_code"] == code
     finally:
         await g.aclose()
+
+
+# -- a process that never closes its gate ---------------------------------------------------
+
+_NEVER_CLOSED = """
+import asyncio, logging, sys
+import gate
+from gate.config import GateSettings
+
+logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+
+async def main() -> None:
+    g = gate.Gate([], settings=GateSettings(home=sys.argv[1], embedder="mock"))
+    await g.memory.remember("alice", "my cat is called miso", source="user_stated", confidence=0.9)
+    print("remembered", flush=True)  # and no await g.aclose()
+
+asyncio.run(main())
+"""
+
+
+def test_a_process_that_never_closes_its_gate_still_exits_and_keeps_what_it_wrote(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = tmp_path / "never_closed.py"
+    script.write_text(_NEVER_CLOSED)
+    home = tmp_path / "home"
+    # The timeout only guards against a hang (which is what this used to do, for good).
+    done = subprocess.run(
+        [sys.executable, str(script), str(home)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "remembered", done.stderr
+    assert "await Gate.aclose() before exit" in done.stderr
+
+    async def read_back() -> list[str]:
+        g = gate.Gate([], settings=gate.GateSettings(home=home, embedder="mock"))
+        try:
+            return [item.text for item in (await g.memory.snapshot("alice")).items]
+        finally:
+            await g.aclose()
+
+    assert asyncio.run(read_back()) == ["my cat is called miso"]

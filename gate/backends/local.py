@@ -32,6 +32,7 @@ from contextdb.store.sqlite_store import SQLiteStore, _row_to_item
 from numpy.typing import NDArray
 from sqlalchemy import Connection, insert, select
 
+from gate.backends import at_exit
 from gate.backends.base import ForgetResult
 from gate.backends.engine_locks import retrying
 from gate.canonical import digest
@@ -109,6 +110,7 @@ class LocalEngine:
         }
         self.db = contextdb.init(embedding_provider=embedding_provider, **options)
         _init_once(self.db)
+        at_exit.remember(self.db)
         self.index = MemoryIndex(self.db)
         self._stored_vectors_judge = isinstance(embedding_provider, MiniLMEmbedder)
         self._judge_embedder: MiniLMEmbedder = (
