@@ -43,6 +43,14 @@ class PolicyIssue:
         return f"{where}: {self.field}: {self.message}"
 
 
+class LedgerGone(GateError):
+    """The ledger's SQLite file was deleted or replaced while this process had it open.
+
+    Writes would go to a file nobody can open again, so every write is refused
+    (the call fails closed) until the process is started on the right file.
+    """
+
+
 class PolicyError(GateError):
     """One or more policy files are invalid; ``issues`` lists every problem found."""
 

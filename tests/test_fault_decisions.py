@@ -489,6 +489,34 @@ async def test_a_ledger_that_cannot_record_the_decision_gives_a_plain_tool_error
     assert failed["error"] == "OperationalError" and "disk is full" in failed["detail"]
 
 
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+async def test_a_ledger_file_deleted_or_replaced_under_the_process_refuses_every_write(
+    home: Path, policies: Path, office: Office, how: str
+) -> None:
+    from gate.errors import LedgerGone
+
+    g = gate.Gate(make_tools(office), policies=policies)
+    path = Path(g.ledger.engine.url.database or "")
+    async with Call(g) as c:
+        assert await c.turn("Add a note: cat.", call("add_note", text="cat"), say("Done.")) == [
+            ("Noted.", False)
+        ]
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        if how == "replaced":
+            path.write_bytes(b"")  # another file now at that path
+        with capture_logs() as logs:
+            outs = await c.turn("Add a note: dog.", call("add_note", text="dog"), say("Sorry."))
+    assert outs == [("The notes system had a problem with dog. (Nothing was done.)", True)]
+    assert office.notes == ["cat"]  # the second note never ran
+    (failed,) = [e for e in logs if e["event"] == "gate.call.failed"]
+    assert failed["error"] == "LedgerGone" and f"{path} was {how}" in failed["detail"]
+    with pytest.raises(LedgerGone):  # closing says so too, after closing everything
+        await g.aclose()
+    if how == "deleted":
+        assert not path.exists()  # no empty ledger made in its place
+
+
 # -- 7. internal error text never reaches the model -------------------------------------------
 
 

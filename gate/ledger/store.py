@@ -35,7 +35,7 @@ from sqlalchemy.engine.url import make_url
 from sqlalchemy.exc import DatabaseError, OperationalError
 from sqlmodel import Session, SQLModel, create_engine, select
 
-from gate.errors import ConfigError, ReceiptConflict
+from gate.errors import ConfigError, LedgerGone, ReceiptConflict
 from gate.ledger import schema
 from gate.ledger.chain import (
     CURRENT_KIND,
@@ -115,6 +115,7 @@ class Ledger:
         self._tail: tuple[int, str] | None = None  # the chain's tail, inside the writer's transaction
         self._chain_locked = False  # PostgreSQL's chain lock is held by the writer's transaction
         self._inline: Engine | None = None  # SQLite reads on the event loop's thread (acount_executed)
+        self._file: _SQLiteFile | None = None  # the SQLite file opened, checked before each write
         self._writer = Writer(self._begin_write, on_begin=self._forget_tail)
         try:
             self.engine = self._make_engine(self.url, read_only=read_only)
@@ -129,6 +130,7 @@ class Ledger:
                 self.engine = self._make_engine(self.url, read_only=True, immutable=True)
                 schema.ensure(self.engine, self.url, create_if_empty=False)
             self.write_engine = self.engine.execution_options(gate_write=True)
+            self._file = _SQLiteFile.of(self.engine) if self.is_sqlite and not read_only else None
             # Records beside the chain, on PostgreSQL (see write()); threads start on first use.
             self._side_writer = (
                 None if self.is_sqlite else Writer(self.write_engine.begin, name="gate-ledger-side")
@@ -217,6 +219,8 @@ class Ledger:
         # chain lock is taken by the transaction's first write that appends to the chain
         # (before what it reads to decide): a batch that appends nothing (the embedded
         # service's own records, the outbox's claims) never waits for it.
+        if self._file is not None:
+            self._file.check()  # before connecting: a new connection would create an empty file
         with self.write_engine.begin() as conn:
             yield conn
 
@@ -914,3 +918,34 @@ def _same_receipt(existing: ReceiptRow, wanted: ReceiptRow) -> ReceiptRow:
             f"({existing.status}, key {existing.idempotency_key})"
         )
     return existing
+
+
+@dataclass(frozen=True)
+class _SQLiteFile:
+    """The SQLite file a ledger opened, to notice it being deleted or replaced under us."""
+
+    path: str
+    identity: tuple[int, int]
+
+    @staticmethod
+    def of(engine: Engine) -> _SQLiteFile | None:
+        database = engine.url.database
+        if not database or database == ":memory:" or database.startswith("file:"):
+            return None
+        path = os.path.abspath(database)
+        try:
+            found = os.stat(path)
+        except OSError:
+            return None
+        return _SQLiteFile(path, (found.st_dev, found.st_ino))
+
+    def check(self) -> None:
+        """Raises :class:`LedgerGone` when the path no longer names the file that was opened."""
+        try:
+            found = os.stat(self.path)
+        except FileNotFoundError:
+            raise LedgerGone(f"the ledger file {self.path} was deleted while in use") from None
+        except OSError:
+            return  # unreadable for a moment: the write itself will say what is wrong
+        if (found.st_dev, found.st_ino) != self.identity:
+            raise LedgerGone(f"the ledger file {self.path} was replaced by another file while in use")
