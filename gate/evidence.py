@@ -400,6 +400,8 @@ def _read(memory: EvidenceMemory, request: EvidenceRequest) -> Reading:
             return Reading("retract", "withdrawn or changed later")
         if not record and _taken_back(text, request):
             return Reading("none", "taken back in the same breath")
+        if not record and _fine_as_it_is(text, request):
+            return Reading("none", "says the thing with this value needs nothing")
         if not record and _for_later(text, request):
             return Reading("none", "asks for a later time the request does not name")
         if not record and utterance.conditional(text):
@@ -473,6 +475,14 @@ def _commands(text: str, request: EvidenceRequest) -> bool:
     return bool(request.action_words) and utterance.opens_with(text, request.action_words[0])
 
 
+def _asked_verb(text: str, request: EvidenceRequest) -> str | None:
+    """The verb the memory asks with: its request form, or the query's own verb said as a command."""
+    asked = utterance.requested_verb(text)
+    if asked is None and _commands(text, request):
+        return request.action_words[0]
+    return asked
+
+
 def _carrying(text: str, request: EvidenceRequest) -> str:
     """The clauses that name a value of the request ("book bella in at the vet on tuesday" of
     "right, she's worse, book bella in ..."), or the whole text when none does."""
@@ -501,6 +511,31 @@ def _for_later(text: str, request: EvidenceRequest) -> bool:
     return False
 
 
+_FINE = re.compile(
+    r"(?:\b(?:is|are|was|were)|'s|'re)\s+(?:(?:totally|perfectly|absolutely|still|actually|all)\s+)?"
+    r"(?:fine|ok|okay|alright|all right|grand|good|working|in one piece|no problem)\b(?! to| for| by| with)|"
+    r"\bnothing (?:wrong|the matter) with\b",
+    re.IGNORECASE,
+)
+
+
+def _fine_as_it_is(text: str, request: EvidenceRequest) -> bool:
+    """Whether a clause says the thing with a value is fine ("the green bin's fine, it's the
+    blue one i need replacing"): nothing is asked for it. The thing itself must be named
+    between the value and "fine": "friday is fine" and "18 pounds a month is fine" accept a
+    value, they do not say a thing needs nothing."""
+    for clause in utterance.clauses(text):
+        fine = _FINE.search(clause)
+        if fine is None:
+            continue
+        for value in request.values:
+            for _, end in _spans(clause, value):
+                between = _content_words(clause[end : fine.start()])
+                if 0 < len(between) <= 3 and _shares_word(" ".join(between), request.objects):
+                    return True
+    return False
+
+
 def _taken_back(text: str, request: EvidenceRequest) -> bool:
     """Whether words after the request take it back ("book it for 4pm, or actually, let me ring
     them myself"), unless they name its values again ("actually yes, friday at 4")."""
@@ -522,7 +557,7 @@ def _same_action(text: str, request: EvidenceRequest) -> bool:
     "book a flight", "come out" for "a home visit").
     """
     words = request.action_words
-    asked = utterance.requested_verb(text)
+    asked = _asked_verb(text, request)
     if asked is None or not words:
         return True
     # The verb with the words right after it ("sign me up", "check in"), less the
@@ -561,32 +596,47 @@ def _same_object(text: str, request: EvidenceRequest) -> bool:
     """False when the memory names another thing as what the asked-for action is on.
 
     "please cancel my premium seats for the opera" cancels seats, not the
-    premium plan; "book a taxi for 2 on friday" books a taxi, not a table.
+    premium plan; "book a taxi for 2 on friday" books a taxi, not a table;
+    "move my driving test to wednesday" moves a test, not a driving lesson.
     The words right after the asked-for verb are read, skipping values,
     determiners and units, up to a preposition; a memory that names nothing
-    there ("cancel it", "pay the 75 on inv-9") agrees.
+    there ("cancel it", "pay the 75 on inv-9") agrees. When the query names
+    its own thing the same way, the memory's must be that thing: it names the
+    query's head word ("installation" of "broadband installation"), or ends on
+    a word of the query's ("move my broadband").
     """
-    asked = utterance.requested_verb(text)
+    asked = _asked_verb(text, request)
     if asked is None or not request.objects:
         return True
+    named = _object_after(text, asked, request)
+    if not named:
+        return True
+    wanted = _object_after(request.query, request.action_words[0], request) if request.action_words else []
+    if not wanted:
+        return any(_shares_word(n, request.objects) for n in named)
+    return any(_shares_word(n, wanted[-1:]) for n in named) or _shares_word(named[-1], wanted)
+
+
+def _object_after(text: str, verb: str, request: EvidenceRequest) -> list[str]:
+    """The words naming what ``verb`` acts on in ``text`` (at most three; values left out)."""
     folded = text.casefold()
     for value in request.values:
         for start, end in sorted(_locate(folded, value), reverse=True):
             folded = folded[:start] + " \x00 " + folded[end:]
-    at = folded.find(asked)
+    at = folded.find(verb)
     if at < 0:
-        return True
-    tokens = re.findall(r"\x00|[a-zà-ÿ0-9][a-zà-ÿ0-9'\-]*", folded[at + len(asked) :])
+        return []
+    tokens = re.findall(r"\x00|[a-zà-ÿ0-9][a-zà-ÿ0-9'\-]*", folded[at + len(verb) :])
     named: list[str] = []
-    for token in tokens[:6]:
+    for token in tokens[:8]:
         if token in _OBJECT_ENDS:
             break
         if token == "\x00" or token in _NOT_OBJECT or token in _PARTICLES or token[0].isdigit():
             continue
         named.append(token)
-        if len(named) == 2:
+        if len(named) == 3:
             break
-    return not named or any(_shares_word(n, request.objects) for n in named)
+    return named
 
 
 _PARTICLES = frozenset({"in", "on", "up", "off", "out", "back", "down", "over", "round", "by"})
@@ -935,7 +985,9 @@ def _whole_name(text: str, span: tuple[int, int], request: EvidenceRequest) -> b
     possessive = re.match(r"['’]s\b|s['’]", folded[span[1] :])
     rest = folded[span[1] + possessive.end() :] if possessive else folded[span[1] :]
     after = re.findall(r"[a-zà-ÿ0-9+][a-zà-ÿ0-9'\-+]*", rest)[:1]
-    query_words = (*request.action_words, *request.objects)
+    # Every word of the query may stand beside it, the kind words before values too
+    # ("a replacement grey recycling bin").
+    query_words = (*request.action_words, *request.objects, *_content_words(request.query))
     if possessive and after and after[0] not in _STOP and after[0] not in _BESIDE_NAME:
         return _shares_word(after[0], query_words)
     for word in (*before, *after):
@@ -1270,6 +1322,56 @@ def _qualifier_clash(text: str, request: EvidenceRequest) -> bool:
                 or _shares_word(before, request.action_words[:1])
             ):
                 continue  # "dental" for "dentist", a word of the same family
+            return True
+    return _qualifier_around_value(text, request)
+
+
+_DETERMINERS = frozenset(
+    {"a", "an", "the", "my", "our", "your", "his", "her", "their", "this", "that", "another", "one"}
+)
+# Words before a thing that name no other kind of it ("a new blue bin" is a blue bin).
+_SAME_THING = frozenset(
+    {
+        *("new", "current", "existing", "old", "present", "usual", "regular", "normal", "same", "one"),
+        *("please", "just", "also", "now", "that", "this", "it", "is", "was", "are", "and", "or"),
+    }
+)
+
+
+def _qualifier_around_value(text: str, request: EvidenceRequest) -> bool:
+    """Whether the memory qualifies the query's thing with a word the query does not use, next
+    to the value: "an extra blue bin" is not "a replacement blue wheelie bin" (the query's own
+    qualifiers, the value and words that name nothing else do not clash)."""
+    if not request.action_words:
+        return False
+    wanted = _object_after(request.query, request.action_words[0], request)
+    if len(wanted) < 2:
+        return False
+    thing, own = wanted[-1], wanted[:-1]
+    folded = text.casefold()
+    for value in request.values:
+        for start, end in sorted(_locate(folded, value), reverse=True):
+            folded = folded[:start] + " \x00 " + folded[end:]
+    words = re.findall(r"\x00|[a-zà-ÿ][a-zà-ÿ'\-]*", folded)
+    for k, word in enumerate(words):
+        if not (word == thing or (len(thing) >= 5 and word[:5] == thing[:5])):
+            continue
+        if k == 0 or words[k - 1] != "\x00":
+            continue  # the word right before the thing: the rule above reads it
+        before = words[k - 2] if k >= 2 else ""
+        # A qualifier sits between a determiner and the value ("an extra blue bin"); a verb
+        # before the value ("i'd like one ticket") is no qualifier.
+        if (
+            k >= 3
+            and words[k - 3] in _DETERMINERS
+            and before
+            and before not in _STOP
+            and before not in _NOT_OBJECT
+            and before not in _SAME_THING
+            and currency_of(before) is None
+            and not _shares_word(before, own)
+            and not _shares_word(before, request.action_words[:1])
+        ):
             return True
     return False
 

@@ -675,6 +675,8 @@ _TAKE_BACK = re.compile(
     r"i'?ll (?:do|ring|call|sort|book|handle|arrange) (?:\w+ )?(?:myself|it myself)|"
     r"then again|i might|i may|maybe|perhaps|not sure|unsure|on reflection|i mean|i meant|"
     r"sorry,? no|no sorry|make that|or rather|correction|"
+    r"(?:ha|haha|hah),? no|"
+    r"no,? (?:i'?m|we'?re|i am|we are) (?:fine|ok|okay|alright|all right|good)(?! with| by| for)|"
     r"en realidad|pensándolo bien|mejor no|en fait|finalement|réflexion faite|eigentlich|doch nicht)\b",
     re.IGNORECASE,
 )
