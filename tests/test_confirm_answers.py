@@ -23,7 +23,7 @@ REQUIRED_CLASSES = {
     "hedged_modal", "currency", "widening", "question_after_thanks", "reason_negated", "partial_agreement",
     "answers_other_question", "scope_or_person", "spoken_value_forms", "action_family", "plain_reason",
     "person_object", "eager_yes", "placement", "regional_yes", "spelled_identifier", "statement_in_reason",
-    "looks_like_question_word", "exact_only", "need_gone", "not_decided",
+    "looks_like_question_word", "exact_only", "need_gone", "not_decided", "speaker_named",
 }  # fmt: skip
 
 

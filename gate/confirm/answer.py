@@ -953,6 +953,49 @@ def classify_answer(
     return read_answer(words, question=question, pending=pending, lang=lang).answer
 
 
+# The speaker says who they are ("this is Jamie", "Priya here", "c'est Julie", "hier ist Jan"): when
+# that is a name the question gives (the driver to add, the friend to pay), the yes is theirs,
+# not the account holder's.
+_I_AM = re.compile(
+    r"(?:\b(?:this is|it'?s|it is|i['’]m|i am|my name is|name'?s|c'?est|ici|je suis|je m'?appelle|"
+    r"moi c'?est|soy|aqu[ií] (?:est[aá]|habla)|habla|le habla|me llamo|hier ist|hier spricht|"
+    r"ich bin|mein name ist|ich hei(?:ss|ß)e)\s*[,:]?\s*)$",
+    re.IGNORECASE,
+)
+_HERE = re.compile(
+    r"^\s*[,:]?\s*(?:here|speaking|on the line|ici|aqu[ií]|al habla|hier|am apparat)\b", re.IGNORECASE
+)
+
+
+def _speaks_as_named(
+    words: str, tagged: list[_Tagged], question: str, lang: str, pending: tuple[Value, ...]
+) -> bool:
+    """Whether the speaker introduces themselves by a name the question gives.
+
+    The name is a word the question writes with a capital inside the sentence (German
+    capitalises every noun: there, only a pending value's word), and no day, month or number:
+    "yes it's Friday" is no introduction.
+    """
+    names = (
+        set()
+        if lang == "de"
+        else {
+            w.casefold()
+            for k, w in enumerate(re.findall(r"[^\W\d_][\w'-]*", question))
+            if k > 0 and w[0].isupper()
+        }
+    ) | {w for v in pending if v.kind == "text" for w in v.key.casefold().split()}
+    for t in tagged:
+        key = t.tok.key.casefold()
+        if t.tag != "value" and key not in names:
+            continue
+        if not any(c.isalpha() for c in key) or find_mentions(words[t.tok.start : t.tok.end]):
+            continue
+        if _I_AM.search(words[: t.tok.start]) or _HERE.match(words[t.tok.end :]):
+            return True
+    return False
+
+
 @lru_cache(maxsize=2048)
 def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> AnswerReading:
     tokens = _tokens(words)
@@ -988,6 +1031,8 @@ def _read(words: str, question: str, pending: tuple[Value, ...], lang: str) -> A
         fresh.remove(mention)
     for start, end in letters:
         _mark(tagged, start, end, "value")
+    if _speaks_as_named(words, tagged, question, lang, pending):
+        return AnswerReading("unclear", "someone the question names is speaking, not the caller")
     new_values: list[str] = []
     for mention in fresh:
         _mark(tagged, mention.start, mention.end, "newvalue")
@@ -1888,7 +1933,13 @@ def _compound_dayparts(tagged: list[_Tagged], lang: str) -> None:
 
 
 def _resolve_dayparts(tagged: list[_Tagged], pending: tuple[Value, ...]) -> None:
-    hours = {int(v.key[:2]) for v in pending if v.kind == "time"}
+    """A part of the day restates the pending time when it holds it; for a window ("between 8 am
+    and 1 pm") it must hold the window's start: "afternoon" is not that morning slot."""
+    hours = (
+        {min(int(v.key[:2]) for v in pending if v.kind == "time")}
+        if any(v.kind == "time" for v in pending)
+        else set()
+    )
     if not hours:
         return
     consistent: set[int] = set()
