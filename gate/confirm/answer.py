@@ -47,6 +47,9 @@ Decisions and limits, stated so a reviewer can check them:
   including to the agent: a caller who calls the agent "honey" is asked again.
 - Names and other words the lexicon does not know make the answer ``unclear`` ("yes, this is
   Maria"), so a long answer is a yes only when every word in it is accounted for.
+- A speaker who introduces themselves by a name the question gives ("Priya here, yes add me",
+  "this is Jamie", "c'est Julie, oui", "hier ist Lena, ja") is that person, not the caller:
+  ``unclear``.
 - A bare hour said with a pending time is read as that time in either half of the day ("yes,
   at seven" for 19:00).
 - Acceptances that are also polite refusals ("all good, thanks", "that's ok thanks", "it's fine",
