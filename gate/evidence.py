@@ -1184,11 +1184,24 @@ def _in_verb_request(text: str, request: EvidenceRequest) -> bool:
             )
         ):
             return False  # "reorder my lisinopril, the amlodipine one is fine": not amlodipine
-    # Split at words that join two requests only.
-    for part in _NEXT_REQUEST.split(folded):
+    # Split at words that join two requests only: not inside a value ("a cut and colour"),
+    # and not where the request itself joins two ("close it and move the balance").
+    if len(_NEXT_REQUEST.split(_masked(request.query.casefold(), request))) > 1:
+        return True
+    for part in _NEXT_REQUEST.split(_masked(folded, request)):
         if verb.search(part):
-            return all(_mentions(part, v) for v in request.values)
+            return all(f"\x00{k}\x00" in part or _mentions(part, v) for k, v in enumerate(request.values))
     return True
+
+
+def _masked(text: str, request: EvidenceRequest) -> str:
+    """``text`` with each value said with a joining word in it ("a cut and colour", "a hundred
+    and twenty") replaced by a mark of its own (its index), so no split falls inside it."""
+    for k, value in enumerate(request.values):
+        for start, end in sorted(_locate(text, value), reverse=True):
+            if len(_NEXT_REQUEST.split(f" {text[start:end]} x ")) > 1:
+                text = text[:start] + f" \x00{k}\x00 " + text[end:]
+    return text
 
 
 def _names_own_object(clause: str, asked: str, request: EvidenceRequest) -> bool:
