@@ -197,6 +197,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "put that down|come here|go to bed|be quiet|i'm on the phone|on the phone|brush your teeth|"
         "homework|i'm coming|be right there|dear|good boy|good girl|stop it now",
         NEUT: "no problem|not a problem|no problems|no problemo|no worries|no worry|no prob|no probs|"
+        "no bother|not a bother|nae bother|no bother at all|not a bother at all|no bother whatsoever|"
         "no dramas|no drama|ta|cheers ta|that helps a lot|that helps|that'd help|kindly|"
         "don't worry|do not worry|don't worry about it|no doubt|no doubt about it|no question|"
         "nothing else|no rush|no hurry|no big deal|not a big deal|never better|can't wait|"
@@ -1429,6 +1430,10 @@ _PEOPLE = frozenset(
         *("hermana", "amigo", "amiga", "fils", "fille", "enfants", "femme", "mari", "mere", "pere"),
         *("frere", "soeur", "ami", "amie", "sohn", "tochter", "kinder", "frau", "mann", "mutter"),
         *("vater", "bruder", "schwester", "freund", "freundin", "partnerin", "fahrer", "gast"),
+        # Pets: "book him in" to "book your dog Rex in with the vet?" is Rex.
+        *("dog", "cat", "pet", "puppy", "kitten", "rabbit", "horse", "parrot", "hamster", "pony"),
+        *("perro", "perra", "gato", "gata", "mascota", "chien", "chienne", "chat", "chatte"),
+        *("hund", "katze", "haustier", "kater"),
     }
 )  # fmt: skip
 # Pronouns for someone other than the caller, as the object of the question's verb.
