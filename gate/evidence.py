@@ -562,10 +562,7 @@ def _same_action(text: str, request: EvidenceRequest) -> bool:
         return True
     # The verb with the words right after it ("sign me up", "check in"), less the
     # query's own objects: "update my pet insurance" does not cancel it.
-    folded = text.casefold()
-    for value in request.values:
-        for start, end in sorted(_locate(folded, value), reverse=True):
-            folded = folded[:start] + " \x00 " + folded[end:]
+    folded = _without_values(text.casefold(), request, " \x00 ")
     at = folded.find(asked)
     # The verb's own particles and object, up to the first value: "refund the 500 acme
     # builders wired to me" asks to refund, whatever verb follows the values.
@@ -619,10 +616,7 @@ def _same_object(text: str, request: EvidenceRequest) -> bool:
 
 def _object_after(text: str, verb: str, request: EvidenceRequest) -> list[str]:
     """The words naming what ``verb`` acts on in ``text`` (at most three; values left out)."""
-    folded = text.casefold()
-    for value in request.values:
-        for start, end in sorted(_locate(folded, value), reverse=True):
-            folded = folded[:start] + " \x00 " + folded[end:]
+    folded = _without_values(text.casefold(), request, " \x00 ")
     at = folded.find(verb)
     if at < 0:
         return []
@@ -681,10 +675,7 @@ _WISH_WORDS = frozenset(
 
 def _bare(text: str, request: EvidenceRequest) -> bool:
     """Whether ``text`` is only the values and words of wanting ("thursday please", "7pm works")."""
-    rest = text
-    for value in request.values:
-        for start, end in sorted(_locate(rest, value), reverse=True):
-            rest = rest[:start] + " " + rest[end:]
+    rest = _without_values(text, request, " ")
     return all(w in _WISH_WORDS for w in _content_words(rest))
 
 
@@ -693,6 +684,14 @@ def _locate(text: str, value: object) -> list[tuple[int, int]]:
         return locate(text, value)
     except (ValueError, TypeError):
         return []
+
+
+def _without_values(text: str, request: EvidenceRequest, mark: str) -> str:
+    """``text`` with every place it names a value of the request replaced by ``mark``."""
+    for value in request.values:
+        for start, end in sorted(_locate(text, value), reverse=True):
+            text = text[:start] + mark + text[end:]
+    return text
 
 
 def _content_words(text: str) -> list[str]:
@@ -1145,10 +1144,7 @@ _SMALL = frozenset(
 
 def _unexplained(text: str, request: EvidenceRequest) -> list[str]:
     """The memory's words of substance that are not the request: not its verb, thing or values."""
-    folded = text.casefold()
-    for value in request.values:
-        for start, end in sorted(_locate(folded, value), reverse=True):
-            folded = folded[:start] + " " + folded[end:]
+    folded = _without_values(text.casefold(), request, " ")
     mine = (*request.action_words, *request.objects)
     out = []
     for word in re.findall(r"[^\W\d_][\w'\-]*", folded):
@@ -1361,10 +1357,7 @@ def _qualifier_around_value(text: str, request: EvidenceRequest) -> bool:
     if len(wanted) < 2:
         return False
     thing, own = wanted[-1], wanted[:-1]
-    folded = text.casefold()
-    for value in request.values:
-        for start, end in sorted(_locate(folded, value), reverse=True):
-            folded = folded[:start] + " \x00 " + folded[end:]
+    folded = _without_values(text.casefold(), request, " \x00 ")
     words = re.findall(r"\x00|[a-zà-ÿ][a-zà-ÿ'\-]*", folded)
     for k, word in enumerate(words):
         if not (word == thing or (len(thing) >= 5 and word[:5] == thing[:5])):
