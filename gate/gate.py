@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,9 @@ class Gate:
             set, else the embedded engine in ``GATE_HOME``).
         memory: where callers' memories live (default: ``GATE_MEMORY``; auto is the decision
             service's own store, so what callers say is the evidence the gate decides on).
+        clock: the call's "now" as an aware ``datetime`` (default: the system clock, UTC).
+            Relative dates in what the caller says ("next Tuesday", "tomorrow") are read
+            against it; a replay of recorded dialogue passes the dialogue's own date.
 
     Raises:
         MissingPolicy: a tool has no policy file.
@@ -56,8 +60,10 @@ class Gate:
         backend: DecisionBackend | None = None,
         memory: MemoryStore | None = None,
         settings: GateSettings | None = None,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.settings = settings or GateSettings()
+        self.clock: Callable[[], datetime] = clock or _utc_now
         self.tools = list(tools)
         names = [t.name for t in self.tools]
         if len(set(names)) != len(names):
@@ -105,6 +111,7 @@ class Gate:
             language=language,
             inflight=self.inflight,
             saves=self.saves,
+            clock=self.clock,
         )
 
     def tools_for(self, caller: Caller, session: AgentSession[Any] | None = None) -> list[Tool | Toolset]:
@@ -181,6 +188,10 @@ async def forget_everywhere(memory: MemoryStore, backend: DecisionBackend, calle
         result = ForgetResult(result.deleted + also.deleted, result.verified and also.verified)
     event("gate.forget", caller=caller_id, deleted=result.deleted, verified=result.verified)
     return result
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
 
 
 def _default_backend(settings: GateSettings, ledger: Ledger) -> DecisionBackend:

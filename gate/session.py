@@ -14,8 +14,9 @@ import functools
 import inspect
 import json
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, get_type_hints
 
 from livekit.agents import AgentSession, RunContext, function_tool
@@ -69,6 +70,8 @@ class GateSession:
         language: the caller's language for reading answers (en, es, fr, de).
         inflight: overlapping identical calls run once (shared by the gate's sessions).
         saves: pending memory saves; a decision waits for the caller's words to be saved.
+        clock: the call's "now" (an aware ``datetime``); relative dates the caller says are
+            read against it (default: the system clock, UTC).
     """
 
     def __init__(
@@ -83,8 +86,10 @@ class GateSession:
         language: str = "en",
         inflight: InFlight | None = None,
         saves: SaveTracker | None = None,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.caller = caller
+        self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         self.id = session_id or f"gs_{uuid.uuid4().hex}"
         self.language = language
         self._pipeline = pipeline

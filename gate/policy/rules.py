@@ -25,14 +25,23 @@ from gate.values import is_finite_number
 
 @dataclass(frozen=True)
 class RuleResult:
-    """One rule's verdict, kept in the decision's trace."""
+    """One rule's verdict, kept in the decision's trace.
+
+    ``rule`` is a stable dotted id (``confirm.always``, ``evidence.trace``). ``detail``
+    never holds what a person said: the caller's or the agent's own words the rule
+    read go in ``words``, which the ledger keeps apart as personal text (erasable).
+    """
 
     rule: str
     outcome: str
     detail: str = ""
+    words: str | None = None
 
     def as_dict(self) -> dict[str, str]:
-        return {"rule": self.rule, "outcome": self.outcome, "detail": self.detail}
+        out = {"rule": self.rule, "outcome": self.outcome, "detail": self.detail}
+        if self.words is not None:
+            out["words"] = self.words
+        return out
 
 
 @dataclass
