@@ -118,6 +118,7 @@ class Confirmation:
     pending: dict[str, tuple[str, str]]  # slot -> (canonical, as spoken)
     requested: tuple[str, ...] = ()  # the slots a side question asks about
     changed: tuple[str, ...] = ()  # the slots a change names
+    before: tuple[Turn, ...] = ()  # every turn before the question (both speakers, in order)
 
 
 def root(path: str | os.PathLike[str] | None = None) -> Path:
@@ -239,6 +240,11 @@ def transactions(base: Path, split: str, *, limit_files: int | None = None) -> I
                 )
 
 
+def label(answer: Turn) -> Label:
+    """What a caller's answer to a confirmation question is, from its acts (see :func:`confirmations`)."""
+    return _label(answer)
+
+
 def _label(answer: Turn) -> Label:
     kinds = {a.act for a in answer.acts}
     if "NEGATE" in kinds or "INFORM" in kinds:
@@ -285,5 +291,6 @@ def confirmations(base: Path, split: str, *, limit_files: int | None = None) -> 
                     pending=pending,
                     requested=tuple(a.slot for a in answer.acts if a.act == "REQUEST"),
                     changed=tuple(a.slot for a in answer.acts if a.act == "INFORM"),
+                    before=tuple(_turn(t, service) for t in turns[:i]),
                 )
                 break
