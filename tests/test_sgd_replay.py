@@ -144,6 +144,7 @@ def test_each_transaction_calls_its_tool_with_the_dialogues_values(plain: list[d
     }
     assert got["1_00003"]["called_with"]["servings"] == 8
     assert got["1_00006"]["called_with"]["departure_time"] == "08:05"
+    assert [got[d]["value_turns"] for d in ("1_00001", "1_00004", "1_00006")] == [3, 2, 2]
     for r in plain:
         first = r["first"]
         assert first is not None and first["enforced"] in ("ask", "abstain")  # confirm: always never acts
@@ -178,7 +179,7 @@ def test_negative_values_are_never_the_callers_and_never_act() -> None:
         spec = specs[(tx.intent.service, tx.intent.name)]
         name, value = r["replaced"]["name"], r["replaced"]["value"]
         param = spec.param(name)
-        assert param.required
+        assert param.required and r["replaced"]["was"] == transactions.first_values(tx)[name]
         assert (
             r["called_with"][name] == param.typed(value) != param.typed(transactions.first_values(tx)[name])
         )

@@ -77,6 +77,16 @@ def first_values(tx: data.Transaction) -> dict[str, str]:
     return {**tx.parameters, **confirms(tx.question)}
 
 
+def value_turns(tx: data.Transaction) -> int:
+    """How many of the caller's turns before the question give a value of the call (1: all in one)."""
+    slots = set(tx.parameters)
+    return sum(
+        1
+        for t in tx.before
+        if t.speaker == "caller" and any(a.act == "INFORM" and a.slot in slots for a in t.acts)
+    )
+
+
 def matches(done: dict[str, Any], wanted: dict[str, Any]) -> bool:
     return all(done.get(k) == v for k, v in wanted.items())
 
@@ -95,8 +105,10 @@ async def replay(replayer: Replayer, job: Job) -> dict[str, Any]:
         "answer": data.label(tx.answer),
         "called_with": spec.typed(values),
     }
+    record["value_turns"] = value_turns(tx)
     if job.replace is not None:
-        record["replaced"] = {"name": job.replace[0], "value": job.replace[1]}
+        was = first_values(tx)[job.replace[0]]
+        record["replaced"] = {"name": job.replace[0], "value": job.replace[1], "was": was}
     pairs = caller_turns(tx.before)
     if not pairs:
         raise ValueError("no caller turn before the confirmation question")
@@ -232,10 +244,17 @@ def summarise(results: list[dict[str, Any]], variant: str) -> dict[str, Any]:
                 acted=enforced == "act",
                 wrong_exec=bool(r["executed_other"]),
             )
+    spread_over: dict[str, list[int]] = {}
+    for r in ok:
+        key = "values in one caller turn" if r["value_turns"] <= 1 else "values over several caller turns"
+        counts = spread_over.setdefault(key, [0, 0])
+        counts[0] += bool(r.get("completed"))
+        counts[1] += 1
     return {
         "table": table.rows,
         "rendered": table.render(),
         "first_decision_rules": dict(rules.most_common()),
+        "completed_by_spread": {k: {"completed": v[0], "n": v[1]} for k, v in sorted(spread_over.items())},
         "seconds_per_dialogue": timing(results),
     }
 
@@ -288,6 +307,9 @@ def main(argv: list[str] | None = None) -> int:
     print("first decision (enforced outcome, deciding rule):")
     for rule, n in summary["first_decision_rules"].items():
         print(f"  {n:5}  {rule}")
+    if args.variant == "plain":
+        for key, c in summary["completed_by_spread"].items():
+            print(f"completed, {key}: {c['completed']} of {c['n']}")
     if all(r.get("first", {}) and r["first"].get("arguments") is None for r in results if "error" not in r):
         print("no trace recorded: no first decision has evidence_json['arguments']")
     print(timing_line(wall, args.workers, summary["seconds_per_dialogue"]))
