@@ -8,7 +8,8 @@ For each sampled transaction (spread over the split's services), in a text-mode
    own next utterance from the dialogue;
 2. at the agent's first confirmation question, the model calls the tool instead, with
    the values of the dialogue's service call (typed as the tool takes them) and says the
-   gate's question from the tool's output, if the gate asked;
+   gate's question from the tool's output (when the gate did not ask, it says what the
+   gate answered and the replay ends there);
 3. the caller gives the dialogue's own answer, and the model calls ``confirm_action``.
    When the answer changes something, the dialogue is followed: at each further
    confirmation question of the agent the model calls the tool again with the values it
