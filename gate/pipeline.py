@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import inspect
 import json
 import re
 import time
 import unicodedata
 import uuid
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any, TypeVar
 
 from tenacity import (
@@ -32,7 +35,16 @@ from gate.caller import Caller
 from gate.canonical import canonical_json, digest, mask_arguments
 from gate.decorator import GatedTool, State
 from gate.errors import ReceiptConflict, describe
-from gate.evidence import EvidenceSlot, ServiceDecision
+from gate.evidence import (
+    ActionTrace,
+    ArgumentTrace,
+    EvidenceContext,
+    EvidenceSlot,
+    ServiceDecision,
+    Statement,
+    Trace,
+)
+from gate.evidence.request import build as trace_request
 from gate.ledger import ConfirmationRow, DecisionRow, Ledger, ReceiptRow
 from gate.ledger.tables import closing_receipt
 from gate.log import event, warning
@@ -231,6 +243,10 @@ class Pipeline:
         notes: list[RuleResult] | None = None,
         deadline: float | None = None,
         prepared: Prepared | None = None,
+        heard: Sequence[Statement] = (),
+        since: float | None = None,
+        today: date | None = None,
+        lang: str | None = None,
     ) -> Decision:
         """Run the policy, the state read and the evidence look-up; record the decision.
 
@@ -245,6 +261,12 @@ class Pipeline:
         read and the evidence look-up (with any request recorded before it) share
         what is left of it. Default: the policy's ``timeout_s`` from now.
         ``prepared``: reads started by :meth:`prepare` for this call.
+        ``heard``: this call's turns so far (the session's transcript), which the
+        request is traced over with the caller's memory; ``since`` when the call
+        began, ``today`` the call's date (relative dates are read against it) and
+        ``lang`` the caller's language. When every bound argument is traced to the
+        caller's words but the hosted service answered otherwise, the caller's
+        request is recorded with it (see :meth:`attest`) and it is asked again.
 
         Never raises for a failing rule, state reader or decision service:
         each of those becomes an ``abstain`` with the rule that failed (a state
@@ -278,11 +300,26 @@ class Pipeline:
             and (policy.evidence is None or not policy.evidence.required)
         )
 
+        context = self._context(tool, policy, args, heard, since, today, lang)
+
         async def evidence() -> ServiceDecision:
             async def ask() -> ServiceDecision:
                 if record_request:
                     await self.attest(caller, loaded, args, kind="request", deadline=budget_end)
-                return await self._ask_service(policy, caller, args)
+                found = await self._ask_service(policy, caller, args, context)
+                if (
+                    enforce
+                    and not record_request
+                    and attested is None
+                    and found.rule == "evidence.trace"
+                    and found.outcome != "act"
+                ):
+                    # The caller's words in this call ask for exactly this, and the hosted
+                    # service, which never heard them, did not answer act: record the
+                    # request with it, so that its answer is act and the receipt aligned.
+                    await self.attest(caller, loaded, args, kind="request", deadline=budget_end)
+                    found = await self._ask_service(policy, caller, args, context)
+                return found
 
             return await asyncio.wait_for(ask(), timeout=time_left(budget_end))
 
@@ -299,6 +336,10 @@ class Pipeline:
             service_must_act=enforce,
             forced=forced,
         )
+        if attested is not None and verdict.evidence is not None and verdict.evidence.trace is not None:
+            verdict.evidence = dataclasses.replace(
+                verdict.evidence, trace=confirmed(verdict.evidence.trace, attested)
+            )
         trace = verdict.trace + list(notes or [])
         row = self._row(tool, loaded, caller, session_id, args, verdict, trace, attested, call_id)
         row.latency_ms = round((time.perf_counter() - started) * 1000, 3)
@@ -457,9 +498,34 @@ class Pipeline:
         )
         return Decision(row, loaded.policy, args, None, None, [])
 
-    async def _ask_service(self, policy: Policy, caller: Caller, args: dict[str, Any]) -> ServiceDecision:
+    def _context(
+        self,
+        tool: GatedTool,
+        policy: Policy,
+        args: dict[str, Any],
+        heard: Sequence[Statement],
+        since: float | None,
+        today: date | None,
+        lang: str | None,
+    ) -> EvidenceContext | None:
+        """The request to trace, with this call's turns; None for a policy without evidence.
+
+        Raises what rendering the query raises (the evidence step records it).
+        """
+        if policy.evidence is None:
+            return None
+        query = evidence_request(policy, args)[0]
+        request = trace_request(tool, policy, args, query=query, today=today, lang=lang)
+        return EvidenceContext(request, tuple(heard), since)
+
+    async def _ask_service(
+        self, policy: Policy, caller: Caller, args: dict[str, Any], context: EvidenceContext | None = None
+    ) -> ServiceDecision:
         query, slot, match, top_k = evidence_request(policy, args)
-        return await self.backend.evaluate_action(caller.id, query, top_k=top_k, slot=slot, match=match)
+        extra = {"context": context} if context is not None and _takes_context(self.backend) else {}
+        return await self.backend.evaluate_action(
+            caller.id, query, top_k=top_k, slot=slot, match=match, **extra
+        )
 
     # -- receipts ----------------------------------------------------------------
 
@@ -780,10 +846,61 @@ def evidence_request(
     return query, slot, {n: args[n] for n in ev.match_names() if n in args}, ev.top_k
 
 
+def confirmed(found: Trace, answered: ConfirmationRow) -> Trace:
+    """The trace of a request the caller said yes to: what their words did not trace, their yes does.
+
+    The yes was to the gate's question carrying every value, so each argument not
+    traced to what they said before is traced to that answer (``trace.confirmed``).
+    """
+    args = tuple(
+        a
+        if a.status in ("traced", "default", "unchecked")
+        else ArgumentTrace(
+            name=a.name,
+            value=a.value,
+            status="traced",
+            rule="trace.confirmed",
+            note="in the question the caller said yes to",
+            source="confirmation",
+            speaker="caller",
+            at=answered.answered_at,
+            message_id=answered.answer_message_id,
+            words=answered.words,
+        )
+        for a in found.arguments
+    )
+    action = found.action
+    if action.status != "requested":
+        action = ActionTrace(
+            status="requested",
+            rule="trace.confirmed",
+            note="the caller said yes to the question",
+            words=answered.words,
+            at=answered.answered_at,
+            message_id=answered.answer_message_id,
+            speaker="caller",
+        )
+    return dataclasses.replace(
+        found, action=action, arguments=args, verdict="supported", rule="trace.confirmed", reason="confirmed"
+    )
+
+
+def _takes_context(backend: DecisionBackend) -> bool:
+    """Whether the backend's ``evaluate_action`` takes the call's context (a backend of one's own may not)."""
+    try:
+        params = inspect.signature(backend.evaluate_action).parameters
+    except (TypeError, ValueError):
+        return False
+    return "context" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
 def _evidence_record(evidence: ServiceDecision | None) -> dict[str, Any]:
     if evidence is None:
         return {}
+    traced = evidence.trace.as_record() if evidence.trace is not None else {}
     return {
+        **traced,
+        "rule": evidence.rule,
         "decision_id": evidence.decision_id,
         "outcome": evidence.outcome,
         "reason": evidence.reason,

@@ -13,6 +13,7 @@ import contextlib
 import functools
 import inspect
 import json
+import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from gate.confirm.heard import question_heard
 from gate.confirm.transcript import latest_exchange
 from gate.decorator import Action, Executed, GatedTool
 from gate.errors import StaleState, describe
+from gate.evidence.statements import from_history
 from gate.inflight import InFlight
 from gate.log import event, warning
 from gate.pipeline import Decision, Pipeline, deadline_in
@@ -90,6 +92,7 @@ class GateSession:
     ) -> None:
         self.caller = caller
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
+        self._started = time.time()
         self.id = session_id or f"gs_{uuid.uuid4().hex}"
         self.language = language
         self._pipeline = pipeline
@@ -109,6 +112,17 @@ class GateSession:
 
     def policy_for(self, tool: GatedTool) -> LoadedPolicy:
         return self._policies[tool.name]
+
+    def _heard(self, ctx: RunContext[Any] | None) -> dict[str, Any]:
+        """What a decision traces the request over: this call's turns, its start, its date, the language."""
+        history = ctx.session.history if ctx is not None else None
+        heard = from_history(history)
+        return {
+            "heard": heard,
+            "since": self._started,
+            "today": self.clock().date(),
+            "lang": self.language,
+        }
 
     # -- binding -------------------------------------------------------------------
 
@@ -226,13 +240,8 @@ class GateSession:
     ) -> Any:
         loaded = self.policy_for(tool)
         deadline = deadline_in(loaded.policy.timeout_s)
-        prepared = None
-        if self._saves is not None:
-            # The caller's words of this turn may be the evidence: let their save land
-            # first, within the decision's own budget; what the decision can get ready
-            # without them (the query's vector) is done meanwhile.
-            prepared = self._pipeline.prepare(tool, loaded, self.caller, args)
-            await self._saves.settled(self.caller.id, loaded.policy.timeout_s / 2)
+        # The caller's words of this call are read from the session's own transcript, so
+        # the decision never waits for them to be saved to memory.
         decision = await self._pipeline.decide(
             tool=tool,
             loaded=loaded,
@@ -241,7 +250,7 @@ class GateSession:
             args=args,
             call_id=ctx.function_call.call_id if ctx is not None else None,
             deadline=deadline,
-            prepared=prepared,
+            **self._heard(ctx),
         )
         return await self._carry_out(tool, decision, ctx, key)
 
@@ -484,6 +493,7 @@ class GateSession:
             notes=notes,
             call_id=ctx.function_call.call_id if ctx is not None else None,
             deadline=deadline,
+            **self._heard(ctx),
         )
         if forced is not None:
             await self._pipeline.close(decision, "skipped")

@@ -76,19 +76,23 @@ from functools import lru_cache
 
 __all__ = [
     "about_someone_else",
+    "clause_spans",
     "clauses",
     "conditional",
+    "defers",
     "is_question",
     "looks_like_instruction",
     "negation_of",
     "opens_with",
     "opposes",
+    "opposite_words",
     "puts_off",
     "requested_verb",
     "retracts",
     "scopes",
     "spoken_by_agent",
     "states_wish",
+    "withdraws",
 ]
 
 Matcher = Callable[[str, str], bool]
@@ -121,6 +125,27 @@ def clauses(text: str) -> list[str]:
             out[-1] = f"{out[-1]} {part}"
         else:
             out.append(part)
+    return out
+
+
+def clause_spans(text: str) -> list[tuple[int, int]]:
+    """Where each clause of ``text`` is (start, end), the same clauses :func:`clauses` gives."""
+    bounds = [0]
+    for m in _BOUNDARY.finditer(text):
+        bounds += [m.start(), m.end()]
+    bounds.append(len(text))
+    out: list[tuple[int, int]] = []
+    for start, end in zip(bounds[::2], bounds[1::2], strict=False):
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if start >= end:
+            continue
+        if out and _CONTINUES.match(text[start:end]):
+            out[-1] = (out[-1][0], end)
+        else:
+            out.append((start, end))
     return out
 
 
@@ -370,7 +395,9 @@ def is_question(text: str, lang: str | None = None) -> bool:
 
 _WISH = re.compile(
     r"\b(?:i'?d like|id like|i would like|i'?d love|i would love|we'?d love|we would love|"
-    r"(?:i|we) (?:just |really |only |still )?(?:want|wanna|need)|"
+    r"(?:i|we)(?:'ll| will| are going to|'re going to| am going to|'m going to)? "
+    r"(?:just |really |only |still )?"
+    r"(?:want|wanna|need)|"
     r"we want|we'?d like|i wish|i'?d prefer|i prefer|we prefer|prefer(?:red|ably|ence)?|"
     r"i'?d rather|i would rather|please|pls|let'?s|go ahead|make it|make that|put me|sign me|"
     r"i'?ll take|i will take|i'?ll go with|i choose|i pick|i'?m hoping|i am hoping|i'?m after|"
@@ -506,7 +533,10 @@ _NOT_NOW = re.compile(
     r"yeah right|as if|like that(?:'ll| will) (?:help|work)|"
     r"because that(?:'s| has)? (?:always )?work(?:s|ed)|"
     r"may have to|may need to|might need to|probably need to|"
-    r"not (?:this|until|before|yet|now|today|tonight|right now)\b)\b",
+    r"not (?:this|until|before|yet|now|today|tonight|right now)\b|"
+    # Someone's advice, reported: "my accountant says i ought to send it", "he told me i should be on x".
+    r"(?:says|said|told me|tells me|reckons|thinks|suggested|recommended|advised|advises)\s+(?:that\s+)?"
+    r"(?:i|we)\s+(?:should|ought|need to|must|could|might|'d better|had better))\b",
     re.IGNORECASE,
 )
 
@@ -546,7 +576,10 @@ _OTHER_SUBJECT = re.compile(
 )
 _WITH_ME = re.compile(r"^.{0,60}?\b(?:and|&)\s+(?:i|me|myself)\b|^.{0,40}?\b(?:y yo|et moi|und ich)\b", re.I)
 _OTHERS_THING = re.compile(
-    rf"\b(?:(?:my|our)\s+(?:\w+\s+)?(?:{_RELATION})'?s|(?:his|her|their|hers|theirs)\b(?!\s+(?:own\s+)?"
+    rf"\b(?:(?:my|our)\s+(?:\w+\s+)?(?:{_RELATION})'?s(?!\s+(?:\w+ing|not|been|got|going|gone|here|there|"
+    r"coming|away|off|ill|sick|well|busy|already|just|also|too|a|an|the|very|so|in|on|at|birthday|"
+    r"anniversary|wedding|party|retirement|graduation|funeral|christening|leaving do)\b)|"
+    r"(?:his|her|their|hers|theirs)\b(?!\s+(?:own\s+)?"
     r"(?:name|number)\b)|(?:de|du)\s+(?:mi|mon|ma)\s+(?:" + _RELATION + r"))",
     re.IGNORECASE,
 )
@@ -832,6 +865,24 @@ def puts_off(text: str) -> bool:
     return _REFERS_BACK.search(t) is not None and len(t.split()) <= 10
 
 
+def withdraws(text: str) -> bool:
+    """Whether the text says no only with a withdrawing verb ("scrap", "drop", "call off", "forget").
+
+    For a request that itself removes or cancels something, such a verb is the request.
+    """
+    t = _norm(text)
+    neutral = _NOT_NEGATION.sub(lambda m: " " * len(m.group()), t)
+    return _WITHDRAW.search(neutral) is not None and _NEGATION_ANY.search(neutral) is None
+
+
+def defers(text: str) -> bool:
+    """Whether the words themselves put something off or doubt it ("can wait", "later", "not sure").
+
+    Unlike :func:`puts_off`, a short statement that merely refers back is not enough.
+    """
+    return _PUT_OFF.search(_norm(text)) is not None
+
+
 def retracts(text: str) -> bool:
     """Whether the utterance withdraws or changes something the caller said before."""
     return _RETRACT.search(_norm(text)) is not None
@@ -885,8 +936,14 @@ _pair(("accept", "approve"), ("reject", "decline", "refuse"))
 _pair(("charge", "pay", "bill"), ("refund", "reimburse", "credit back"))
 _pair(("change", "move", "switch", "update", "swap", "reschedule"), ("keep", "leave"))
 _pair(
-    ("pay", "send", "transfer", "wire", "settle"), ("hold", "freeze", "block", "withhold", "disput", "stop")
+    ("pay", "send", "transfer", "wire", "settle", "ship", "release", "dispatch", "send out", "post"),
+    ("hold", "freeze", "block", "withhold", "disput", "stop", "keep on hold", "hold back"),
 )
+
+
+def opposite_words(word: str) -> tuple[str, ...]:
+    """The verbs that ask for the opposite of ``word`` ("keep" for "cancel")."""
+    return _OPPOSITES.get(word.casefold(), ())
 
 
 def opposes(text: str, action_words: Iterable[str]) -> bool:
@@ -897,6 +954,8 @@ def opposes(text: str, action_words: Iterable[str]) -> bool:
     read as opposing it ("cancel the old plan and keep the new one").
     """
     words = {w.casefold() for w in action_words}
+    # "i keep running out of data": keep with a gerund says how often, not what to keep.
+    text = re.sub(r"\b(?:keep|keeps|kept|keeping)\s+(?:on\s+)?\w+ing\b", " ", text, flags=re.IGNORECASE)
     for clause in clauses(_norm(text)):
         for word in words:
             if _stem_in(clause, word):

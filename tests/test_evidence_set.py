@@ -6,12 +6,10 @@ memories are written oldest first with their trust, and the request is
 evaluated the way the gate asks: the rendered evidence query and the values
 the policy binds.
 
-How :data:`gate.evidence.ABOUT_THRESHOLD` was calibrated: this test prints,
-for the true supports, the lowest similarity with the query, and for the
-memories that mention every value but are about another matter, the highest
-one. The threshold sits between the two, nearer the true supports' side,
-with the other checks (wish, negation, speaker, currency) carrying the
-cases where shared values lift the similarity of an unrelated memory.
+The request is traced over the memories (:mod:`gate.evidence.trace`): the
+action asked for by the caller, every bound value said in its part, nothing
+later that withdraws or changes it. The test prints every miss with the rule
+that decided it.
 """
 
 from __future__ import annotations
@@ -27,7 +25,6 @@ import pytest
 import yaml
 
 import gate
-from gate.evidence import ABOUT_THRESHOLD, CLEAR_THRESHOLD
 from gate.memory.embedder import MiniLMEmbedder
 
 SET = Path(__file__).parent / "data" / "evidence_set.yaml"
@@ -61,7 +58,7 @@ class Outcome:
     def describe(self) -> str:
         c = self.case
         d = self.decision
-        return f"[{c['class']}] {c['tool']}{c['args']} <- {c['memories']} -> {d.outcome}: {d.reason}"
+        return f"[{c['class']}] {c['tool']}{c['args']} <- {c['memories']} -> {d.outcome} ({d.rule}): {d.reason}"
 
 
 def spoken(value: Any) -> str:
@@ -141,8 +138,7 @@ async def test_labelled_set_zero_false_supports_and_95_percent_found(engine: gat
     print(
         f"\nevidence set: {len(outcomes)} pairs, {len(true_supports)} true supports; "
         f"found {len(found)} ({share:.1%}); false supports {len(false_supports)}; "
-        f"negations cited against {len(negations) - len(uncited)}/{len(negations)}; "
-        f"similarity floor {ABOUT_THRESHOLD}, clear {CLEAR_THRESHOLD}"
+        f"negations cited against {len(negations) - len(uncited)}/{len(negations)}"
     )
     for o in misses:
         print("  missed:", o.describe())

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from gate.evidence import EvidenceSlot, ServiceDecision, ServiceReceipt
+from gate.evidence import EvidenceContext, EvidenceSlot, ServiceDecision, ServiceReceipt
 
 
 @dataclass(frozen=True)
@@ -36,13 +36,16 @@ class DecisionBackend(Protocol):
         top_k: int = 5,
         slot: EvidenceSlot | None = None,
         match: Sequence[Any] | Mapping[str, Any] = (),
+        context: EvidenceContext | None = None,
     ) -> ServiceDecision:
         """Decide act/ask/abstain for ``query``; each call creates a durable decision.
 
         ``match``: the values a supporting memory must hold, as a mapping from
         argument name to the raw argument (kinds kept: 1500.0 is a number) or
-        as a list of spoken values. A query over 2000 characters is refused
-        with ServiceError(400) before anything is sent.
+        as a list of spoken values. ``context``: the request to trace and this
+        call's own turns (see :class:`gate.evidence.EvidenceContext`); the answer
+        carries the argument trace. A query over 2000 characters is refused with
+        ServiceError(400) before anything is sent.
         """
         ...
 

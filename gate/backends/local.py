@@ -32,20 +32,15 @@ from contextdb.store.sqlite_store import SQLiteStore, _row_to_item
 from numpy.typing import NDArray
 from sqlalchemy import Connection, insert, select
 
+from gate import evidence
 from gate.backends import at_exit
 from gate.backends.base import ForgetResult
 from gate.backends.engine_locks import retrying
 from gate.canonical import digest
 from gate.errors import DecisionNotFound, ReceiptConflict, ServiceError
-from gate.evidence import (
-    AGAINST_THRESHOLD,
-    EvidenceMemory,
-    EvidenceRequest,
-    EvidenceSlot,
-    ServiceDecision,
-    ServiceReceipt,
-    judge,
-)
+from gate.evidence import EvidenceContext, EvidenceMemory, EvidenceSlot, ServiceDecision, ServiceReceipt
+from gate.evidence.meaning import Meaning, vectors_of
+from gate.evidence.reading import texts_for
 from gate.ledger import Ledger
 from gate.ledger.tables import ServiceDecisionRow, ServiceReceiptRow
 from gate.ledger.writer import Job
@@ -58,13 +53,14 @@ _REF = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 _STATUSES = {"succeeded", "failed", "skipped"}
 # The hosted contract's query limit, kept offline so both backends refuse the same requests.
 MAX_QUERY_CHARS = 2000
-# Memories embedded here when the engine's own vectors are not MiniLM's.
-_CONTENT_CACHE = 4096
 _Vector = NDArray[np.float32]
 # Rendered queries whose vectors are kept (the same action is often decided twice).
 _QUERY_CACHE = 512
 # How many later statements are read for a withdrawal or a change of a supporting memory.
 _LATER_LIMIT = 32
+# Memories this close to the query (cosine, MiniLM) are read for a trace; the trace itself
+# decides what they say. Denials and withdrawals are short, so the floor is low.
+NEAR_QUERY = 0.30
 _SERVICE_DECISIONS = ServiceDecisionRow.__table__  # type: ignore[attr-defined]
 _SERVICE_RECEIPTS = ServiceReceiptRow.__table__  # type: ignore[attr-defined]
 
@@ -116,8 +112,8 @@ class LocalEngine:
         self._judge_embedder: MiniLMEmbedder = (
             embedding_provider if isinstance(embedding_provider, MiniLMEmbedder) else MiniLMEmbedder()
         )
-        self._content_vectors: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
         self._query_vectors: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._tracer_meaning = Meaning(self._judge_embedder)
         self._created_index = False
 
     # -- decisions -------------------------------------------------------------
@@ -130,20 +126,18 @@ class LocalEngine:
         top_k: int = 5,
         slot: EvidenceSlot | None = None,
         match: Sequence[Any] | Mapping[str, Any] = (),
+        context: EvidenceContext | None = None,
     ) -> ServiceDecision:
-        """Decide from memory that supports ``match`` (see :mod:`gate.evidence`); records the decision.
+        """Decide from what the caller said (see :mod:`gate.evidence`); records the decision.
+
+        ``context``: the request to trace and this call's own turns. Without it the
+        request is read from ``query`` and ``match`` and traced over memory alone.
 
         Raises:
             ServiceError: 400 when the query is empty or longer than 2000 characters.
         """
-        verdict = await self.preview(partition, query, top_k=top_k, slot=slot, match=match)
-        decision = ServiceDecision(
-            decision_id=f"dec_{uuid.uuid4().hex}",
-            outcome=verdict.outcome,
-            memories=verdict.memories,
-            pending_ids=verdict.pending_ids,
-            reason=verdict.reason,
-        )
+        verdict = await self.preview(partition, query, top_k=top_k, slot=slot, match=match, context=context)
+        decision = dataclasses.replace(verdict, decision_id=f"dec_{uuid.uuid4().hex}")
         row = ServiceDecisionRow(
             id=decision.decision_id,
             user_id=partition,
@@ -172,71 +166,86 @@ class LocalEngine:
         top_k: int = 5,
         slot: EvidenceSlot | None = None,
         match: Sequence[Any] | Mapping[str, Any] = (),
+        context: EvidenceContext | None = None,
     ) -> ServiceDecision:
         """What :meth:`evaluate_action` would answer, recording nothing (for dry runs).
 
-        The query is embedded once; on the slot path the slot's current fact is
-        the only possible support, and the caller's other current memories
-        closest to the query are read too, because a later denial or change
-        wins over it. ``match`` maps argument names to raw values (or lists
-        spoken values); see :class:`gate.evidence.EvidenceRequest`.
+        When this call's own turns already trace the whole request, memory is not
+        read: nothing said in an earlier call can be later than them. Otherwise the
+        caller's memories closest to the query are read (on the slot path, the
+        slot's current fact and what was said after it), and the request is traced
+        over them and the call together.
 
         Raises:
             ServiceError: 400 when the query is empty or longer than 2000 characters.
         """
         if not 1 <= len(query) <= MAX_QUERY_CHARS:
             raise ServiceError(400, "invalid_request", f"query must be 1-{MAX_QUERY_CHARS} characters")
-        request = EvidenceRequest.of(query, match, slot_only=slot is not None)
-        # What does not depend on the query's vector (the slot's fact, the index's
-        # freshness check) is read while the query is embedded.
+        request = context.request if context is not None else evidence.from_match(query, match, slot=slot)
+        call = list(context.call) if context is not None else []
+        since = context.since if context is not None else None
+        if call:
+            quick = evidence.trace(request, call, await self._meaning(request, call), since=since)
+            if quick.verdict in ("supported", "denied") and quick.trusted:
+                return evidence.decision_of(quick)
+        rows = await self._candidates(partition, query, slot, top_k)
+        memories = [self._evidence(item, similarity=None, in_slot=in_slot) for item, in_slot, _ in rows]
+        known = {item.content: vec for item, _, vec in rows if vec is not None and self._stored_vectors_judge}
+        statements = evidence.combined(evidence.from_memories(memories), call)
+        found = evidence.trace(
+            request, statements, await self._meaning(request, statements, known), since=since
+        )
+        decision = evidence.decision_of(found, memories)
+        return dataclasses.replace(decision, memories=decision.memories[:top_k])
+
+    async def _meaning(
+        self,
+        request: evidence.TraceRequest,
+        statements: Sequence[evidence.Statement],
+        known: Mapping[str, NDArray[np.float32]] | None = None,
+    ) -> evidence.Prepared:
+        """Vectors for every text the trace compares; stored vectors are used where the engine has them."""
+        texts = [t for t in texts_for(request, statements) if not known or t not in known]
+        prepared = await self._tracer_meaning.prepare(texts)
+        if known:
+            prepared = evidence.Prepared({**vectors_of(prepared), **{t: _unit(v) for t, v in known.items()}})
+        return prepared
+
+    async def _candidates(
+        self, partition: str, query: str, slot: EvidenceSlot | None, top_k: int
+    ) -> list[tuple[MemoryItem, bool, _Vector | None]]:
+        """The memories a request is traced over: closest to the query, and what was said after them.
+
+        On the slot path only the slot's current fact can support (its older
+        revisions are history); what the caller said after it may still deny,
+        withdraw or change it, so it is read in time order (and, past the limit,
+        the memories closest to the query as well).
+        """
         if slot is not None:
             vector, in_slot = await asyncio.gather(
                 self._vector(query), self._current_in_slot(partition, slot)
             )
-            verdict = await self._slot_verdict(partition, query, vector, in_slot, request, top_k)
-        else:
-            refreshing = self.index.refresh(partition) if self._stored_vectors_judge else asyncio.sleep(0)
-            vector, _ = await asyncio.gather(self._vector(query), refreshing)
-            rows = await self._nearby(partition, query, vector, max(top_k * 2, 10), refreshed=True)
-            memories = await self._judged(vector, rows)
-            verdict = judge(memories, request)
-            if verdict.outcome in ("act", "ask"):
-                # What the caller said after the supporting memory may withdraw or change it
-                # without sharing its words ("no wait, make it monday"): read all of it.
-                since = min(m.created_at for m in verdict.memories if m.created_at is not None)
-                later = await self._said_after(partition, since, {m.id for m in memories})
-                if later:
-                    memories += await self._judged(vector, [(item, False, vec) for item, vec in later])
-                    verdict = judge(memories, request)
-        return dataclasses.replace(verdict, memories=verdict.memories[:top_k])
-
-    async def _slot_verdict(
-        self,
-        partition: str,
-        query: str,
-        vector: NDArray[np.float32],
-        in_slot: list[tuple[MemoryItem, _Vector | None]],
-        request: EvidenceRequest,
-        top_k: int,
-    ) -> ServiceDecision:
-        """The slot's current fact, judged with everything the caller said after it.
-
-        Only something said later can deny, withdraw or change the slot's fact
-        (an older denial is what the fact replaced), so the caller's later
-        memories are read in time order; when there are more than the limit,
-        the ones closest in meaning to the query are read too.
-        """
-        if not in_slot:
-            return judge([], request)
-        fact = in_slot[0][0]
-        rows = [(fact, True, in_slot[0][1])]
-        later = await self._said_after(partition, fact.created_at.timestamp(), {fact.id})
-        rows += [(item, False, vec) for item, vec in later]
-        if len(later) >= _LATER_LIMIT:
-            known = {item.id for item, _, _ in rows}
-            nearby = await self._nearby(partition, query, vector, max(top_k * 2, 10))
-            rows += [r for r in nearby if r[0].id not in known]
-        return judge(await self._judged(vector, rows), request)
+            if not in_slot:
+                return []
+            fact, fact_vec = in_slot[0]
+            rows: list[tuple[MemoryItem, bool, _Vector | None]] = [(fact, True, fact_vec)]
+            later = await self._said_after(partition, fact.created_at.timestamp(), {fact.id})
+            rows += [(item, False, vec) for item, vec in later]
+            if len(later) >= _LATER_LIMIT:
+                known = {item.id for item, _, _ in rows}
+                nearby = await self._nearby(partition, query, vector, max(top_k * 2, 10))
+                rows += [r for r in nearby if r[0].id not in known]
+            return rows
+        refreshing = self.index.refresh(partition) if self._stored_vectors_judge else asyncio.sleep(0)
+        vector, _ = await asyncio.gather(self._vector(query), refreshing)
+        rows = await self._nearby(partition, query, vector, max(top_k * 2, 10), refreshed=True)
+        if rows:
+            # What the caller said after the closest memories may withdraw or change them
+            # without sharing their words ("no wait, make it monday"): read it too.
+            since = min(item.created_at.timestamp() for item, _, _ in rows)
+            later = await self._said_after(partition, since, {item.id for item, _, _ in rows})
+            rows += [(item, False, vec) for item, vec in later]
+        return rows
 
     async def _vector(self, text: str) -> NDArray[np.float32]:
         """The query's unit vector: embedded once, then kept (a confirmation decides the same query again)."""
@@ -267,7 +276,7 @@ class LocalEngine:
             )
             return [(item, False, None) for item in found]
         hits = await self.index.search(
-            partition, vector, top_k, min_score=AGAINST_THRESHOLD, exclude_suspects=True, refreshed=refreshed
+            partition, vector, top_k, min_score=NEAR_QUERY, exclude_suspects=True, refreshed=refreshed
         )
         return [(item, False, vec) for item, vec in await self._load(partition, [h.memory_id for h in hits])]
 
@@ -292,34 +301,6 @@ class LocalEngine:
                     vec = _unit(np.asarray(item.embedding, dtype=np.float32)) if item.embedding else None
                     out.append((item, vec))
         return [(item, vec) for item, vec in out if item.is_valid_at(now)]
-
-    async def _judged(
-        self, vector: NDArray[np.float32], rows: Sequence[tuple[MemoryItem, bool, _Vector | None]]
-    ) -> list[EvidenceMemory]:
-        """The rows as evidence, each with its cosine to the query.
-
-        Stored vectors are used when MiniLM made them; otherwise the memory's
-        text is embedded here (once per memory, kept).
-        """
-        missing = [
-            item
-            for item, _, vec in rows
-            if not (self._stored_vectors_judge and vec is not None) and item.id not in self._content_vectors
-        ]
-        if missing:
-            fresh = await self._judge_embedder.embed([m.content for m in missing], decision=True)
-            for item, raw in zip(missing, fresh, strict=True):
-                self._content_vectors[item.id] = _unit(np.asarray(raw, dtype=np.float32))
-                while len(self._content_vectors) > _CONTENT_CACHE:
-                    self._content_vectors.popitem(last=False)
-        out = []
-        for item, in_slot, vec in rows:
-            use = (
-                vec if self._stored_vectors_judge and vec is not None else self._content_vectors.get(item.id)
-            )
-            score = float(use @ vector) if use is not None and use.shape == vector.shape else -1.0
-            out.append(self._evidence(item, similarity=score, in_slot=in_slot))
-        return out
 
     async def _current_in_slot(
         self, partition: str, slot: EvidenceSlot

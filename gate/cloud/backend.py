@@ -38,19 +38,14 @@ from dataclasses import replace
 from typing import Any
 
 import httpx
-import numpy as np
 from contextdb_cloud_client import ApiError, CloudClient, Memory
 
+from gate import evidence
 from gate.backends.base import ForgetResult
 from gate.errors import ConfigError, DecisionNotFound, ReceiptConflict, ServiceError
-from gate.evidence import (
-    EvidenceMemory,
-    EvidenceRequest,
-    EvidenceSlot,
-    ServiceDecision,
-    ServiceReceipt,
-    judge,
-)
+from gate.evidence import EvidenceContext, EvidenceMemory, EvidenceSlot, ServiceDecision, ServiceReceipt
+from gate.evidence.meaning import Meaning
+from gate.evidence.reading import texts_for
 from gate.memory.embedder import MiniLMEmbedder
 
 DEFAULT_URL = "https://api.contextdb.ai"
@@ -203,6 +198,7 @@ class CloudEngine:
         except ValueError as exc:
             raise ConfigError(f"CONTEXTDB_API_KEY: {exc}") from exc
         self._embedder = MiniLMEmbedder()
+        self._meaning = Meaning(self._embedder)
 
     @classmethod
     def from_env(cls, **kwargs: Any) -> CloudEngine:
@@ -219,8 +215,17 @@ class CloudEngine:
         top_k: int = 5,
         slot: EvidenceSlot | None = None,
         match: Sequence[Any] | Mapping[str, Any] = (),
+        context: EvidenceContext | None = None,
     ) -> ServiceDecision:
-        """Ask the hosted service; an ``act`` on memory that does not support ``match`` becomes abstain.
+        """Ask the hosted service, and trace the request on the host.
+
+        The hosted answer is the service's own (its decision id is what the receipt
+        closes); the trace over the memories it returns and this call's turns
+        (``context``) says whether the caller asked for these arguments. An ``act``
+        the trace does not support becomes the trace's answer; a trace the hosted
+        answer does not share keeps the hosted outcome, with the trace, so the gate
+        can record the caller's request with the service before acting on it.
+        Hosted memories carry no time: they are read as older than this call.
 
         Raises:
             ServiceError: 400 before any request when the query is empty or longer
@@ -232,13 +237,24 @@ class CloudEngine:
             answer = await self.client.evaluate_action(partition, query, top_k=top_k)
             memories = [_evidence(m) for m in answer.memories if not m.superseded_by]
         outcome = answer.outcome if answer.outcome in ("act", "ask", "abstain") else "abstain"
+        request = context.request if context is not None else evidence.from_match(query, match, slot=slot)
+        call = list(context.call) if context is not None else []
+        statements = evidence.combined(evidence.from_memories(memories), call)
+        prepared = await self._meaning.prepare(texts_for(request, statements))
+        found = evidence.trace(request, statements, prepared, since=context.since if context else None)
+        verdict = evidence.decision_of(found, memories)
         if outcome == "act":
-            verdict = judge(await self._with_similarity(query, memories), EvidenceRequest.of(query, match))
             if verdict.outcome == "act":
                 return replace(verdict, decision_id=answer.decision_id)
-            cited = [m for m in verdict.memories if m.role == "against"]
-            reason = verdict.reason if cited else "trusted memory does not support these arguments"
-            return ServiceDecision(answer.decision_id, "abstain", cited, [], reason)
+            if verdict.outcome == "abstain" and verdict.rule == "evidence.missing":
+                return replace(
+                    verdict,
+                    decision_id=answer.decision_id,
+                    reason="trusted memory does not support these arguments",
+                )
+            return replace(verdict, decision_id=answer.decision_id)
+        if verdict.rule == "evidence.denied":
+            return replace(verdict, decision_id=answer.decision_id)
         if outcome == "ask":
             return ServiceDecision(
                 answer.decision_id,
@@ -246,21 +262,20 @@ class CloudEngine:
                 memories,
                 list(answer.pending_confirmation_ids),
                 "memory needs the caller's confirmation",
+                trace=found,
+                rule="evidence.trace"
+                if found.verdict == "supported" and found.trusted
+                else "evidence.untrusted",
             )
-        return ServiceDecision(answer.decision_id, "abstain", [], [], "nothing on file supports this")
-
-    async def _with_similarity(self, query: str, memories: list[EvidenceMemory]) -> list[EvidenceMemory]:
-        """The memories with their cosine similarity to ``query`` (one embedding call for all)."""
-        if not memories:
-            return memories
-        vectors = np.asarray(
-            await self._embedder.embed([query, *(m.content for m in memories)], urgent=True), dtype=np.float32
+        return ServiceDecision(
+            answer.decision_id,
+            "abstain",
+            [],
+            [],
+            "nothing on file supports this",
+            trace=found,
+            rule="evidence.trace" if found.verdict == "supported" and found.trusted else "evidence.missing",
         )
-        norms = np.linalg.norm(vectors, axis=1)
-        norms[norms == 0] = 1.0
-        unit = vectors / norms[:, None]
-        scores = unit[1:] @ unit[0]
-        return [replace(m, similarity=float(s)) for m, s in zip(memories, scores, strict=True)]
 
     async def report_execution(
         self,

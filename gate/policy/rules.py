@@ -209,18 +209,59 @@ def limit_rules(policy: Policy, args: dict[str, Any]) -> list[RuleResult]:
     return out
 
 
+def evidence_kind(found: ServiceDecision) -> str:
+    """What the evidence says: ``trace`` (supported), ``untrusted``, ``denied`` or ``missing``.
+
+    From the trace's rule when the service made one, else from its outcome (an
+    answer recorded before the trace existed, or from a service that makes none).
+    """
+    rule = found.rule.removeprefix("evidence.")
+    if rule in ("trace", "untrusted", "denied", "missing"):
+        return rule
+    if found.outcome == "act":
+        return "trace"
+    if found.outcome == "ask":
+        return "untrusted"
+    if any(m.role == "against" for m in found.memories):
+        return "denied"
+    return "missing"
+
+
 def evidence_rule(policy: Policy, found: ServiceDecision, attested: bool) -> RuleResult:
-    """The evidence's verdict under the policy (``required``) and an attestation."""
+    """The evidence's verdict under the policy, with a stable rule id.
+
+    ``evidence.trace`` (act): every bound argument traced to what the caller said.
+    ``evidence.denied`` (abstain): the caller's current word is no; it is cited.
+    ``evidence.untrusted`` (ask): supported only by memory not trusted yet.
+    ``evidence.missing``: nothing supports it; the gate asks the question carrying
+    every value (``evidence.missing: ask``, the default) or abstains (``abstain``, or
+    a tool that never asks). ``evidence.confirmed`` (act): the caller said yes to
+    the question carrying every value. ``evidence.recorded`` (act): the policy does
+    not require evidence; the answer is only recorded (a denial still stops it).
+    """
+    kind = evidence_kind(found)
     outcome = found.outcome if found.outcome in RESTRICTIVENESS else "abstain"
-    if policy.evidence is None or not policy.evidence.required:
-        # Evidence is recorded, not required: the service's answer never decides here
-        # (the live gate still never executes on a non-act answer: see ``service``).
-        return RuleResult("evidence", "act", f"recorded, not required ({outcome}: {found.reason})")
-    if outcome == "ask" and attested:
-        # The caller's spoken yes to this exact action is the confirmation the
-        # unsure evidence asked for.
-        return RuleResult("evidence", "act", f"{found.reason}; confirmed by the caller")
-    return RuleResult("evidence", outcome, found.reason)
+    ev = policy.evidence
+    if kind == "denied" and not attested:
+        # The caller's own no stops the action whatever the policy requires; a yes said
+        # after it, to the question carrying every value, is their latest word.
+        return RuleResult("evidence.denied", "abstain", found.reason)
+    if ev is None or not ev.required:
+        # Recorded, not required: the service's answer never decides here (the live
+        # gate still never executes on a non-act answer: see ``service``).
+        return RuleResult("evidence.recorded", "act", f"recorded, not required ({outcome}: {found.reason})")
+    if attested and kind in ("untrusted", "missing", "trace"):
+        # The caller's spoken yes to the question carrying every value is first-party evidence.
+        return RuleResult(
+            "evidence.confirmed", "act", "the caller said yes to the question carrying every value"
+        )
+    if kind == "trace":
+        return RuleResult("evidence.trace", "act", found.reason)
+    if kind == "untrusted":
+        return RuleResult("evidence.untrusted", "ask", found.reason)
+    if ev.missing == "abstain" or policy.confirm == "never":
+        return RuleResult("evidence.missing", "abstain", found.reason)
+    return RuleResult("evidence.missing", "ask", found.reason)
 
 
 def confirm_rules(policy: Policy, trace: list[RuleResult], attested: bool) -> list[RuleResult]:

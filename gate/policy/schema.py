@@ -95,13 +95,16 @@ class Evidence(_Strict):
     the action (default: every placeholder of ``slot.value`` when set, else of
     ``query``). ``long_query`` says what happens when the rendered query is
     longer than :data:`MAX_QUERY_CHARS`: ``refuse`` (abstain, nothing sent) or
-    ``truncate`` (cut at a word boundary).
+    ``truncate`` (cut at a word boundary). ``missing`` says what happens when nothing the
+    caller said supports the call: ``ask`` (the gate puts the question carrying every
+    value, and the caller's yes is the evidence) or ``abstain``.
     """
 
     query: Template = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     slot: Slot | None = None
     match: list[str] | None = None
     required: bool = True
+    missing: Literal["ask", "abstain"] = "ask"
     top_k: int = Field(default=5, ge=1, le=50)
     long_query: Literal["refuse", "truncate"] = "refuse"
 

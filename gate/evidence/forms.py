@@ -1,0 +1,785 @@
+"""Where a text says an argument's value, and whether it says it in the argument's part.
+
+A value is found as a value (:mod:`gate.values`: "fifteen hundred" is 1500,
+"thu" is Thursday, identifiers exact), a date also as the caller says it
+relative to the call ("next Tuesday", "tomorrow", "the 13th"), and a name
+as a name (case, punctuation and a leading article aside). Then it must be
+said in the argument's part, each check a named rule:
+
+``trace.value.role``      "from Leeds" is not a journey to Leeds
+``trace.value.unit``      "2 nights" is not a table for 2
+``trace.value.currency``  "500 dollars" is not 500 pounds
+``trace.value.period``    "85 a quarter" is not 85 a month
+``trace.value.bound``     "any time after 2pm" is not 2pm
+``trace.value.label``     "order 4471" is not 4471 pounds
+``trace.value.clause``    "the booking I made on Monday" says when something else happened
+``trace.value.name``      "Gold Plus" is another name than "Gold"
+``trace.value.head``      "the 8 o'clock show" is the time of something the request is not about
+
+Nothing here raises on odd text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from functools import lru_cache
+
+from gate.evidence import words
+from gate.evidence.request import ArgumentSpec, TraceRequest
+from gate.values import Mention, currencies, currency_of, find_mentions, locate
+
+_WORD = re.compile(r"[a-zà-ÿß]+")
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+
+@dataclass(frozen=True)
+class Said:
+    """One place a text gives an argument a value.
+
+    ``same``: the argument's own value (else another value of its kind).
+    ``rule``: ``trace.value`` when it is said in the argument's part, else the
+    rule that says why not (see the module docstring).
+    """
+
+    arg: str
+    start: int
+    end: int
+    same: bool
+    rule: str
+    words: str
+
+    @property
+    def fits(self) -> bool:
+        return self.rule == "trace.value"
+
+    @property
+    def span(self) -> tuple[int, int]:
+        return self.start, self.end
+
+
+# -- finding values ------------------------------------------------------------------
+
+
+def _fold_token(token: str) -> str:
+    folded = token.casefold().replace("’", "'")
+    if folded.endswith("'s"):
+        folded = folded[:-2]  # "amelia's school trip" names Amelia
+    elif folded.endswith("s'"):
+        folded = folded[:-1]
+    return folded.replace("'", "")
+
+
+def _folded_tokens(text: str) -> list[tuple[str, int, int]]:
+    return [(_fold_token(m.group()), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+
+
+@lru_cache(maxsize=8192)
+def name_spans(text: str, name: str) -> tuple[tuple[int, int], ...]:
+    """Where ``text`` says ``name`` as a name: words in order, case, punctuation and "the" aside."""
+    wanted = [t for t, _, _ in _folded_tokens(name)]
+    if wanted[:1] in (["the"], ["a"], ["an"]) and len(wanted) > 1:
+        wanted = wanted[1:]
+    if not wanted:
+        return ()
+    tokens = _folded_tokens(text)
+    out = []
+    for i in range(len(tokens) - len(wanted) + 1):
+        if all(tokens[i + k][0] == w for k, w in enumerate(wanted)):
+            out.append((tokens[i][1], tokens[i + len(wanted) - 1][2]))
+    return tuple(out)
+
+
+def _plain_spans(text: str, value: object) -> list[tuple[int, int]]:
+    try:
+        return locate(text, value)
+    except (ValueError, TypeError):
+        return []
+
+
+_PLURAL_DAY = re.compile(r"\b(\w+day)s\b", re.IGNORECASE)
+_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+@lru_cache(maxsize=4096)
+def _mentions(text: str, lang: str | None) -> tuple[Mention, ...]:
+    try:
+        return tuple(find_mentions(text, lang))
+    except Exception:
+        return ()
+
+
+def mentions_in(text: str, lang: str | None) -> tuple[Mention, ...]:
+    """Every value the text mentions (cached)."""
+    return _mentions(text, lang)
+
+
+def other_idents(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[tuple[int, int]]:
+    """Where ``text`` names another identifier than ``spec``'s own ("order A-1002" for A-1001)."""
+    if spec.kind != "ident" or spec.norm is None:
+        return []
+    return [
+        (m.start, m.end)
+        for m in _mentions(text, request.lang)
+        if m.value.kind == "ident" and not m.means(spec.norm)
+    ]
+
+
+def _relative_day_spans(text: str, today: date) -> list[tuple[int, int, date]]:
+    folded = text.casefold()
+    out: list[tuple[int, int, date]] = []
+    for phrase, days in sorted(words.RELATIVE_DAYS.items(), key=lambda kv: -len(kv[0])):
+        for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", folded):
+            if any(s <= m.start() < e for s, e, _ in out):
+                continue
+            out.append((m.start(), m.end(), today + timedelta(days=days)))
+    return out
+
+
+def _weekday_dates(mention: Mention, text: str, today: date) -> list[date]:
+    """The dates a weekday names from the call's date: the coming one, and with "next" the one after."""
+    day = _WEEKDAYS.index(mention.value.key)
+    ahead = (day - today.weekday()) % 7
+    coming = today + timedelta(days=ahead or 7)
+    out = [coming]
+    if ahead == 0:
+        out.append(today)
+    before = _WORD.findall(text[: mention.start].casefold())[-1:]
+    if before and before[0] in words.WEEK_AFTER:
+        out.append(coming + timedelta(days=7))
+    return out
+
+
+def _day_of_month_dates(day: int, today: date) -> list[date]:
+    """The next date with that day of the month (this month or the next)."""
+    out = []
+    year, month = today.year, today.month
+    for _ in range(2):
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            candidate = None
+        if candidate is not None and candidate >= today:
+            out.append(candidate)
+            break
+        month += 1
+        if month > 12:
+            year, month = year + 1, 1
+    return out
+
+
+def _as_date(value: object) -> date | None:
+    try:
+        return date.fromisoformat(str(value))
+    except ValueError:
+        return None
+
+
+def date_readings(text: str, today: date | None, lang: str | None) -> list[tuple[int, int, list[date]]]:
+    """Every date the text names relative to ``today``: weekdays, "tomorrow", "the 13th"."""
+    if today is None:
+        return []
+    out: list[tuple[int, int, list[date]]] = []
+    for m in _mentions(_PLURAL_DAY.sub(r"\1", text), lang):
+        if m.value.kind == "weekday":
+            out.append((m.start, m.end, _weekday_dates(m, text, today)))
+        elif m.value.kind == "date" and m.value.key.startswith("---"):
+            out.append((m.start, m.end, _day_of_month_dates(int(m.value.key[3:]), today)))
+        elif m.value.kind == "date" and m.value.key.startswith("--"):
+            month, day = int(m.value.key[2:4]), int(m.value.key[5:7])
+            dates = []
+            for year in (today.year, today.year + 1):
+                try:
+                    dates.append(date(year, month, day))
+                except ValueError:
+                    continue
+            out.append((m.start, m.end, dates))
+        elif m.value.kind == "date":
+            found = _as_date(m.value.key)
+            if found is not None:
+                out.append((m.start, m.end, [found]))
+    for start, end, when in _relative_day_spans(text, today):
+        if not any(s <= start < e for s, e, _ in out):
+            out.append((start, end, [when]))
+    for ahead in _AHEAD.finditer(text.casefold()):
+        n = ahead.group("n")
+        count = int(n) if n.isdigit() else _AHEAD_COUNT.get(n)
+        if count is None or any(s <= ahead.start() < e for s, e, _ in out):
+            continue
+        days = count * (7 if ahead.group("unit").startswith("week") else 1)
+        out.append((ahead.start(), ahead.end(), [today + timedelta(days=days)]))
+    for week in _WEEK_FROM.finditer(text.casefold()):
+        base = 0 if week.group("base") == "today" else 1
+        out.append((week.start(), week.end(), [today + timedelta(days=7 + base)]))
+    return sorted(out, key=lambda r: r[0])
+
+
+# "in two weeks", "in 3 days": a date that far from the call's; "a week tomorrow" is 8 days on.
+_AHEAD = re.compile(r"\bin\s+(?P<n>a|one|two|three|four|five|six|\d+)\s+(?P<unit>days?|weeks?)\b")
+_AHEAD_COUNT = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_WEEK_FROM = re.compile(r"\ba\s+week\s+(?P<base>today|tomorrow)\b")
+
+
+def value_spans(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[tuple[int, int]]:
+    """Where ``text`` says this argument's own value, in any of its forms."""
+    if spec.kind in ("bool", "other"):
+        return []
+    if spec.kind == "text":
+        return list(name_spans(text, spec.shown))
+    spans = _plain_spans(text, spec.value)
+    if not spans and spec.kind == "weekday":
+        spans = _plain_spans(_PLURAL_DAY.sub(r"\1", text), spec.value)
+    if spec.kind == "date":
+        wanted = _as_date(spec.value)
+        if wanted is not None:
+            for start, end, dates in date_readings(text, request.today, request.lang):
+                if wanted in dates and not any(s <= start < e for s, e in spans):
+                    spans.append((start, end))
+    return sorted(set(spans))
+
+
+def other_value_spans(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[tuple[int, int]]:
+    """Where ``text`` says another value of this argument's kind (a later value may replace it)."""
+    if spec.kind == "ident":
+        return other_idents(text, spec, request)
+    if spec.kind == "text":
+        others = _other_names(text, spec, request)
+        own = value_spans(text, spec, request)
+        for choice in spec.choices:
+            if choice.casefold() == spec.shown.casefold():
+                continue
+            for span in name_spans(text, choice):
+                if not any(_overlaps(span, o) for o in own + others):
+                    others.append(span)
+        return sorted(others)
+    if spec.kind in ("bool", "other") or spec.norm is None:
+        return []
+    own = value_spans(text, spec, request)
+    out = []
+    if spec.kind == "date":
+        wanted = _as_date(spec.value)
+        for start, end, dates in date_readings(text, request.today, request.lang):
+            if wanted is not None and dates and wanted not in dates:
+                out.append((start, end))
+        return [s for s in out if not any(_overlaps(s, o) for o in own)]
+    for m in _mentions(text, request.lang):
+        if m.value.kind != spec.kind or m.means(spec.norm):
+            continue
+        if any(_overlaps((m.start, m.end), o) for o in own):
+            continue
+        out.append((m.start, m.end))
+    return out
+
+
+_NAME_AFTER = re.compile(r"([^\W\d_][\w'’&.-]*(?:\s+[^\W\d_][\w'’&.-]*){0,2})")
+
+
+def _other_names(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[tuple[int, int]]:
+    """Another name said where the query puts this one ("ship it to York" for "to {city}").
+
+    Only after the word the query puts right before the placeholder, when that
+    word is a preposition: a name said anywhere else is not read as this argument.
+    """
+    at = request.template.find("{" + spec.name + "}")
+    before = [w for w in _before_words(request.template, at, 3) if w not in _ARTICLES][-1:] if at >= 0 else []
+    if not before or before[0] not in _FRAME_WORDS:
+        return []
+    own = list(name_spans(text, spec.shown))
+    out = []
+    for m in re.finditer(
+        rf"(?<![\w-]){before[0]}\s+(?:(?:the|a|an|another|my|our|some|this|that)\s+)?", text, re.I
+    ):
+        lead = _before_words(text, m.start(), 1)
+        if before[0] == "to" and lead and lead[0] in _TO_VERB:
+            continue  # "i'm going to compare prices": a verb, not a place
+        name = _NAME_AFTER.match(text, m.end())
+        if name is None:
+            continue
+        words_said = [w.casefold().strip(".,;:!?") for w in name.group().split()]
+        if words_said and words_said[0] in _DAYPARTS:
+            continue  # "in the evening" says when, not where
+        while words_said and (words_said[-1] in words.BESIDE_NAME or words_said[-1] in _SMALL):
+            words_said.pop()
+        if not words_said or words_said[0] in words.BESIDE_NAME or words_said[0] in _SMALL:
+            continue
+        span = (name.start(), name.start() + len(" ".join(name.group().split()[: len(words_said)])))
+        if _mentions(text[span[0] : span[1]], request.lang):
+            continue
+        if any(_overlaps(span, o) for o in own):
+            continue
+        out.append(span)
+    return out
+
+
+_FRAME_WORDS = frozenset({"to", "at", "with", "from", "in", "for", "into", "near"})
+# Words after which "to" opens a verb, not a place: "going to compare", "want to keep".
+_TO_VERB = frozenset(
+    {
+        *("going", "gonna", "want", "wants", "wanted", "need", "needs", "needed", "have", "has", "had"),
+        *("like", "love", "try", "trying", "able", "got", "used", "ought", "about", "plan", "planning"),
+        *("hoping", "hope", "decided", "prefer", "rather", "tend", "happy", "ready", "due", "supposed"),
+    }
+)
+_DAYPARTS = frozenset(
+    {
+        *("morning", "afternoon", "evening", "night", "midday", "noon", "lunchtime", "daytime", "week"),
+        *("weekend", "month", "year", "future", "meantime", "end", "middle", "beginning", "case", "time"),
+        *("mañana", "tarde", "noche", "matin", "soir", "après-midi", "morgen", "abend", "nachmittag"),
+    }
+)
+_ARTICLES = frozenset({"the", "a", "an", "my", "our", "your"})
+
+
+def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+# -- the argument's part ----------------------------------------------------------------
+
+_BOUNDS = frozenset({"after", "before", "until", "till", "til", "by", "than", "past", "latest", "earliest"})
+_END_POINT = frozenset({"till", "til", "until"})
+_ID_LABELS = frozenset(
+    {
+        *("order", "invoice", "account", "acct", "ref", "reference", "number", "no", "booking"),
+        *("ticket", "case", "policy", "room", "seat", "flight", "table", "platform", "gate", "item"),
+        *("code", "pin", "card", "ending", "extension", "unit", "flat", "apartment", "parcel"),
+    }
+)
+_TOWARDS = frozenset({"to", "into", "onto", "towards", "toward", "hacia", "vers", "nach", "a"})
+_AWAY = frozenset({"from", "out", "off", "desde", "depuis", "von", "ab", "de"})
+_SKIP_FOR_ROLE = frozenset({"account", "acct", "the", "my", "our", "city", "number", "no", "downtown"})
+_PERIOD = re.compile(
+    r"^\W*(?:(?:pounds?|dollars?|euros?|quid|bucks|gbp|usd|eur)\W+)?"
+    r"(?:(?:a|an|per|each|every|/)\s*(?P<unit>day|week|fortnight|month|quarter|year|annum)\b|"
+    r"(?P<adverb>daily|weekly|fortnightly|monthly|quarterly|yearly|annually))",
+    re.IGNORECASE,
+)
+_PERIOD_OF = {"daily": "day", "weekly": "week", "fortnightly": "fortnight", "monthly": "month",
+              "quarterly": "quarter", "yearly": "year", "annually": "year", "annum": "year"}  # fmt: skip
+_RELATIVE_BEFORE = re.compile(
+    r"\b(?:i|we|you|he|she|they|gp|doctor|one|that|which|who)\s+(?:\w+\s+){0,2}?"
+    r"(?:made|met|mentioned|viewed|saw|seen|said|had|got|bought|ordered|used|did|went|was|were|"
+    r"told|recommended|suggested|visited|called|rang|emailed|booked|spoke|talked|sent|paid)"
+    r"(?:\s+(?:it|them|him|her|to|with|about|me|us|you))?\s+(?:on|at|in|last|this|back on|for)?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _before_words(text: str, at: int, n: int = 3) -> list[str]:
+    return _WORD.findall(text[:at].casefold())[-n:]
+
+
+def _after_words(text: str, at: int, n: int = 3) -> list[str]:
+    return _WORD.findall(text[at:].casefold())[:n]
+
+
+def role_at(text: str, start: int) -> str | None:
+    """``to`` or ``from`` when a directional word stands before the value (labels skipped)."""
+    before = _before_words(text, start)
+    if before[-2:] in (["out", "of"], ["away", "from"]):
+        return "from"
+    for word in reversed(before):
+        if word in _TOWARDS:
+            return "to"
+        if word in _AWAY:
+            return "from"
+        if word not in _SKIP_FOR_ROLE:
+            return None
+    return None
+
+
+def unit_at(text: str, end: int) -> str | None:
+    """The family of what the number at ``end`` counts ("2 people" -> people), if it says."""
+    for word in _after_words(text, end, 3):
+        if word in words.UNIT_FILLERS:
+            continue
+        family = words.UNIT_OF.get(word)
+        if word == "of":
+            after = _after_words(text, end, 3)
+            return "people" if after[1:2] in (["us"], ["them"], ["you"]) else None
+        return family
+    return None
+
+
+def _currency_at(text: str, start: int, end: int) -> str | None:
+    before = currency_of(text[:start].rstrip()[-1:])
+    if before is not None:
+        return before
+    said = currencies(text[start:end])
+    if said:
+        return sorted(said)[0]
+    after = _after_words(text, end, 1)
+    return currency_of(after[0]) if after else None
+
+
+def _period_at(text: str, end: int) -> str | None:
+    found = _PERIOD.match(text[end:])
+    if found is None:
+        return None
+    unit = (found.group("unit") or found.group("adverb")).casefold()
+    return _PERIOD_OF.get(unit, unit)
+
+
+def _label_at(text: str, start: int) -> str | None:
+    before = _before_words(text, start, 1)
+    return before[0] if before and before[0] in _ID_LABELS else None
+
+
+def _bound_at(text: str, start: int) -> str | None:
+    before = _before_words(text, start, 1)
+    return before[0] if before and before[0] in _BOUNDS else None
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """How the query frames an argument's placeholder."""
+
+    unit: str | None
+    bound: str | None
+    ends_at: bool
+    period: str | None
+    currency: str | None
+    label: str | None
+    role: str | None
+
+
+@lru_cache(maxsize=1024)
+def _slot(template: str, name: str) -> _Slot | None:
+    at = template.find("{" + name + "}")
+    if at < 0:
+        return None
+    end = at + len(name) + 2
+    plain = template[:at] + "\x00" * (end - at) + template[end:]
+    before = _before_words(plain, at)
+    return _Slot(
+        unit=unit_at(plain, end),
+        bound=before[-1] if before and before[-1] in _BOUNDS else None,
+        ends_at=bool(before) and before[-1] == "to",
+        period=_period_at(plain, end),
+        currency=_currency_at(plain, at, at),
+        label=before[-1] if before and before[-1] in _ID_LABELS else None,
+        role=role_at(plain, at),
+    )
+
+
+_NAME_BESIDE = re.compile(r"[a-zà-ÿß0-9£$€][a-zà-ÿß0-9'’.,-]*")
+
+
+def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
+    """Whether the name at ``start:end`` stands alone: no other word of a longer name beside it."""
+    cues = {w for a in request.arguments for w in a.cues} | set(_WORD.findall(request.template.casefold()))
+    cues |= set(_WORD.findall(request.description.casefold()))
+    before = [w.rstrip(".,'’") for w in _NAME_BESIDE.findall(text[:start].casefold())[-1:]]
+    rest = text[end:]
+    possessive = re.match(r"['’]s\b|s['’]", rest)
+    after = [
+        w.rstrip(".,'’")
+        for w in _NAME_BESIDE.findall((rest[possessive.end() :] if possessive else rest).casefold())[:1]
+    ]
+    gap_before = text[:start].rstrip()
+    for word in before:
+        if word in words.BESIDE_NAME or word in cues or _is_small(word) or _family_word(word, cues):
+            continue
+        if gap_before[-1:] in ',;:.!?()"':
+            continue  # "Not Lotus, Sapori": punctuation ends a name
+        # A capitalised word before a name in written text is part of it ("Rose Gold"), a
+        # lower-case one in written text is not; in lower-case speech only the lists tell.
+        if _written_lower(text, start, word):
+            continue
+        return False
+    gap_after = (rest[possessive.end() :] if possessive else rest).lstrip()
+    for word in after:
+        if word in words.BESIDE_NAME or word in cues or _is_small(word) or _family_word(word, cues):
+            continue
+        if not possessive and gap_after[:1] in ',;:.!?()"':
+            continue
+        if possessive:
+            return word in cues or _family_word(word, cues)
+        if _written_lower(text, end, word, after=True):
+            continue
+        return False
+    return True
+
+
+def _family_word(word: str, cues: set[str]) -> bool:
+    """Whether ``word`` is of a family of the request's own words ("subscription" for "plan")."""
+    if _mentions(word, None):
+        return True  # a day, a time or a number beside a name is not part of it
+    for family in words.FAMILIES:
+        if word in family and any(c in family for c in cues):
+            return True
+    return any(len(c) >= 4 and (word.startswith(c) or c.startswith(word)) for c in cues if len(word) >= 4)
+
+
+_SMALL = frozenset(
+    {
+        *("please", "thanks", "now", "today", "tomorrow", "tonight", "too", "also", "then", "one"),
+        *("so", "because", "but", "or", "if", "when", "right", "instead", "again", "it", "that", "i", "we"),
+        *("you", "for", "on", "at", "in", "to", "of", "with", "is", "are", "was", "and", "the", "a", "an"),
+        *("this", "next", "sounds", "works", "would", "will", "good", "great", "fine", "ok", "okay"),
+    }
+)
+
+
+def _is_small(word: str) -> bool:
+    return word in _SMALL or len(word) <= 2
+
+
+def _written_lower(text: str, at: int, word: str, *, after: bool = False) -> bool:
+    """Whether ``word`` beside a capitalised name is written in lower case (so not part of it)."""
+    if text == text.casefold():
+        return False
+    region = text[at : at + 40] if after else text[max(0, at - 40) : at]
+    found = [m for m in re.finditer(r"[^\W\d_]+", region) if m.group().casefold() == word]
+    if not found:
+        return False
+    token = (found[0] if after else found[-1]).group()
+    return token[:1].islower()
+
+
+def _value_head(text: str, end: int, spec: ArgumentSpec, request: TraceRequest) -> str | None:
+    """The thing a time or a date is of, when the words right after it name one ("the 8 o'clock show")."""
+    if spec.kind not in ("time", "date", "weekday"):
+        return None
+    after = _after_words(text, end, 2)
+    if not after:
+        return None
+    head = after[0]
+    if head in ("o", "clock", "oclock") and len(after) > 1:
+        head = after[1]
+    if head in _SMALL or head in words.BEFORE_NAME or len(head) <= 3:
+        return None
+    known = set(_WORD.findall(f"{request.template} {request.description}".casefold()))
+    known |= {w for a in request.arguments for w in a.cues}
+    if head in known or head.rstrip("s") in known:
+        return None
+    if head in _THINGS:
+        return head
+    return None
+
+
+# Things a time or a date can be of, besides the request's own: read only right after the value.
+_THINGS = frozenset(
+    {
+        *("show", "showing", "screening", "performance", "concert", "match", "game", "film", "movie"),
+        *("train", "bus", "flight", "ferry", "class", "lesson", "meeting", "appointment", "session"),
+        *("call", "shift", "service", "mass", "tour", "slot", "delivery", "collection", "pickup"),
+        *("booking", "reservation", "table", "visit", "event", "party", "one"),
+    }
+)
+
+
+def judge_span(
+    text: str, start: int, end: int, spec: ArgumentSpec, request: TraceRequest, *, same: bool
+) -> Said:
+    """Whether the value said at ``start:end`` is said in ``spec``'s part (``Said.rule``)."""
+    shown = text[start:end]
+
+    def said(rule: str) -> Said:
+        return Said(spec.name, start, end, same, rule, shown)
+
+    slot = _slot(request.template, spec.name)
+    wanted_role = spec.role or (slot.role if slot else None)
+    found_role = role_at(text, start)
+    if (
+        re.match(r"\s+to\s+(?!the\b|a\b|my\b|me\b|us\b|\d)[a-z]+", text[end:], re.IGNORECASE)
+        and spec.kind == "text"
+    ):
+        found_role = found_role or "from"  # "get bob hale to send me the 200": the one who acts
+    if wanted_role is not None and found_role is not None and found_role != wanted_role:
+        return said("trace.value.role")
+    if spec.kind == "number":
+        unit = unit_at(text, end)
+        if unit is not None and unit != (spec.unit or (slot.unit if slot else None)):
+            return said("trace.value.unit")
+        currency = slot.currency if slot else None
+        if currency is not None and _currency_at(text, start, end) not in (currency, None):
+            return said("trace.value.currency")
+        if _period_at(text, end) not in ((slot.period if slot else None), None):
+            return said("trace.value.period")
+        label = slot.label if slot else None
+        said_label = _label_at(text, start)
+        if not same and label is not None and said_label != label:
+            return said("trace.value.label")
+        if label is None and said_label is not None and said_label not in spec.cues:
+            return said("trace.value.label")
+        if label is not None and said_label not in (label, None):
+            return said("trace.value.label")
+        if label is not None and said_label is None and _currency_at(text, start, end) is not None:
+            return said("trace.value.label")
+    if spec.kind in ("time", "date", "weekday"):
+        bound = _bound_at(text, start)
+        wanted = slot.bound if slot else None
+        end_point = slot is not None and slot.ends_at and bound in _END_POINT
+        earliest = bound in _END_POINT and _after_negation(text, start)
+        if bound != wanted and not end_point and not earliest:
+            return said("trace.value.bound")
+        if _value_head(text, end, spec, request) is not None:
+            return said("trace.value.head")
+    if _RELATIVE_BEFORE.search(text[max(0, start - 60) : start]):
+        return said("trace.value.clause")
+    if (spec.kind == "text" or (spec.kind == "ident" and " " in spec.shown.strip())) and not _whole_name(
+        text, start, end, request
+    ):
+        return said("trace.value.name")
+    return said("trace.value")
+
+
+_NEG_BEFORE = re.compile(r"\b(?:not|can'?t|cannot|won'?t|don'?t|no sooner|isn'?t|aren'?t)\b[^.?!]*$", re.I)
+
+
+def _after_negation(text: str, start: int) -> bool:
+    """ "I can't go until the 10th": the 10th is the earliest the caller can, not a denial of it."""
+    return _NEG_BEFORE.search(text[max(0, start - 50) : start]) is not None
+
+
+def said_in(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[Said]:
+    """Every place ``text`` gives ``spec`` a value: its own, then others of its kind, each judged."""
+    out = [judge_span(text, s, e, spec, request, same=True) for s, e in value_spans(text, spec, request)]
+    out += [
+        judge_span(text, s, e, spec, request, same=False) for s, e in other_value_spans(text, spec, request)
+    ]
+    slot = _slot(request.template, spec.name)
+    if spec.kind == "number" and (spec.unit == "people" or (slot is not None and slot.unit == "people")):
+        counted = people_counts(text)
+        out = [x for x in out if not any(a <= x.start < b for a, b, _ in counted)]
+        for a, b, n in counted:
+            same = spec.norm is not None and spec.norm.key == str(n)
+            out.append(Said(spec.name, a, b, same, "trace.value", text[a:b]))
+    if spec.kind == "number":
+        # "the half seven one", "this one": a pronoun, not a number of anything.
+        out = [x for x in out if x.same or x.words.casefold() not in ("one", "ones")]
+    return sorted(out, key=lambda s: s.start)
+
+
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10,
+}  # fmt: skip
+_COUNT = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten)"
+
+
+def _count(word: str) -> int | None:
+    return int(word) if word.isdigit() else _NUMBER_WORDS.get(word.casefold())
+
+
+def people_counts(text: str) -> list[tuple[int, int, int]]:
+    """How many people the caller counts, where they say it: "just me" 1, "me and my wife" 2,
+    "me and three friends" 4, "me, my husband and our two kids" 4."""
+    folded = text.casefold()
+    out: list[tuple[int, int, int]] = []
+    partners = "|".join(sorted(words.PARTNERS))
+    people = "|".join(sorted(words.PEOPLE))
+    patterns: list[tuple[str, int]] = [
+        (
+            rf"\b(?:me|myself)\s*,?\s+(?:my|our)\s+(?:{partners})\s*,?\s+and\s+(?:our|my)\s+{_COUNT}\s+(?:{people})\b",
+            2,
+        ),
+        (rf"\b(?:me|myself|i)\s+and\s+{_COUNT}\s+(?:\w+\s+)?(?:{people}|others|more)\b", 1),
+        (r"\b(?:just|only)\s+(?:me|myself)\b|\bon my own\b|\bby myself\b", -1),
+        (r"\bboth of us\b|\bthe two of us\b|\bme and you\b", -2),
+        (rf"\b(?:me|myself|i)\s*,?\s+(?:and\s+)?(?:my|our)\s+(?:{partners})\b", -2),
+        (rf"\b(?:my|our)\s+(?:{partners})\s+and\s+(?:i|me|myself)\b", -2),
+    ]
+    for pattern, value in patterns:
+        for m in re.finditer(pattern, folded):
+            if any(a <= m.start() < b or a < m.end() <= b for a, b, _ in out):
+                continue
+            if value > 0:
+                n = _count(m.group(1))
+                if n is not None:
+                    out.append((m.start(), m.end(), n + value))
+            else:
+                out.append((m.start(), m.end(), -value))
+    return out
+
+
+_PROPOSED = re.compile(
+    r"\b(?:i meant|i mean|make it|make that|change it to|switch (?:it |me )?to|rather)\s+"
+    r"(?:(?:the|a|an|my)\s+)?([^\W\d_][\w'’&-]*(?:\s+[^\W\d_][\w'’&-]*){0,2})",
+    re.IGNORECASE,
+)
+
+
+def proposed_names(text: str) -> list[str]:
+    """The names a change proposes ("sorry, I meant the vet", "make it Premium Plus")."""
+    out = []
+    for m in _PROPOSED.finditer(text):
+        said = [
+            w
+            for w in m.group(1).split()
+            if w.casefold() not in words.BESIDE_NAME and w.casefold() not in _SMALL
+        ]
+        if said:
+            out.append(" ".join(said))
+    return out
+
+
+def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[tuple[int, int]]:
+    """Where the agent's words name this argument's value (an offer the caller may take up).
+
+    A time the agent says without a part of the day offers only its own reading ("9:30"
+    offers 09:30, not 21:30): the caller taking it up cannot have meant the other.
+    """
+    if spec.kind == "time" and spec.norm is not None:
+        return [(m.start, m.end) for m in _mentions(text, request.lang) if m.value == spec.norm]
+    return value_spans(text, spec, request)
+
+
+_ALTERNATIVE_AFTER = re.compile(
+    r"^\s*,?\s*or\s+(?:(?:the|a|an|maybe|perhaps)\s+)?([^\W\d_][\w'’&-]*(?:\s+[^\W\d_][\w'’&-]*){0,2})", re.I
+)
+_ALTERNATIVE_BEFORE = re.compile(
+    r"(?:^|[,:]\s*|\b(?:have|offer|do|got|either)\s+)(?:(?:the|a|an)\s+)?([^\W\d_][\w'’&-]*(?:\s+[^\W\d_][\w'’&-]*){0,2})\s+or\s*$",
+    re.I,
+)
+
+
+def alternatives(text: str, start: int, end: int) -> list[str]:
+    """The options the agent names beside a value ("compact or a people carrier"; "Lotus or Sapori")."""
+    out = []
+    after = _ALTERNATIVE_AFTER.match(text[end:])
+    if after is not None:
+        out.append(after.group(1))
+    before = _ALTERNATIVE_BEFORE.search(text[:start])
+    if before is not None:
+        out.append(before.group(1))
+    cleaned = []
+    for option in out:
+        said = [w for w in option.split() if w.casefold().strip(".,?!") not in words.BESIDE_NAME]
+        while said and said[-1].casefold().strip(".,?!") in _SMALL:
+            said.pop()
+        if said:
+            cleaned.append(" ".join(w.strip(".,?!") for w in said))
+    return cleaned
+
+
+def picks(caller_text: str, offered: str, agent_text: str) -> bool:
+    """Whether the caller names the offered name by a word only it has ("Sapori" for "Sapori
+    Trattoria" when the agent also offered "Lotus Garden"; not "Unlimited Max" for "Unlimited Max
+    Plus" when the agent offered both)."""
+    name = [t for t, _, _ in _folded_tokens(offered) if t not in ("the", "a", "an")]
+    said = {t for t, _, _ in _folded_tokens(caller_text)}
+    at = agent_text.casefold().find(offered.casefold())
+    rest = agent_text[:at] + agent_text[at + len(offered) :] if at >= 0 else agent_text
+    elsewhere = {t for t, _, _ in _folded_tokens(rest)}
+    unique = [t for t in name if len(t) > 2 and t not in elsewhere and t not in words.BESIDE_NAME]
+    return any(t in said for t in unique)
+
+
+def shorter_form(caller_text: str, offered: str) -> bool:
+    """Whether the caller names an offered name by a distinctive part ("Sapori" for "Sapori Trattoria")."""
+    name = [t for t, _, _ in _folded_tokens(offered) if t not in ("the", "a", "an")]
+    said = {t for t, _, _ in _folded_tokens(caller_text)}
+    distinctive = [t for t in name if len(t) > 3 and t not in words.BEFORE_NAME and t not in _SMALL]
+    return bool(distinctive) and distinctive[0] in said
+
+
+def kinds_in(text: str, lang: str | None) -> set[str]:
+    return {m.value.kind for m in _mentions(text, lang)}
+
+
+def names_value_of_kind(text: str, kinds: Sequence[str], lang: str | None) -> bool:
+    return bool(kinds_in(text, lang) & set(kinds))

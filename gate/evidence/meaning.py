@@ -1,0 +1,83 @@
+"""How close in meaning a statement is to the action: sentence embeddings, cosine similarity.
+
+:class:`Meaning` embeds every text a trace needs in one batch (the
+embedder keeps recent vectors, so the caller's latest words, already
+embedded for the reply's memory look-up, cost nothing) and then answers
+similarities synchronously, so the trace itself is a pure function.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+_CACHE = 8192
+
+
+class Embedder(Protocol):
+    async def embed(
+        self, texts: list[str], *, urgent: bool = False, decision: bool = False
+    ) -> list[list[float]]: ...
+
+
+class Similarities(Protocol):
+    """What the trace asks of meaning: the cosine of two texts it was prepared with."""
+
+    def sim(self, a: str, b: str) -> float: ...
+
+
+class Meaning:
+    """Vectors for texts, kept by text; :meth:`sim` between two prepared texts.
+
+    Raises (from :meth:`prepare`) whatever the embedder raises.
+    """
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self._vectors: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+
+    async def prepare(self, texts: Iterable[str], *, decision: bool = True) -> Prepared:
+        wanted = list(dict.fromkeys(t for t in texts if t.strip()))
+        missing = [t for t in wanted if t not in self._vectors]
+        if missing:
+            found = await self.embedder.embed(missing, urgent=True, decision=decision)
+            for text, raw in zip(missing, found, strict=True):
+                vec = np.asarray(raw, dtype=np.float32)
+                norm = float(np.linalg.norm(vec))
+                self._vectors[text] = vec / norm if norm else vec
+                while len(self._vectors) > _CACHE:
+                    self._vectors.popitem(last=False)
+        return Prepared({t: self._vectors[t] for t in wanted if t in self._vectors})
+
+
+class Prepared:
+    """Vectors for a fixed set of texts; a text that was not prepared is similar to nothing."""
+
+    def __init__(self, vectors: Mapping[str, NDArray[np.float32]]) -> None:
+        self._vectors = dict(vectors)
+        self._sims: dict[tuple[str, str], float] = {}
+
+    def sim(self, a: str, b: str) -> float:
+        key = (a, b)
+        if key not in self._sims:
+            va, vb = self._vectors.get(a), self._vectors.get(b)
+            if va is None or vb is None or va.shape != vb.shape:
+                self._sims[key] = -1.0
+            else:
+                self._sims[key] = float(va @ vb)
+        return self._sims[key]
+
+
+class NoMeaning:
+    """For callers with no embedder: nothing is close in meaning (only words and values decide)."""
+
+    def sim(self, a: str, b: str) -> float:
+        return -1.0
+
+
+def vectors_of(prepared: Any) -> dict[str, NDArray[np.float32]]:
+    return dict(getattr(prepared, "_vectors", {}))

@@ -1,0 +1,1049 @@
+"""What one statement does towards a request: asks for it, gives its values, denies, withdraws, or none.
+
+A statement is read clause by clause (a value counts only in a clause that
+asks or gives values, never in one that puts something off, asks on a
+condition or says no), and as a whole for who said it. Each reading names
+the rule that decided it, a stable id; in order, the first that applies:
+
+``trace.speaker``       not the caller's own words (the agent's, a quoted or labelled source)
+``trace.instruction``   text that tries to instruct the agent or the system
+``trace.record``        the gate's own record of a request it acted on ("I confirm: ...")
+``trace.closing``       thanks, agreement or politeness and nothing else ("that works for me")
+``trace.someone_else``  about or for somebody else
+``trace.condition``     asks only on a condition, asks whether, plans, reports, jokes
+``trace.later``         asks for it at a later time the request does not name
+``trace.denied``        says no to the action ("don't book it") or ``trace.opposite``: asks
+                        for its opposite ("keep my plan" against cancelling it)
+``trace.withdrawn``     takes back or changes what was said before ("actually forget it"),
+                        also later in the same breath ("book it, or actually let me check")
+``trace.question``      asks rather than requests ("is Friday free?"); its values still count
+``trace.request``       asks for an action (a wish, a command, a polite question)
+``trace.value``         gives values without asking for anything itself ("at 11:45", "Lotus please")
+``trace.other``         says something else
+
+A request is for *this* action when it is close in meaning to the action
+(the query with and without its values, the tool's description) or names
+its verb or its thing (a word of the query, its stem or its family); it
+asks for another action when its verb is of another family
+(``trace.other_action``), or for this action on another thing
+(``trace.other_thing``: "cancel my premium seats for the opera" is not the
+premium plan, "book a vet visit" not a home visit, "at the groomers" not
+"at the vet").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from gate import utterance
+from gate.evidence import forms, words
+from gate.evidence.meaning import Similarities
+from gate.evidence.request import TraceRequest
+from gate.evidence.statements import Statement
+
+# Cosine similarity (MiniLM) of a statement with the action's texts. Without the values
+# (the query's own words, the tool's description): from ABOUT a statement may be about the
+# action when it also names its verb or thing, from CLEAR on meaning alone. With the values
+# (the rendered query, whose shared values lift unrelated statements): from ABOUT_RENDERED
+# with a word of the action, from CLEAR_RENDERED alone. Below RELATED a statement is about
+# another matter: its values do not count for this request.
+ABOUT = 0.35
+CLEAR = 0.55
+ABOUT_RENDERED = 0.40
+CLEAR_RENDERED = 0.75
+RELATED = 0.25
+# Two things named are the same thing from this similarity (when no word is shared).
+SAME_THING = 0.6
+# A request that carries every bound value, one of them an identifier or a name, asks for
+# this action in whatever words (no verb of another action, no other thing) from this
+# similarity: values of that kind do not meet by chance.
+FLOOR = 0.10
+# In a call, a request of the caller's own on this matter: the rest of the call gives the values.
+CALL_FLOOR = 0.15
+
+_STOP = frozenset(
+    {
+        *("a", "an", "the", "on", "at", "in", "of", "to", "for", "by", "with", "from", "and", "or", "as"),
+        *("my", "me", "i", "your", "our", "this", "that", "it", "is", "be", "please", "some", "any", "us"),
+    }
+)
+_WORD = re.compile(r"[a-zà-ÿß][a-zà-ÿß'\-]*")
+_RECORD = re.compile(r"^\s*I (?:confirm|request):\s*(?P<query>.+?)\.\s*(?:\(Asked:|$)", re.DOTALL)
+_PARTICLES = frozenset({"in", "on", "up", "off", "out", "back", "down", "over", "round", "by"})
+_OBJECT_ENDS = frozenset(
+    {
+        *("on", "at", "for", "to", "from", "with", "by", "in", "of", "into", "onto", "instead", "and"),
+        *("but", "because", "so", "as", "if", "when", "then", "today", "tomorrow", "tonight", "next"),
+        *("before", "after", "until", "till", "asap", "right", "is", "are", "was", "its", "it's", "i"),
+        *("we", "please", "now", "again", "too", "also", "there", "here", "this", "that", "these"),
+        *("those", "which", "who", "plus", "or", "toward", "towards", "across", "onto", "over", "through"),
+    }
+)
+_NOT_OBJECT = frozenset(
+    {
+        *("the", "a", "an", "my", "our", "your", "his", "her", "their", "all", "any", "some", "both"),
+        *("me", "us", "it", "them", "whole", "entire", "dollars", "dollar", "euros", "euro", "pounds"),
+        *("pound", "bucks", "quid", "pesos", "cents", "percent", "k", "grand", "just", "one", "ones"),
+        *("another", "new", "second", "other", "same", "usual", "current", "existing", "old", "extra"),
+        *("additional", "more", "few", "couple", "kindly", "also", "really", "please", "like", "um", "uh"),
+        *("erm", "kinda", "sorta", "maybe", "actually", "literally", "basically", "quickly", "sent", "paid"),
+        *("done", "gone", "made", "put", "got", "given", "taken", "set", "sorted", "somewhere", "something"),
+    }
+)
+_WISH_OBJECT = re.compile(
+    r"\b(?:i'?d like|i would like|i want|i need|we need|we want|we'?d like|can i (?:get|have)|"
+    r"could i (?:get|have)|i'?ll take|i'?ll have|i'?m after|looking for)\s+(?:to\s+\w+\s+)?",
+    re.IGNORECASE,
+)
+# Later times a request may be for ("cancel it at the end of the month"): not a request now
+# unless a value of the request names that time.
+_LATER = re.compile(
+    r"\b(?:at the (?:end|start|beginning) of (?:the|this|next) \w+|from (?:the \w+ of )?next \w+|"
+    r"from (?:january|february|march|april|may|june|july|august|september|october|november|december)|"
+    r"(?:in|after) (?:a|one|two|three|four|five|six|a few|\d+) (?:days?|weeks?|months?|years?)|"
+    r"later (?:this|next|on|today)|when my contract ends|once the \w+ (?:ends|finishes|runs out))\b",
+    re.IGNORECASE,
+)
+# After a negation, verbs that say a value does not suit ("friday doesn't work", "i can't do 7").
+_FITTING = frozenset(
+    {"work", "works", "do", "make", "manage", "suit", "suits", "fit", "come", "go", "be", "want"}
+)
+_SEPARATOR = re.compile(r"[,;]\s|\s(?:and|plus|also|then|as well as|y|et|und|e)\s", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One statement's reading towards a request.
+
+    ``values``: per argument name, every place the statement gives it a value
+    in a clause that counts (:class:`gate.evidence.forms.Said`). ``denied``:
+    argument names whose own value it says no to. ``counts``: its values may
+    count for this request (the caller's own words, on this matter). ``about``:
+    its closeness in meaning to the action. ``change``: it says a value replaces
+    another ("actually", "make it", "instead"). ``agrees`` / ``refuses``: it takes
+    up, or turns down, what the agent just said.
+    """
+
+    statement: Statement
+    stance: str
+    rule: str
+    about: float = -1.0
+    names_action: bool = False
+    other_action: bool = False
+    values: Mapping[str, tuple[forms.Said, ...]] = field(default_factory=dict)
+    denied: frozenset[str] = frozenset()
+    denies_action: bool = False
+    counts: bool = False
+    change: bool = False
+    agrees: bool = False
+    refuses: bool = False
+    bare: bool = False
+    record: str | None = None
+    note: str = ""
+
+    def said(self, name: str) -> tuple[forms.Said, ...]:
+        return self.values.get(name, ())
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.casefold()) if w not in _STOP]
+
+
+@lru_cache(maxsize=256)
+def _family_pattern(family: frozenset[str]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(re.escape(f) for f in sorted(family, key=len, reverse=True)) + ")")
+
+
+def shares_word(text: str, wanted: Sequence[str]) -> bool:
+    """Whether ``text`` names one of ``wanted``: the same word, its stem, or a word of its family."""
+    folded = " ".join(_WORD.findall(text.casefold()))
+    mine = set(folded.split()) - _STOP
+    for w in wanted:
+        for m in mine:
+            if m.startswith(w) or (w.startswith(m) and len(m) >= 4) or (len(w) >= 5 and m[:5] == w[:5]):
+                return True
+        for family in words.FAMILIES:
+            if w in family and _family_pattern(family).search(folded):
+                return True
+    return False
+
+
+@lru_cache(maxsize=1024)
+def _action_words(masked: str) -> tuple[str, ...]:
+    return tuple(content_words(masked))
+
+
+def action_words(request: TraceRequest) -> tuple[str, ...]:
+    """The query's own words, values left out (its verb first: queries open with it)."""
+    return _action_words(request.masked_query)
+
+
+def _same_family(verb: str, wanted: Sequence[str]) -> bool:
+    return shares_word(verb, wanted[:1]) or any(
+        verb in family and any(w in family for w in wanted[:1]) for family in words.FAMILIES
+    )
+
+
+def object_after(text: str, at: int) -> list[str]:
+    """The words naming what is asked for, from ``at`` (at most three; values and determiners out)."""
+    tokens = re.findall(r"[a-zà-ÿ0-9][a-zà-ÿ0-9'\-]*|[,;.!?]", text.casefold()[at:])
+    named: list[str] = []
+    for token in tokens[:8]:
+        if token in _OBJECT_ENDS or token in ",;.!?":
+            break
+        if token in _PARTICLES and named:
+            break  # "prescription over the phone": a particle after the thing ends it
+        if token in _NOT_OBJECT or token in _PARTICLES or token[0].isdigit():
+            continue
+        if token.endswith("ed") and len(token) > 4 and named:
+            break  # "the kids add-on removed": a participle ends the thing
+        named.append(token)
+        if len(named) == 3:
+            break
+    return named
+
+
+def _verb_at(text: str, verb: str) -> int:
+    found = re.search(rf"(?<![\w-]){re.escape(verb)}(?![\w-])", text.casefold())
+    return found.end() if found else -1
+
+
+def asked_verb(text: str, request: TraceRequest) -> str | None:
+    """The verb the statement asks with: its request form, or the query's own verb said as a command."""
+    verb = utterance.requested_verb(text)
+    if verb is None:
+        wanted = action_words(request)
+        if wanted and utterance.opens_with(text, wanted[0]):
+            return wanted[0]
+    return verb
+
+
+def asked_thing(text: str, request: TraceRequest) -> list[str]:
+    """What the statement asks for or asks the action on: the words after its verb or its wish.
+
+    Words of a phrase that names the action itself ("my money back") are not a thing.
+    """
+    named: list[str] = []
+    verb = asked_verb(text, request)
+    at = _verb_at(text, verb.split()[0]) if verb is not None else -1
+    if at < 0:
+        wish = _WISH_OBJECT.search(text)
+        at = wish.end() if wish is not None else -1
+    if at >= 0:
+        named = object_after(_without_values(text, request), at)
+    phrase = _family_phrase_words(text)
+    return [w for w in named if w not in phrase]
+
+
+def _family_phrase_words(text: str) -> set[str]:
+    """The words of every several-word family phrase the text says ("money back", "sign me up")."""
+    folded = " ".join(_WORD.findall(text.casefold()))
+    out: set[str] = set()
+    for family in words.FAMILIES:
+        for phrase in family:
+            if " " in phrase and re.search(rf"\b{re.escape(phrase)}\b", folded):
+                out |= set(phrase.split())
+    return out
+
+
+def query_thing(request: TraceRequest) -> list[str]:
+    """What the query acts on: the words after its verb, else the labels before its values."""
+    wanted = action_words(request)
+    if not wanted:
+        return []
+    masked = request.masked_query
+    at = _verb_at(masked, wanted[0])
+    named = object_after(masked, at) if at >= 0 else []
+    if named:
+        return named
+    labels = re.findall(r"([a-zà-ÿ]+)\s+\{", request.template.casefold())
+    return [w for w in labels if w not in _STOP and w != wanted[0]][:2]
+
+
+def _without_values(text: str, request: TraceRequest) -> str:
+    for spec in request.arguments:
+        for start, end in sorted(forms.value_spans(text, spec, request), reverse=True):
+            text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
+def texts_for(request: TraceRequest, statements: Sequence[Statement]) -> list[str]:
+    """Every text a trace of ``statements`` compares in meaning (to prepare them in one batch)."""
+    out = [*request.action_texts, request.query]
+    thing = " ".join(query_thing(request))
+    if thing:
+        out.append(thing)
+    wanted = query_thing(request)
+    if wanted:
+        out += [wanted[-1], *wanted[:-1]]
+    for s in statements:
+        if wanted:
+            out += _qualifiers_said(s.text, wanted[-1])
+        out.append(s.text)
+        if s.speaker == "caller":
+            named = asked_thing(s.text, request)
+            if named:
+                out += [" ".join(named), named[-1]]
+            for start, end in _spans(s.text):
+                out.append(s.text[start:end])
+    return out
+
+
+def closeness(text: str, request: TraceRequest, meaning: Similarities) -> tuple[float, float]:
+    """(without values, with values): the statement's similarity with the action's texts."""
+    plain = max((meaning.sim(text, t) for t in request.action_texts), default=-1.0)
+    return plain, meaning.sim(text, request.query)
+
+
+def _record_of(statement: Statement) -> str | None:
+    if statement.memory is None:
+        return None
+    found = _RECORD.match(statement.text)
+    return found.group("query") if found else None
+
+
+def _closing_only(text: str) -> bool:
+    said = _WORD.findall(text.casefold())
+    return bool(said) and all(w in words.CLOSING or w in words.AGREEMENT for w in said)
+
+
+def _agrees(text: str) -> bool:
+    said = _WORD.findall(text.casefold())
+    if not said or any(w in words.REFUSAL for w in said):
+        return False
+    return any(w in words.AGREEMENT and w != "please" for w in said)
+
+
+def _refuses(text: str) -> bool:
+    said = _WORD.findall(text.casefold())
+    return bool(said) and (
+        said[0] in ("no", "nope", "nah", "non", "nein") or "else" in said or "another" in said
+    )
+
+
+def _change_marked(text: str) -> bool:
+    folded = " ".join(_WORD.findall(text.casefold()))
+    return any(re.search(rf"(?<![\w-]){re.escape(m)}(?![\w-])", folded) for m in words.CHANGE_MARKERS)
+
+
+# -- one clause ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Clause:
+    start: int
+    end: int
+    # request | value | question | condition | later | denial | put_off | exception | someone_else
+    stance: str
+    denies_action: bool = False
+    denied: frozenset[str] = frozenset()
+    other: bool = False  # a request for another action, or for this one on another thing
+
+
+def _moves_from(request: TraceRequest) -> bool:
+    """Whether the request itself moves something from a value ("move 300 from current to savings")."""
+    return any(a.role == "from" for a in request.bound) or bool(
+        re.search(r"\bfrom\s+(?:(?:the|my|our|your)\s+)?\{", request.template, re.IGNORECASE)
+    )
+
+
+def _denial_in(part: str, request: TraceRequest) -> tuple[bool, frozenset[str]]:
+    """Whether a denied part says no to the action, and to which values.
+
+    The no must be to the action's own verb, a verb of fitting ("friday doesn't
+    work"), or a value with no verb at all ("no deliveries on sunday", "not
+    friday"); a no to another verb ("stop charging me", "we don't use it any
+    more") says something else.
+    """
+    wanted = action_words(request)
+    verb = wanted[:1]
+    if verb and utterance.opposes(part, [verb[0]]):
+        return False, frozenset()  # "i don't want to keep it": a no to the opposite
+    said = content_words(part)
+    first = next((w for w in said if w not in _DENIAL_SKIP), "")
+    values_here = frozenset(
+        spec.name
+        for spec in request.arguments
+        if spec.kind not in ("bool", "other") and forms.value_spans(part, spec, request)
+    )
+    if first.endswith("ing") and len(first) > 5 and not shares_word(first, wanted):
+        return False, frozenset()  # "stop charging me for the sports package": a no to charging
+    if first in _REASON_VERBS and not shares_word(first, wanted):
+        return False, frozenset()
+    fitting = first in _FITTING or not first
+    own_verb = bool(first) and shares_word(first, wanted)
+    names_value = bool(first) and any(
+        forms.value_spans(first, spec, request)
+        for spec in request.arguments
+        if spec.kind not in ("bool", "other")
+    )
+    cue = bool(first) and any(shares_word(first, a.cues) for a in request.arguments)
+    if not (fitting or own_verb or names_value or cue or values_here):
+        return False, frozenset()
+    if re.search(r"\b(?:until|till|til|before)\b", part) and any(
+        s.kind in ("time", "date", "weekday") and s.name in values_here for s in request.arguments
+    ):
+        # "we can't do dinner until the 10th": a no to any day before it, not to the 10th.
+        return False, frozenset()
+    earliest: set[str] = set()
+    action = own_verb or (verb and re.search(rf"(?<![\w-]){re.escape(verb[0])}", part) is not None)
+    return bool(action), frozenset(values_here - earliest)
+
+
+# Words between a no and what it says no to ("never mind about cancelling it", "no longer need it").
+_DENIAL_SKIP = frozenset(
+    {
+        *("want", "need", "like", "wish", "really", "ever", "about", "just", "even", "anymore", "again"),
+        *("more", "longer", "going", "gonna", "wanna", "have", "any", "all", "every", "single", "thanks"),
+        *("mind", "we", "you", "they", "he", "she", "no", "not", "never", "don't", "dont", "do", "does"),
+        *("can't", "cant", "won't", "wont", "isn't", "aren't", "doesn't", "didn't", "i'm", "im", "we're"),
+        *("will", "would", "could", "should", "can", "shall", "must", "please", "ever", "whatever"),
+    }
+)
+# Verbs a no can be about without being about the request ("we don't use it any more, so ...").
+_REASON_VERBS = frozenset({"use", "using", "used", "watch", "watching", "travel", "travelling", "traveling"})
+
+
+_FINE = re.compile(
+    r"(?:\b(?:is|are|was|were)|'s|'re)\s+(?:(?:totally|perfectly|absolutely|still|actually|all)\s+)?"
+    r"(?:fine|ok|okay|alright|all right|grand|good|working|in one piece|no problem)\b(?! to| for| by| with)",
+    re.IGNORECASE,
+)
+_UNIVERSAL = re.compile(r"\b(?:all|every|any|everything|anything|each|whole)\b", re.IGNORECASE)
+_BUT = re.compile(r"^\W*(?:but|except|apart from|other than)\b", re.IGNORECASE)
+# A new request inside a clause: "..., and on tuesday cancel my nails", "... and move my account".
+_NEW_REQUEST = re.compile(
+    r"(?:,\s*|\s)(?:and|then|also|plus)\s+(?=(?:\w+\s+){0,3}?(?:please\s+)?[a-z]+\s)", re.I
+)
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """The statement's clauses, with a clause split again where a second request begins in it."""
+    out: list[tuple[int, int]] = []
+    for start, end in utterance.clause_spans(text) or [(0, len(text))]:
+        cut = start
+        for m in _NEW_REQUEST.finditer(text, start, end):
+            rest = text[m.end() : end].split()
+            if any(
+                utterance.requested_verb(" ".join(rest[k:])) is not None for k in range(min(4, len(rest)))
+            ):
+                if text[cut : m.start()].strip():
+                    out.append((cut, m.start()))
+                cut = m.end()
+        if text[cut:end].strip():
+            out.append((cut, end))
+    return out
+
+
+def _clause(
+    text: str,
+    start: int,
+    end: int,
+    request: TraceRequest,
+    meaning: Similarities,
+    *,
+    previous: _Clause | None,
+    in_call: bool = False,
+) -> _Clause:
+    part = text[start:end]
+    lang = request.lang
+    if previous is not None and _BUT.match(text[max(0, start - 8) : start] + " " + part[:0]) is None:
+        pass
+    if (
+        previous is not None
+        and _UNIVERSAL.search(text[previous.start : previous.end])
+        and re.search(r"\bbut\s*$|\bexcept\s*$", text[previous.start : start], re.IGNORECASE)
+    ):
+        # "cancel all my plans but the gold one", "deliver any day but friday": what follows
+        # the "but" is what is left out.
+        named = frozenset(s.name for s in request.arguments if forms.value_spans(part, s, request))
+        return _Clause(start, end, "exception", False, named)
+    denies_action = False
+    denied: set[str] = set()
+    removal = _removes(request)
+    for _, no in utterance.scopes(part, lang, moves=not _moves_from(request)):
+        if no:
+            if removal and utterance.withdraws(part):
+                continue  # "scrap the premier league thing" asks for the removal itself
+            action, values = _denial_in(no, request)
+            denies_action = denies_action or action
+            denied |= values
+    if denies_action or denied:
+        return _Clause(start, end, "denial", denies_action, frozenset(denied))
+    if utterance.conditional(part):
+        return _Clause(start, end, "condition")
+    if [m for m in _LATER.finditer(part) if not _names_bound(m.group(), request)]:
+        return _Clause(start, end, "later")
+    if utterance.about_someone_else(part) or utterance.for_someone_else(part):
+        return _Clause(start, end, "someone_else")
+    wish = utterance.states_wish(part) or _opens_with_action(part, request)
+    if not _opens_with_action(part, request) and _fine_as_it_is(part, request):
+        return _Clause(start, end, "put_off")  # "the jacket from order F-301 is fine": nothing asked for it
+    asked = previous is not None and previous.stance == "request"
+    if asked and not wish and not _gives_other(part, request):
+        own = _names_bound(part, request)
+        if (own and _value_first(part, request) and utterance.defers(part)) or (
+            not own and utterance.takes_back_after(part, 0)
+        ):
+            return _Clause(start, end, "put_off")
+    if utterance.is_question(part, lang) and not wish:
+        return _Clause(start, end, "question")
+    if not wish:
+        return _Clause(start, end, "value")
+    return _Clause(start, end, "request", other=_asks_other(part, request, meaning, strong_only=in_call))
+
+
+def known_other(verb: str, wanted: Sequence[str]) -> bool:
+    """Whether ``verb`` is known to name another action than the query's.
+
+    Known: a verb of a family the query's verb is not in, or one that asks for
+    its opposite. A verb gate has no family for ("ditch", "knock me down") is not
+    known to be another action: its meaning and the values it carries decide.
+    """
+    if not wanted or shares_word(verb, wanted) or _same_family(verb, wanted):
+        return False
+    first = verb.split()[0]
+    if first in words.INQUIRY:
+        return True  # "find me a restaurant": to know, not to book
+    if first in utterance.opposite_words(wanted[0]) or verb in utterance.opposite_words(wanted[0]):
+        return True
+    return any(first in family or verb in family for family in words.FAMILIES)
+
+
+_REMOVAL = frozenset(
+    {"cancel", "remove", "end", "stop", "terminate", "drop", "close", "delete", "unsubscribe"}
+)
+
+
+def _removes(request: TraceRequest) -> bool:
+    """Whether the action itself takes something away (so "scrap it" asks for it)."""
+    wanted = action_words(request)
+    return bool(wanted) and any(wanted[0] in family and family & _REMOVAL for family in words.FAMILIES)
+
+
+def _asks_other(
+    part: str, request: TraceRequest, meaning: Similarities, *, strong_only: bool = False
+) -> bool:
+    """Whether a request clause asks for another action, or for this one on another thing."""
+    wanted = action_words(request)
+    verb = asked_verb(part, request)
+    if verb is not None and wanted and known_other(verb, wanted):
+        return True
+    return _other_thing(part, request, meaning, strong_only=strong_only)
+
+
+_PUT_LATER = re.compile(
+    r"\b(?:next (?:week|month|year|time)|later (?:on|today|this week)|another (?:day|time)|"
+    r"some other (?:day|time)|in a (?:few|couple of) (?:days|weeks)|after the (?:weekend|holidays))\b",
+    re.IGNORECASE,
+)
+
+
+def puts_later(text: str) -> bool:
+    """Whether the statement moves the matter to a later time ("she'll take it in next week")."""
+    return _PUT_LATER.search(text) is not None or bool(_LATER.search(text))
+
+
+def _fine_as_it_is(part: str, request: TraceRequest) -> bool:
+    """Whether a clause says the thing with a value needs nothing ("the green bin's fine", "the jacket
+    from order F-301 is fine"); "friday is fine" and "18 pounds a month is fine" accept a value."""
+    fine = _FINE.search(part)
+    if fine is None:
+        return False
+    for spec in request.bound:
+        for _, end in forms.value_spans(part, spec, request):
+            if end > fine.start():
+                continue
+            if spec.kind in ("ident", "text"):
+                return True
+            between = content_words(part[end : fine.start()])
+            if 0 < len(between) <= 3 and shares_word(" ".join(between), query_thing(request)):
+                return True  # "the green bin's fine": the thing itself needs nothing
+    return False
+
+
+def _value_first(text: str, request: TraceRequest) -> bool:
+    """Whether the clause opens with a value of the request ("the sertraline one can wait")."""
+    starts = [s for spec in request.bound for s, _ in forms.value_spans(text, spec, request)]
+    lead = text[: min(starts)] if starts else text
+    return bool(starts) and len(content_words(lead)) == 0
+
+
+def _names_bound(text: str, request: TraceRequest) -> bool:
+    return any(forms.value_spans(text, spec, request) for spec in request.bound)
+
+
+def _gives_values(text: str, request: TraceRequest) -> bool:
+    return any(x.fits for spec in request.arguments for x in forms.said_in(text, spec, request))
+
+
+def _gives_other(text: str, request: TraceRequest) -> bool:
+    return any(
+        x.fits and not x.same for spec in request.arguments for x in forms.said_in(text, spec, request)
+    )
+
+
+def _opens_with_action(text: str, request: TraceRequest) -> bool:
+    wanted = action_words(request)
+    return bool(wanted) and utterance.opens_with(text, wanted[0])
+
+
+def _reason_then_request(clauses: Sequence[_Clause], text: str, request: TraceRequest) -> bool:
+    """A no said as a reason before the request that refers back to it ("we don't use it, so cancel it")."""
+    wanted = action_words(request)
+    seen_no = False
+    for c in clauses:
+        if c.stance == "denial":
+            seen_no = True
+            if c.denies_action:
+                return False
+            continue
+        if c.stance != "request" or not seen_no:
+            continue
+        part = text[c.start : c.end]
+        if (
+            wanted
+            and shares_word(part, wanted[:1])
+            and (
+                _names_bound(part, request)
+                or re.search(r"\b(?:it|that|them|this|those|one)\b", part.casefold())
+            )
+        ):
+            return True
+    return False
+
+
+# -- the statement -------------------------------------------------------------------------
+
+
+def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> Reading:
+    """How ``statement`` bears on ``request`` (see the module docstring for the rules)."""
+    text = statement.text
+    if statement.speaker == "agent":
+        values = {
+            spec.name: tuple(
+                forms.Said(spec.name, s, e, True, "trace.offer", text[s:e])
+                for s, e in forms.agent_offers(text, spec, request)
+            )
+            for spec in request.arguments
+        }
+        return Reading(
+            statement, "agent", "trace.speaker", closeness(text, request, meaning)[0], values=values
+        )
+    if statement.speaker != "caller":
+        return Reading(statement, "ignored", "trace.speaker", note="not the caller's own words")
+    memory = statement.memory
+    if (memory is not None and memory.injection_suspect) or utterance.looks_like_instruction(text):
+        return Reading(statement, "ignored", "trace.instruction", note="tries to instruct the agent")
+    record = _record_of(statement)
+    if record is not None:
+        if not statement.trusted:
+            return Reading(statement, "ignored", "trace.instruction", note="imitates the gate's own record")
+        return Reading(statement, "record", "trace.record", record=record, note="the gate's own record")
+    if utterance.spoken_by_agent(text):
+        return Reading(statement, "ignored", "trace.speaker", note="labelled as another source's words")
+    plain, rendered = closeness(text, request, meaning)
+    near = max(plain, rendered - (CLEAR_RENDERED - CLEAR))
+    change = _change_marked(text)
+    agrees, refuses = _agrees(text), _refuses(text)
+    if _closing_only(text):
+        return Reading(statement, "closing", "trace.closing", plain, agrees=agrees, change=change)
+    wanted = action_words(request)
+    clauses: list[_Clause] = []
+    for start, end in _spans(text):
+        clauses.append(
+            _clause(
+                text,
+                start,
+                end,
+                request,
+                meaning,
+                previous=clauses[-1] if clauses else None,
+                in_call=statement.origin == "call",
+            )
+        )
+    if _reason_then_request(clauses, text, request):
+        clauses = [c if c.stance != "denial" else _Clause(c.start, c.end, "value") for c in clauses]
+    denied = frozenset(n for c in clauses if c.stance in ("denial", "exception") for n in c.denied)
+    denies_action = any(c.denies_action for c in clauses)
+    opposite = bool(wanted) and any(
+        utterance.opposes(text[c.start : c.end], wanted[:1])
+        for c in clauses
+        if c.stance in ("request", "value", "denial")
+        and (c.stance == "request" or _names_bound(text[c.start : c.end], request))
+    )
+    requests = [c for c in clauses if c.stance == "request"]
+    ours = [c for c in requests if not c.other]
+    kinds = {c.stance for c in clauses}
+    whole_question = utterance.is_question(text, request.lang) and not requests
+    other_action = bool(requests) and not ours
+    if (whole_question or requests) and (
+        _other_qualifier(text, request, meaning)
+        or _frame_clash(text, request)
+        or (whole_question and _other_thing(text, request, meaning))
+    ):
+        other_action = True
+        ours = []
+    values = _counted_values(text, clauses, request)
+    carried = _carries_all(values, request)
+    names = (
+        bool(ours or whole_question)
+        and not other_action
+        and (
+            plain >= CLEAR
+            or rendered >= CLEAR_RENDERED
+            or ((plain >= ABOUT or rendered >= ABOUT_RENDERED) and shares_word(text, wanted))
+            or (carried and _distinctive(_within(values, ours), request) and near >= FLOOR)
+            or (statement.origin == "call" and bool(ours) and near >= CALL_FLOOR)
+        )
+    )
+    bare = _only_values(text, request) and not statement.trusted
+    gives = any(x.fits for v in values.values() for x in v)
+    counts = not other_action and (
+        near >= RELATED
+        or _bare_values(text, request)
+        or names
+        or (gives and (change or _distinctive(values, request)))
+    )
+    base = {
+        "about": plain,
+        "values": values,
+        "change": change,
+        "agrees": agrees,
+        "refuses": refuses,
+        "bare": bare,
+        "denied": denied,
+    }
+    if (
+        memory is not None
+        and memory.negated
+        and not denied
+        and not denies_action
+        and _names_bound(text, request)
+    ):
+        denies_action = not requests  # the engine read a no the clause reading could not place
+    first_request = ours[0].start if ours else len(text)
+    fronted = [
+        c
+        for c in clauses
+        if ours
+        and c.stance == "someone_else"
+        and c.start <= first_request
+        and utterance.for_someone_else(text[c.start : c.end])
+    ]
+    carrying_other = any(
+        c.stance == "someone_else" and _names_bound(text[c.start : c.end], request) for c in clauses
+    )
+    if (
+        fronted
+        or (carrying_other and not ours)
+        or (ours and all(_someone_else(text[c.start : c.end]) for c in ours))
+    ):
+        return Reading(statement, "ignored", "trace.someone_else", **base)  # type: ignore[arg-type]
+    if opposite and (near >= RELATED or any(values.values())):
+        return Reading(statement, "denial", "trace.opposite", denies_action=True, counts=True, **base)  # type: ignore[arg-type]
+    if denies_action or (denied and not ours):
+        return Reading(statement, "denial", "trace.denied", denies_action=denies_action, counts=True, **base)  # type: ignore[arg-type]
+    if utterance.retracts(text) and not ours and not _gives_other(text, request):
+        return Reading(statement, "retraction", "trace.withdrawn", counts=True, **base)  # type: ignore[arg-type]
+    put_off = [c for c in clauses if c.stance == "put_off"]
+    if ours and (
+        _taken_back(text, ours[-1], request) or (put_off and not _gives_after(text, put_off[0].end, request))
+    ):
+        return Reading(
+            statement,
+            "retraction",
+            "trace.withdrawn",
+            counts=True,
+            note="taken back in the same breath",
+            **base,  # type: ignore[arg-type]
+        )
+    if "condition" in kinds or (utterance.conditional(text) and not ours):
+        return Reading(statement, "ignored", "trace.condition", **base)  # type: ignore[arg-type]
+    if "later" in kinds:
+        return Reading(statement, "ignored", "trace.later", **base)  # type: ignore[arg-type]
+    if whole_question or (not requests and "question" in kinds):
+        return Reading(statement, "question", "trace.question", counts=counts, **base)  # type: ignore[arg-type]
+    if requests:
+        rule = "trace.request" if ours else "trace.other_action"
+        return Reading(
+            statement,
+            "request",
+            rule,
+            names_action=names,
+            other_action=other_action,
+            counts=counts,
+            **base,  # type: ignore[arg-type]
+        )
+    return Reading(statement, "value", "trace.value" if counts else "trace.other", counts=counts, **base)  # type: ignore[arg-type]
+
+
+def _within(
+    values: Mapping[str, tuple[forms.Said, ...]], clauses: Sequence[_Clause]
+) -> dict[str, tuple[forms.Said, ...]]:
+    """The values said inside these clauses."""
+    return {
+        n: tuple(x for x in v if any(c.start <= x.start < c.end for c in clauses)) for n, v in values.items()
+    }
+
+
+def _carries_all(values: Mapping[str, tuple[forms.Said, ...]], request: TraceRequest) -> bool:
+    """Whether every bound argument not at its default has its own value said in its part."""
+    needed = [a for a in request.bound if not a.at_default]
+    return bool(needed) and all(any(x.same and x.fits for x in values.get(a.name, ())) for a in needed)
+
+
+def _distinctive(values: Mapping[str, tuple[forms.Said, ...]], request: TraceRequest) -> bool:
+    """Whether a value said is one that does not come up by chance: an identifier or a name."""
+    return any(
+        a.kind in ("ident", "text") and any(x.same and x.fits for x in values.get(a.name, ()))
+        for a in request.bound
+    )
+
+
+def _someone_else(part: str) -> bool:
+    return utterance.about_someone_else(part) or utterance.for_someone_else(part)
+
+
+def _taken_back(text: str, clause: _Clause, request: TraceRequest) -> bool:
+    """Whether words after the request's values take it back ("book it for 4pm, or actually, let me ring")."""
+    ends = [
+        e
+        for spec in request.bound
+        for _, e in forms.value_spans(text[clause.start : clause.end], spec, request)
+    ]
+    at = clause.start + (max(ends) if ends else 0)
+    if _gives_after(text, at, request):
+        return False
+    return utterance.takes_back_after(text, at)
+
+
+def _gives_after(text: str, at: int, request: TraceRequest) -> bool:
+    """Whether the words after ``at`` name the request's values again ("actually yes, friday at 4")."""
+    rest = text[at:]
+    return bool(request.bound) and all(forms.value_spans(rest, spec, request) for spec in request.bound)
+
+
+def _counted_values(
+    text: str, clauses: Sequence[_Clause], request: TraceRequest
+) -> dict[str, tuple[forms.Said, ...]]:
+    """Every value said in a clause that asks for this, gives values or asks about them.
+
+    Not in a clause that puts it off, asks on a condition or asks for another action.
+    When a statement names two things of a kind the request is about ("refund 40 on x-19
+    and 300 on x-20"), only the part that names the request's own thing counts for it.
+    """
+    counted = [
+        c
+        for c in clauses
+        if c.stance in ("value", "question", "denial", "exception") or (c.stance == "request" and not c.other)
+    ]
+    parts = _own_parts(text, request)
+    out: dict[str, tuple[forms.Said, ...]] = {}
+    for spec in request.arguments:
+        found = []
+        for said in forms.said_in(text, spec, request):
+            if not any(c.start <= said.start < c.end for c in counted):
+                continue
+            if parts is not None and not any(a <= said.start < b for a, b in parts):
+                continue
+            found.append(said)
+        out[spec.name] = tuple(found)
+    return out
+
+
+def _own_parts(text: str, request: TraceRequest) -> list[tuple[int, int]] | None:
+    """The parts of a statement with two requests that name the request's own identifier.
+
+    None when the statement names no other identifier (all of it counts).
+    """
+    keys = [a for a in request.bound if a.kind == "ident"]
+    if not keys or not any(forms.other_idents(text, spec, request) for spec in keys):
+        return None
+    bounds = [0]
+    for m in _SEPARATOR.finditer(text):
+        bounds += [m.start(), m.end()]
+    bounds.append(len(text))
+    pieces = [(a, b) for a, b in zip(bounds[::2], bounds[1::2], strict=False) if a < b]
+    return [
+        (a, b) for a, b in pieces if all(forms.value_spans(text[a:b], spec, request) for spec in keys)
+    ] or [(0, 0)]
+
+
+_WISHING = frozenset(
+    [
+        "yes",
+        "yeah",
+        "ok",
+        "okay",
+        "please",
+        "pls",
+        "thanks",
+        "thank",
+        "you",
+        "id",
+        "i'd",
+        "like",
+        "want",
+        "would",
+        "love",
+        "prefer",
+        "works",
+        "work",
+        "fine",
+        "good",
+        "great",
+        "perfect",
+        "best",
+        "better",
+        "suits",
+        "suit",
+        "then",
+        "let's",
+        "lets",
+        "go",
+        "with",
+    ]
+)
+
+
+def _only_values(text: str, request: TraceRequest) -> bool:
+    """Whether ``text`` is the request's values and words of wanting only ("thursday please")."""
+    if utterance.is_question(text, request.lang) or not _names_bound(text, request):
+        return False
+    rest = _without_values(text, request)
+    return all(w in _WISHING for w in content_words(rest))
+
+
+def _bare_values(text: str, request: TraceRequest) -> bool:
+    """Whether ``text`` is little more than values ("at 11:45", "for two please", "Lotus")."""
+    rest = _without_values(text, request)
+    for m in forms.mentions_in(rest, request.lang):
+        rest = rest[: m.start] + " " * (m.end - m.start) + rest[m.end :]
+    left = [w for w in content_words(rest) if w not in words.CLOSING and w not in words.AGREEMENT]
+    return len(left) <= 3
+
+
+def _other_thing(
+    text: str, request: TraceRequest, meaning: Similarities, *, strong_only: bool = False
+) -> bool:
+    """Whether the request asks for the action on another thing than the query's own.
+
+    The thing it names (the words after its verb or its wish) must be the query's
+    thing: a word of it, of its family or of the arguments' own words, or close in
+    meaning, head word to head word. Where both qualify the same head word, the
+    qualifiers must agree ("billing address" is not "delivery address", "a vet
+    visit" not "a home visit"); where the query qualifies its thing and the
+    statement does not, the statement must not tie it to something else ("an
+    overpayment on my car loan" is not a mortgage overpayment). A fixed place or
+    party in the query ("at the vet") must not be another in the statement ("at
+    the groomers").
+
+    ``strong_only``: only a clash of place, party or qualifier counts (for the turns of a
+    call, where the caller opens with a need in their own words: "i need wheels in
+    phoenix" is the hire car the rest of the call books).
+    """
+    if _frame_clash(text, request) or _other_qualifier(text, request, meaning):
+        return True
+    if strong_only:
+        return False
+    wanted = query_thing(request)
+    if len(wanted) >= 2 and not shares_word(text, wanted[:-1]) and _tied_elsewhere(text, request):
+        return True
+    named = asked_thing(text, request)
+    if not named or not wanted:
+        return False
+    values = {w for a in request.arguments for w in re.findall(r"[a-zà-ÿ0-9]+", a.shown.casefold())}
+    if values & set(named):
+        return False  # the thing is named by a value of the request ("a convertible in nice")
+    known = [*action_words(request), *(w for a in request.arguments for w in a.cues)]
+    head, wanted_head = named[-1], wanted[-1]
+    if (
+        head != wanted_head
+        and not shares_word(head, [wanted_head])
+        and not shares_word(head, known)
+        and meaning.sim(head, wanted_head) < SAME_HEAD
+    ):
+        return True
+    if shares_word(" ".join(named), known):
+        return False
+    return meaning.sim(" ".join(named), " ".join(wanted)) < SAME_THING
+
+
+# Words that add a thing, against words that replace one: "an additional bin" is no replacement.
+_ADDING = frozenset({"additional", "extra", "second", "another", "spare", "more"})
+_REPLACING = frozenset({"replacement", "replacing", "substitute"})
+
+
+def _qualifiers_said(text: str, head: str) -> list[str]:
+    return [m.group(1) for m in re.finditer(rf"\b([a-zà-ÿ]+)\s+{re.escape(head)}\b", text.casefold())]
+
+
+def _other_qualifier(text: str, request: TraceRequest, meaning: Similarities | None = None) -> bool:
+    """Whether the statement names the query's thing with another qualifier ("work address" for
+    "delivery address", "a vet visit" for "a home visit", "an extra bin" for a replacement)."""
+    wanted = query_thing(request)
+    if len(wanted) < 2:
+        return False
+    head, qualifiers = wanted[-1], wanted[:-1]
+    clean = _without_values(text, request).casefold()
+    if _REPLACING & set(qualifiers) and _ADDING & set(_WORD.findall(clean)):
+        return True
+    for m in re.finditer(rf"\b([a-zà-ÿ]+)\s+{re.escape(head)}\b", clean):
+        word = m.group(1)
+        if word in qualifiers or word in _STOP or word in words.BESIDE_NAME or word in _NOT_OBJECT:
+            continue
+        if shares_word(word, qualifiers) or word.endswith(("'s", "s'")):
+            continue
+        if meaning is not None and any(meaning.sim(word, q) >= SAME_QUALIFIER for q in qualifiers):
+            continue  # "dental appointment" for "dentist appointment"
+        return True
+    return False
+
+
+# Head words (the thing's last word) this close in meaning name the same thing ("cab", "taxi");
+# qualifiers of the same head must be closer ("dental" and "dentist", not "guitar" and "piano").
+SAME_HEAD = 0.5
+SAME_QUALIFIER = 0.7
+_TIED = re.compile(
+    r"\b(?:on|for|towards|toward|against|off)\s+(?:the|my|our|a|an)\s+([a-zà-ÿ]+(?:\s+[a-zà-ÿ]+)?)", re.I
+)
+
+
+def _tied_elsewhere(text: str, request: TraceRequest) -> bool:
+    """Whether the statement ties the action to a thing the request never names ("on my car loan")."""
+    known = [*action_words(request), *(w for a in request.arguments for w in a.cues)]
+    clean = _without_values(text, request)
+    for m in _TIED.finditer(clean):
+        noun = m.group(1).split()[-1]
+        if noun in _STOP or noun in words.BESIDE_NAME or noun in words.UNIT_OF:
+            continue
+        if not shares_word(m.group(1), known):
+            return True
+    return False
+
+
+_FRAME = re.compile(
+    r"\b(at|with|from|to|for|in)\s+(?:the|a|an|my)\s+([a-zà-ÿ]+(?:\s+[a-zà-ÿ]+){0,2})", re.IGNORECASE
+)
+
+
+def _frame_clash(text: str, request: TraceRequest) -> bool:
+    """Whether the query names a fixed place or party ("at the vet") and the statement another."""
+    fixed: dict[str, str] = {}
+    for m in _FRAME.finditer(request.template):
+        fixed[m.group(1).casefold()] = m.group(2).split()[0].casefold()
+    if not fixed:
+        return False
+    clean = _without_values(text, request)
+    for m in _FRAME.finditer(clean):
+        prep, phrase = m.group(1).casefold(), m.group(2).casefold().split()
+        if prep not in fixed or fixed[prep] in phrase or shares_word(" ".join(phrase), [fixed[prep]]):
+            continue
+        if phrase[0] in _STOP or phrase[0] in words.BESIDE_NAME:
+            continue
+        return True
+    return False

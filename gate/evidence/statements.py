@@ -1,0 +1,128 @@
+"""Who said what, and when: the call's own turns and the caller's memories as one kind of thing.
+
+The trace reads :class:`Statement` objects in the order they were said:
+memories from earlier calls first (oldest first), then the turns of this
+call from its transcript (the session's ``ChatContext``), caller and agent
+alike. Only the caller's words can carry a request; the agent's words count
+only as offers the caller took up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from gate.evidence.types import EvidenceMemory
+
+CALLER_SOURCES = frozenset({"user_stated", "", "none"})
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One thing somebody said: in this call (``origin="call"``) or remembered (``"memory"``).
+
+    ``turn`` is its index among the call's messages (None for a memory).
+    ``trusted``: it may gate an action by itself (this call's own words of the
+    authenticated caller; a memory the engine trusts). ``interrupted``: an
+    agent message the caller cut off (``played`` is the part they heard, when
+    known).
+    """
+
+    text: str
+    speaker: Literal["caller", "agent", "other"]
+    at: float | None
+    origin: Literal["call", "memory"]
+    turn: int | None = None
+    message_id: str | None = None
+    memory: EvidenceMemory | None = None
+    trusted: bool = True
+    interrupted: bool = False
+
+    @property
+    def memory_id(self) -> str | None:
+        return self.memory.id if self.memory is not None else None
+
+    @property
+    def by_caller(self) -> bool:
+        return self.speaker == "caller"
+
+
+def from_history(history: Any) -> list[Statement]:
+    """The call's spoken turns from a LiveKit ``ChatContext`` (or anything with ``.items``).
+
+    Tool calls, tool outputs and empty messages are left out; a caller's message
+    and the agent's keep their time, id and whether they were interrupted.
+    """
+    items = getattr(history, "items", None)
+    if items is None:
+        return []
+    out: list[Statement] = []
+    for item in items:
+        role = getattr(item, "role", None)
+        if role not in ("user", "assistant"):
+            continue
+        text = (getattr(item, "text_content", None) or "").strip()
+        if not text:
+            continue
+        out.append(
+            Statement(
+                text=text,
+                speaker="caller" if role == "user" else "agent",
+                at=getattr(item, "created_at", None),
+                origin="call",
+                turn=len(out),
+                message_id=getattr(item, "id", None),
+                trusted=True,
+                interrupted=bool(getattr(item, "interrupted", False)),
+            )
+        )
+    return out
+
+
+def speaker_of(memory: EvidenceMemory) -> Literal["caller", "agent", "other"]:
+    if memory.said_by in ("agent", "assistant"):
+        return "agent"
+    if memory.said_by not in (None, "", "caller", "user"):
+        return "other"
+    if (memory.source or "").casefold() not in CALLER_SOURCES:
+        return "agent" if (memory.source or "").casefold() == "agent_inferred" else "other"
+    return "caller"
+
+
+def from_memories(memories: Iterable[EvidenceMemory]) -> list[Statement]:
+    """Memories as statements, oldest first (a memory without a time keeps its place)."""
+    listed = list(memories)
+    order = sorted(
+        range(len(listed)), key=lambda i: (listed[i].created_at is None, listed[i].created_at or 0, i)
+    )
+    return [
+        Statement(
+            text=listed[i].content,
+            speaker=speaker_of(listed[i]),
+            at=listed[i].created_at,
+            origin="memory",
+            memory=listed[i],
+            trusted=listed[i].trusted,
+        )
+        for i in order
+    ]
+
+
+def combined(memories: Sequence[Statement], call: Sequence[Statement]) -> list[Statement]:
+    """Memories then the call, without the memories that are this call's own turns saved again.
+
+    The caller's turns are also saved to memory as they are said; a memory that
+    repeats a turn of this call word for word, from the call's own time, is that turn.
+    """
+    said = {(s.speaker, " ".join(s.text.split()).casefold()) for s in call}
+    start = min((s.at for s in call if s.at is not None), default=None)
+    kept = [
+        m
+        for m in memories
+        if not (
+            (m.speaker, " ".join(m.text.split()).casefold()) in said
+            and (start is None or m.at is None or m.at >= start - 1.0)
+        )
+    ]
+    return [*kept, *call]

@@ -1,0 +1,580 @@
+"""Trace a request to the caller's words: the action, then each argument, keeping what is current.
+
+:func:`trace` reads the statements in the order they were said (memories
+from earlier calls, then this call's turns) and answers, with the rule that
+decided each:
+
+- **the action** (``trace.action``): the latest statement of the caller that
+  asks for it by meaning, or the caller's agreement to the agent's offer to do
+  it (``trace.action.offer``); a later denial (``trace.action.denied``) or
+  withdrawal (``trace.action.withdrawn``) ends it;
+- **each argument the policy binds**: the caller's latest word on it wins.
+  Their own value said in its part (``trace.value``), their answer to the
+  agent's question, or the value the agent offered and the caller took up
+  (``trace.offer``: by agreeing when it was the only value of its kind
+  offered, or by naming it, a distinctive part of a name included); another
+  value said later replaces it (``trace.changed``); a no to it is
+  ``trace.denied``. A later request that names another identifier or name for
+  the same action is another request, not a change (``trace.other_request``),
+  unless it says it replaces ("instead", "actually", "I meant"). An argument
+  nobody spoke of and that the model passed at the tool's own default is
+  ``trace.default``; one nothing traces is ``trace.missing``.
+- **the verdict**: ``supported`` when the action is asked for and every
+  bound argument traced or at its default; ``denied`` when the caller's
+  current word is no; ``partial`` or ``none`` otherwise.
+
+A statement said after what it answers can only replace or end it; nothing
+said earlier changes what was said later. Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from gate.evidence import reading as rd
+from gate.evidence.forms import Said, alternatives, name_spans, picks, proposed_names
+from gate.evidence.meaning import Similarities
+from gate.evidence.request import ArgumentSpec, TraceRequest
+from gate.evidence.statements import Statement
+from gate.evidence.types import Accepted, ActionTrace, ArgumentStatus, ArgumentTrace, Trace, Verdict
+from gate.utterance import defers, puts_off, states_wish
+
+_OFFER = re.compile(
+    r"\b(?:would you like|do you want|shall i|should i|want me to|can i|may i|how about|what about|"
+    r"would that|does that|is that|i (?:can|could) (?:book|reserve|get|make|buy|arrange|schedule|put)|"
+    r"there (?:is|are)|i (?:found|have|see)|available|option|¿|quiere|voulez|möchten)\b|\?\s*$",
+    re.IGNORECASE,
+)
+# An agent's offer of the action must be at least this close to it in meaning.
+OFFER_ABOUT = 0.45
+
+
+def trace(
+    request: TraceRequest,
+    statements: Sequence[Statement],
+    meaning: Similarities,
+    *,
+    since: float | None = None,
+) -> Trace:
+    """The trace of ``request`` over ``statements`` (oldest first).
+
+    ``since``: when this call began; the gate's own records of a confirmed
+    request count only from then on (a record from an earlier call says what
+    was done then, not what the caller asks for now).
+    """
+    readings = [rd.read(s, request, meaning) for s in statements]
+    action = _action(readings, request, since)
+    arguments = tuple(_argument(spec, readings, request, action, since) for spec in request.arguments)
+    return _verdict(action, arguments, readings)
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.casefold().split()).rstrip(".?! ")
+
+
+def _record_counts(r: rd.Reading, request: TraceRequest, since: float | None) -> bool:
+    if r.record is None or _plain(r.record) != _plain(request.query):
+        return False
+    at = r.statement.at
+    return since is None or at is None or at >= since - 1.0
+
+
+def _next_caller(readings: Sequence[rd.Reading], i: int) -> rd.Reading | None:
+    for r in readings[i + 1 :]:
+        if r.statement.speaker == "caller":
+            return r
+        if r.statement.speaker == "agent":
+            return None
+    return None
+
+
+def _requested(
+    r: rd.Reading, rule: str, *, accepted: rd.Reading | None = None, note: str = ""
+) -> ActionTrace:
+    s = r.statement
+    return ActionTrace(
+        status="requested",
+        rule=rule,
+        note=note,
+        words=s.text,
+        at=s.at,
+        turn=s.turn,
+        message_id=s.message_id,
+        memory_id=s.memory_id,
+        similarity=r.about,
+        speaker=s.speaker if s.speaker != "other" else None,
+        accepted=_accepted(accepted) if accepted is not None else None,
+        trusted=s.trusted if accepted is None else accepted.statement.trusted,
+    )
+
+
+def _accepted(r: rd.Reading) -> Accepted:
+    return Accepted(r.statement.text, r.statement.at, r.statement.message_id)
+
+
+def _ended(r: rd.Reading, status: str, rule: str, note: str) -> ActionTrace:
+    s = r.statement
+    return ActionTrace(
+        status=status,  # type: ignore[arg-type]
+        rule=rule,
+        note=note,
+        words=s.text,
+        at=s.at,
+        turn=s.turn,
+        message_id=s.message_id,
+        memory_id=s.memory_id,
+        similarity=r.about,
+        speaker="caller",
+        trusted=s.trusted,
+    )
+
+
+def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float | None) -> ActionTrace:
+    found = ActionTrace("missing", "trace.action.missing", "the caller never asked for this")
+    asked_at: int | None = None
+    for i, r in enumerate(readings):
+        s = r.statement
+        if r.stance == "record":
+            if _record_counts(r, request, since):
+                found, asked_at = _requested(r, "trace.record", note="confirmed by the caller"), i
+            continue
+        if r.stance == "agent":
+            reply = _next_caller(readings, i)
+            if (
+                reply is not None
+                and (r.about >= OFFER_ABOUT or rd.shares_word(s.text, rd.action_words(request)[:1]))
+                and _OFFER.search(s.text)
+                and (reply.agrees or (reply.stance == "request" and not reply.other_action))
+                and reply.stance not in ("denial", "retraction", "ignored")
+            ):
+                found = _requested(
+                    r, "trace.action.offer", accepted=reply, note="the agent offered it, the caller agreed"
+                )
+                asked_at = readings.index(reply)
+            continue
+        if s.speaker != "caller":
+            continue
+        if (
+            found.status == "requested"
+            and asked_at is not None
+            and i > asked_at
+            and _right_after(readings, asked_at, i)
+            and not (r.stance == "request" and r.names_action)
+            and not _gives_any(r)
+            and (defers(s.text) or rd.puts_later(s.text))
+        ):
+            # "leave it for now", "let me think", "hold off": said next, it takes the request back.
+            found = _ended(r, "withdrawn", "trace.action.withdrawn", "put off right after it was asked")
+            asked_at = None
+            continue
+        if r.stance == "ignored":
+            continue
+        if (
+            r.stance == "request"
+            and r.names_action
+            and (s.origin == "call" or not request.slot or _in_slot(s))
+        ):
+            found, asked_at = _requested(r, "trace.action", note="asked for by the caller"), i
+            continue
+        if r.stance == "denial" and (r.about >= rd.RELATED or r.denied or _mentions_bound(r)):
+            if r.denies_action or _denies_all(r, request):
+                found = _ended(r, "denied", "trace.action.denied", "the caller said no to this")
+                asked_at = None
+            continue
+        if found.status == "requested" and asked_at is not None and i > asked_at:
+            if r.stance == "retraction" and (r.about >= rd.RELATED or len(rd.content_words(s.text)) <= 6):
+                found = _ended(r, "withdrawn", "trace.action.withdrawn", "the caller took it back")
+                asked_at = None
+            elif (
+                _right_after(readings, asked_at, i)
+                and r.stance in ("value", "other", "question")
+                and not _gives_any(r)
+                and puts_off(s.text)
+                and not states_wish(s.text)
+            ):
+                found = _ended(r, "withdrawn", "trace.action.withdrawn", "put off right after it was asked")
+                asked_at = None
+    return found
+
+
+def _gives_any(r: rd.Reading) -> bool:
+    """Whether the statement gives a value of the request, its own or another (it is about the request)."""
+    return any(x.fits for v in r.values.values() for x in v)
+
+
+def _mentions_bound(r: rd.Reading) -> bool:
+    return any(x.same for said in r.values.values() for x in said)
+
+
+def _in_slot(s: Statement) -> bool:
+    return s.memory is not None and s.memory.in_slot
+
+
+def _right_after(readings: Sequence[rd.Reading], asked: int, i: int) -> bool:
+    """Whether the caller said ``i`` next after the request at ``asked`` (agent turns between aside)."""
+    return not any(r.statement.speaker == "caller" for r in readings[asked + 1 : i])
+
+
+def _denies_all(r: rd.Reading, request: TraceRequest) -> bool:
+    bound = {a.name for a in request.bound}
+    return bool(bound) and bound <= set(r.denied)
+
+
+def _traced(
+    spec: ArgumentSpec, r: rd.Reading, said: Said, *, rule: str = "trace.value", note: str = ""
+) -> ArgumentTrace:
+    s = r.statement
+    return ArgumentTrace(
+        name=spec.name,
+        value=spec.value,
+        status="traced",
+        rule=rule,
+        note=note or f"said as {said.words!r}",
+        source="memory" if s.origin == "memory" else "call",
+        speaker="caller",
+        at=s.at,
+        turn=s.turn,
+        message_id=s.message_id,
+        memory_id=s.memory_id,
+        words=s.text,
+        span=said.span,
+        trusted=s.trusted,
+    )
+
+
+def _argument(
+    spec: ArgumentSpec,
+    readings: Sequence[rd.Reading],
+    request: TraceRequest,
+    action: ActionTrace,
+    since: float | None,
+) -> ArgumentTrace:
+    if not spec.bound:
+        return ArgumentTrace(
+            spec.name, spec.value, "unchecked", "trace.unchecked", "the policy does not bind it"
+        )
+    current: ArgumentTrace | None = None
+    spoken_of = False
+    offer: tuple[rd.Reading, Said, int] | None = None
+    options: set[str] = set()
+    for r in readings:
+        s = r.statement
+        if r.stance == "record":
+            if _record_counts(r, request, since):
+                current = ArgumentTrace(
+                    spec.name,
+                    spec.value,
+                    "traced",
+                    "trace.record",
+                    "in the request the caller confirmed",
+                    source="confirmation",
+                    speaker="caller",
+                    at=s.at,
+                    memory_id=s.memory_id,
+                    trusted=s.trusted,
+                )
+            continue
+        if r.stance == "agent":
+            named = r.said(spec.name)
+            offer = (r, named[0], _offered_of_kind(r, spec, request)) if named else None
+            if named and spec.kind == "text":
+                options |= {o for x in named for o in alternatives(s.text, x.start, x.end)}
+            continue
+        if s.speaker != "caller" or r.stance == "ignored":
+            continue
+        chosen = [o for o in options if name_spans(s.text, o) and not name_spans(o, spec.shown)]
+        if chosen and not any(x.same and x.fits for x in r.said(spec.name)):
+            # The agent named this value beside others; the caller took another of them.
+            spoken_of = True
+            offer = None
+            current = ArgumentTrace(
+                spec.name,
+                spec.value,
+                "conflict",
+                "trace.changed",
+                f"the caller chose {chosen[0]!r}",
+                source="call",
+                speaker="caller",
+                at=s.at,
+                turn=s.turn,
+                message_id=s.message_id,
+                words=s.text,
+                trusted=s.trusted,
+            )
+            continue
+        if offer is not None and s.origin == "call":
+            offered_r, offered, kinds = offer
+            picked = spec.kind == "text" and picks(s.text, offered.words, offered_r.statement.text)
+            plain_yes = r.agrees and not r.refuses and (r.stance == "closing" or _only_agreement(s.text))
+            if (plain_yes and kinds == 1) or picked:
+                spoken_of = True
+                current = ArgumentTrace(
+                    spec.name,
+                    spec.value,
+                    "traced",
+                    "trace.offer",
+                    "the agent offered it and the caller took it up",
+                    source="call",
+                    speaker="agent",
+                    at=offered_r.statement.at,
+                    turn=offered_r.statement.turn,
+                    message_id=offered_r.statement.message_id,
+                    words=offered_r.statement.text,
+                    span=offered.span,
+                    accepted=_accepted(r),
+                    trusted=s.trusted,
+                )
+            offer = None
+        proposed = [p for p in proposed_names(s.text) if not name_spans(p, spec.shown)]
+        first_proposed = proposed[:1] and not _proposes_own(s.text, spec)
+        if (
+            r.change
+            and spec.kind == "text"
+            and (first_proposed or not any(x.fits for x in r.said(spec.name)))
+        ):
+            longer = [x for x in r.said(spec.name) if x.same and x.rule == "trace.value.name"]
+            if longer or proposed:
+                # "make it Premium Plus", "sorry, I meant the vet": a change to another name.
+                spoken_of = True
+                current = ArgumentTrace(
+                    spec.name,
+                    spec.value,
+                    "conflict",
+                    "trace.changed",
+                    f"the caller changed it to {(longer[0].words if longer else proposed[0])!r}",
+                    source="memory" if s.origin == "memory" else "call",
+                    speaker="caller",
+                    at=s.at,
+                    turn=s.turn,
+                    message_id=s.message_id,
+                    memory_id=s.memory_id,
+                    words=s.text,
+                    trusted=s.trusted,
+                )
+                continue
+        if not r.counts:
+            continue
+        said = [x for x in r.said(spec.name) if x.fits]
+        own = [x for x in said if x.same]
+        others = [x for x in said if not x.same and not _belongs_elsewhere(x, r, spec)]
+
+        if others and _another_request(r, spec, request):
+            continue
+
+        denied_here = spec.name in r.denied or (
+            r.stance == "denial" and r.denies_action and any(x.same for x in said)
+        )
+        if denied_here:
+            spoken_of = True
+            current = _said_by(spec, r, "denied", "trace.denied", "the caller said no to it")
+            continue
+        if not own and not others:
+            continue
+        if r.stance in ("denial", "retraction") and not others:
+            spoken_of = True
+            current = _said_by(spec, r, "conflict", "trace.withdrawn", "the caller took it back")
+            continue
+        spoken_of = True
+        last = max(own + others, key=lambda x: x.start)
+        if last.same:
+            current = _traced(spec, r, last)
+        else:
+            note = f"the caller's latest word on it is {last.words!r}"
+            current = _said_by(spec, r, "conflict", "trace.changed", note, span=last.span)
+    if current is not None:
+        if (
+            current.status == "traced"
+            and current.source == "memory"
+            and request.slot
+            and not _slot_memory(current, readings)
+        ):
+            current = None
+        else:
+            return current
+    if spec.at_default and not spoken_of:
+        return ArgumentTrace(
+            spec.name,
+            spec.value,
+            "default",
+            "trace.default",
+            "the tool's default; nobody spoke of it",
+            source="default",
+        )
+    return ArgumentTrace(
+        spec.name, spec.value, "missing", "trace.missing", "nothing the caller said gives it"
+    )
+
+
+def _proposes_own(text: str, spec: ArgumentSpec) -> bool:
+    names = proposed_names(text)
+    return bool(names) and bool(name_spans(names[0], spec.shown))
+
+
+def _said_by(
+    spec: ArgumentSpec,
+    r: rd.Reading,
+    status: ArgumentStatus,
+    rule: str,
+    note: str,
+    *,
+    span: tuple[int, int] | None = None,
+) -> ArgumentTrace:
+    """An argument's trace to what the caller said in ``r``."""
+    s = r.statement
+    return ArgumentTrace(
+        spec.name,
+        spec.value,
+        status,
+        rule,
+        note,
+        source="memory" if s.origin == "memory" else "call",
+        speaker="caller",
+        at=s.at,
+        turn=s.turn,
+        message_id=s.message_id,
+        memory_id=s.memory_id,
+        words=s.text,
+        span=span,
+        trusted=s.trusted,
+    )
+
+
+def _belongs_elsewhere(x: Said, r: rd.Reading, spec: ArgumentSpec) -> bool:
+    """Whether another value said is another argument's own ("back on Friday" is the return date)."""
+    return any(
+        y.same and y.fits and y.start < x.end and x.start < y.end
+        for name, said in r.values.items()
+        if name != spec.name
+        for y in said
+    )
+
+
+def _only_agreement(text: str) -> bool:
+    """Whether the reply is agreement and politeness alone ("yes please", "that works, thanks")."""
+    from gate.evidence import words
+
+    said = re.findall(r"[a-zà-ÿ']+", text.casefold())
+    allowed = (
+        words.AGREEMENT
+        | words.CLOSING
+        | {"book", "it", "that", "one", "do", "go", "ahead", "please", "let's"}
+    )
+    return bool(said) and all(w in allowed for w in said)
+
+
+def _slot_memory(current: ArgumentTrace, readings: Sequence[rd.Reading]) -> bool:
+    for r in readings:
+        if r.statement.memory_id == current.memory_id:
+            return _in_slot(r.statement)
+    return False
+
+
+def _offered_of_kind(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -> int:
+    """How many values of this argument's kind the agent's words name (a plain yes takes up only one)."""
+    from gate.evidence import forms
+
+    if spec.kind == "text":
+        return len(r.said(spec.name)) or 0
+    own = len(r.said(spec.name))
+    others = len(forms.other_value_spans(r.statement.text, spec, request))
+    return own + others
+
+
+_KEY_KINDS = frozenset({"ident", "text"})
+
+
+def _another_request(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -> bool:
+    """Whether a statement with another value for ``spec`` is another request rather than a change.
+
+    Only for what names the thing acted on (an identifier, a name): a request of
+    its own for the action ("please ship order A-1002", "also pay Ann 30") that
+    does not say it replaces the first.
+    """
+    if spec.kind not in _KEY_KINDS:
+        return False
+    return r.stance == "request" and r.names_action and not r.change
+
+
+def _verdict(
+    action: ActionTrace, arguments: Sequence[ArgumentTrace], readings: Sequence[rd.Reading]
+) -> Trace:
+    bound = [a for a in arguments if a.status != "unchecked"]
+    against = tuple(
+        r.statement.memory_id
+        for r in readings
+        if r.statement.memory_id and r.stance == "denial" and r.statement.trusted
+    )
+    supporting = tuple(
+        dict.fromkeys(
+            x
+            for x in [action.memory_id, *(a.memory_id for a in bound if a.status == "traced")]
+            if x is not None
+        )
+    )
+    if action.status == "denied":
+        return Trace(
+            action,
+            tuple(arguments),
+            "denied",
+            "trace.action.denied",
+            "the caller said no to this",
+            trusted=action.trusted,
+            against=_cited(action, against),
+        )
+    denied = [a for a in bound if a.status == "denied"]
+    if denied:
+        names = ", ".join(a.name for a in denied)
+        return Trace(
+            action,
+            tuple(arguments),
+            "denied",
+            "trace.denied",
+            f"the caller said no to {names}",
+            trusted=all(a.trusted for a in denied),
+            against=tuple(a.memory_id for a in denied if a.memory_id),
+        )
+    ok = [a for a in bound if a.status in ("traced", "default")]
+    trusted = action.trusted and all(a.trusted for a in ok)
+    if action.status == "requested" and len(ok) == len(bound):
+        return Trace(
+            action,
+            tuple(arguments),
+            "supported",
+            "trace.supported",
+            "the caller asked for this, and said every value",
+            trusted=trusted,
+            supporting=supporting,
+        )
+    missing = [a.name for a in bound if a.status not in ("traced", "default")]
+    if action.status != "requested":
+        reason = action.note or "the caller never asked for this"
+        rule = action.rule
+    else:
+        reason = "nothing the caller said gives " + ", ".join(missing)
+        rule = next(a.rule for a in bound if a.status not in ("traced", "default"))
+    verdict: Verdict = "partial" if ok or action.status == "requested" else "none"
+    sources = {a.memory_id or a.message_id for a in bound if a.status == "traced"}
+    bare = (
+        action.status == "missing"
+        and bool(bound)
+        and len(ok) == len(bound)
+        and any(a.status == "traced" for a in bound)
+        and all(r.bare for r in readings if (r.statement.memory_id or r.statement.message_id) in sources)
+    )
+    return Trace(
+        action,
+        tuple(arguments),
+        verdict,
+        rule,
+        reason,
+        trusted=trusted,
+        supporting=supporting,
+        bare=bare,
+    )
+
+
+def _cited(action: ActionTrace, against: tuple[str, ...]) -> tuple[str, ...]:
+    if action.memory_id is not None:
+        return (action.memory_id,)
+    return against

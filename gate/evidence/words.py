@@ -1,0 +1,233 @@
+"""Word data the argument trace reads: units, directions, change markers, agreement.
+
+Plain tables, one per job, named for what they say. Each is keyed by the
+folded word (lower case, accents kept) and covers English, Spanish, French and
+German where callers use those words.
+"""
+
+from __future__ import annotations
+
+# What a number counts, by family: "a table for 2 people" counts people, "2 nights" a stay.
+UNIT_FAMILIES: dict[str, frozenset[str]] = {
+    "people": frozenset(
+        {
+            *("people", "person", "persons", "guest", "guests", "seat", "seats", "party", "pax"),
+            *("passenger", "passengers", "traveler", "travelers", "traveller", "travellers"),
+            *("rider", "riders", "adult", "adults", "ticket", "tickets", "diner", "diners"),
+            *("attendee", "attendees", "of", "us", "them", "personas", "personnes", "personen", "gäste"),
+            *("friends", "mates", "colleagues", "kids", "children", "pass", "passes"),
+            *("plazas", "places", "plätze", "billetes", "entradas", "billets", "karten", "tickets"),
+        }
+    ),
+    "stay": frozenset(
+        {
+            *("night", "nights", "day", "days", "stay", "noches", "nuits", "nächte", "tage", "días"),
+            *("dias", "jours", "nacht", "tag", "noche", "nuit", "jour", "día", "dia"),
+        }
+    ),
+    "room": frozenset({"room", "rooms", "habitación", "habitaciones", "chambre", "chambres", "zimmer"}),
+    "hour": frozenset(
+        {"hour", "hours", "hr", "hrs", "horas", "hora", "heures", "heure", "stunden", "stunde"}
+    ),
+    "minute": frozenset({"minute", "minutes", "min", "mins", "minutos", "minuten"}),
+    "week": frozenset({"week", "weeks", "wk", "wks", "fortnight", "semanas", "semaines", "wochen", "woche"}),
+    "month": frozenset({"month", "months", "meses", "mes", "mois", "monate", "monat"}),
+    "year": frozenset({"year", "years", "yr", "yrs", "años", "ans", "années", "jahre", "jahr"}),
+    "bag": frozenset({"bag", "bags", "suitcase", "suitcases", "luggage", "maletas", "valises", "koffer"}),
+    "kg": frozenset({"kg", "kilo", "kilos", "kilogram", "kilograms"}),
+    "litre": frozenset({"litre", "litres", "liter", "liters"}),
+}
+# Folded word -> family name.
+UNIT_OF: dict[str, str] = {w: family for family, words in UNIT_FAMILIES.items() for w in words}
+# Words that may stand between a number and what it counts ("2 adult tickets", "4 more people").
+UNIT_FILLERS = frozenset({"more", "extra", "other", "additional", "adult", "grown", "full", "total", "in"})
+
+# Argument names and descriptions that say a value is where something starts or ends.
+FROM_WORDS = frozenset(
+    {"from", "origin", "departure", "depart", "departing", "leaving", "pickup", "source", "start", "outbound"}
+)
+TO_WORDS = frozenset(
+    {
+        "to",
+        "destination",
+        "arrival",
+        "arriving",
+        "dropoff",
+        "recipient",
+        "payee",
+        "target",
+        "into",
+        "beneficiary",
+    }
+)
+
+# Words that say a later value replaces an earlier one ("actually make it four", "instead").
+CHANGE_MARKERS = frozenset(
+    {
+        *("actually", "instead", "rather", "change", "changed", "switch", "make it", "make that", "meant"),
+        *("correction", "sorry", "no wait", "wait", "not", "scratch", "update", "move it", "now"),
+        *("en realidad", "mejor", "en lugar", "en vez", "plutôt", "en fait", "finalement", "eigentlich"),
+        *("doch", "lieber", "stattdessen", "au lieu"),
+    }
+)
+# Words that say a later request is another one besides the first ("and also order B-22").
+ALSO_MARKERS = frozenset(
+    {"also", "too", "as well", "another", "and", "plus", "second", "también", "aussi", "auch", "noch"}
+)
+
+# Verbs and function words that stand before a name without being part of it ("try Lotus",
+# "book Sino"); a longer name is another word of the same name ("rose gold", "Gold Plus").
+BEFORE_NAME = frozenset(
+    {
+        *("try", "want", "like", "love", "prefer", "pick", "choose", "take", "get", "book", "reserve"),
+        *("find", "play", "watch", "hear", "see", "visit", "go", "fly", "stay", "eat", "order", "rent"),
+        *("call", "at", "in", "to", "from", "with", "for", "on", "near", "called", "named", "is", "was"),
+        *("about", "by", "into", "and", "or", "me", "us", "the", "a", "an", "how", "what", "does", "do"),
+        *("check", "search", "look", "looking", "need", "send", "pay", "transfer", "move", "put", "use"),
+        *("listen", "stream", "show", "schedule", "leave", "head", "heading", "going", "travel", "drive"),
+        *("ride", "cab", "taxi", "called", "titled", "film", "movie", "song", "track", "album", "restaurant"),
+        *("hotel", "place", "city", "town", "either", "maybe", "perhaps", "then", "so", "ok", "okay", "yes"),
+        *("yeah", "sure", "great", "good", "like", "think", "guess", "also", "just", "only", "really"),
+        *("probably", "definitely", "let's", "lets", "shall", "should", "would", "could", "can", "will"),
+        *("en", "à", "a", "de", "para", "pour", "nach", "zu", "in", "bei", "im", "al", "au", "aux"),
+    }
+)
+
+# Words that may stand right beside a name without making it another name ("my gold plan
+# please"): function words, politeness, time, states and order words.
+_LEGACY_BESIDE = frozenset(
+    {
+        *("please", "thanks", "now", "today", "tomorrow", "tonight", "asap", "too", "also", "then", "one"),
+        *("ones", "so", "because", "but", "or", "if", "when", "right", "away", "immediately", "instead"),
+        *("anymore", "again", "already", "is", "was", "are", "it", "that", "i", "we", "you", "effective"),
+        *("current", "existing", "old", "present", "new", "just", "straight", "thank", "cheers", "ok"),
+        *("okay", "yes", "yeah", "which", "who", "since", "as", "well", "all", "any", "whole", "entire"),
+        *("there", "here", "not", "no", "never", "thing", "stuff", "etc", "actually", "really", "after"),
+        *("before", "until", "till", "about", "during", "into", "onto", "off", "out", "up", "down"),
+        *("over", "under", "through", "via", "per", "than", "like", "each", "every", "this", "these"),
+        *("those", "they", "he", "she", "us", "them", "him", "her", "his", "their", "its", "mine"),
+        *("has", "have", "had", "do", "does", "did", "will", "would", "can", "could", "should", "must"),
+        *("shall", "may", "might", "be", "been", "being", "were", "am", "what", "where", "how", "why"),
+        *("no", "nor", "yet", "still", "even", "only", "else", "matter", "either", "neither", "both"),
+        # States, which say how a thing is left, not which thing ("leave it active").
+        *("active", "inactive", "open", "running", "going", "enabled", "working", "alone", "unchanged"),
+        # Order and quantity, which say which one, not what kind ("a second visit").
+        *("first", "second", "third", "another", "next", "other", "extra", "additional", "further"),
+        *("same", "usual", "regular", "normal", "quick", "short", "follow", "later", "earlier", "last"),
+        # Determiners and possessives of the other languages callers use.
+        *("mein", "meine", "meinen", "meinem", "meiner", "den", "die", "das", "der", "dem", "ein"),
+        *("eine", "einen", "le", "la", "les", "mon", "ma", "mes", "un", "une", "el", "los", "las"),
+        *("mi", "mis", "una", "de", "du", "des", "del", "al", "bitte", "por", "favor"),
+    }
+)
+BESIDE_NAME = _LEGACY_BESIDE | BEFORE_NAME
+
+# Words of agreement a caller takes up an offer with ("that works", "sounds good", "perfect").
+AGREEMENT = frozenset(
+    {
+        *("yes", "yeah", "yep", "yup", "sure", "ok", "okay", "alright", "fine", "great", "perfect"),
+        *("good", "works", "work", "sounds", "nice", "excellent", "lovely", "brilliant", "cool"),
+        *("absolutely", "definitely", "correct", "right", "exactly", "please", "wonderful", "awesome"),
+        *("sí", "si", "vale", "claro", "perfecto", "bien", "bueno", "oui", "d'accord", "parfait"),
+        *("ja", "gut", "genau", "passt", "prima", "super", "klar", "gerne", "gern", "bon", "dale"),
+    }
+)
+# Words of refusal that turn an offer down ("no", "not that one", "something else").
+REFUSAL = frozenset(
+    {
+        *("no", "nope", "nah", "not", "don't", "dont", "else", "other", "another", "different"),
+        *("neither", "none", "never", "non", "nein", "nicht", "kein", "otro", "otra", "autre", "andere"),
+    }
+)
+
+# Closing politeness that says nothing for or against a request ("thanks", "that's all").
+CLOSING = frozenset(
+    {
+        *("thanks", "thank", "you", "cheers", "ta", "great", "perfect", "lovely", "that's", "that", "is"),
+        *("all", "it", "for", "now", "bye", "goodbye", "much", "very", "so", "ok", "okay", "cool"),
+        *("gracias", "merci", "danke", "vielen", "muchas", "beaucoup", "schön", "sehr", "works", "me"),
+        *("fine", "good", "sounds", "awesome", "wonderful", "brilliant", "appreciate", "it", "nice"),
+    }
+)
+
+# Relative days, by language: the number of days after the call's date.
+RELATIVE_DAYS: dict[str, int] = {
+    "today": 0,
+    "tonight": 0,
+    "this evening": 0,
+    "this afternoon": 0,
+    "this morning": 0,
+    "tomorrow": 1,
+    "day after tomorrow": 2,
+    "the day after tomorrow": 2,
+    "hoy": 0,
+    "esta noche": 0,
+    "mañana": 1,
+    "manana": 1,
+    "pasado mañana": 2,
+    "aujourd'hui": 0,
+    "ce soir": 0,
+    "demain": 1,
+    "après-demain": 2,
+    "heute": 0,
+    "heute abend": 0,
+    "morgen": 1,
+    "übermorgen": 2,
+}
+# Words before a weekday that put it in the week after the coming one.
+WEEK_AFTER = frozenset({"next", "nächsten", "nächster", "prochain", "prochaine", "próximo", "proximo"})
+
+# Verbs that ask to know or see something, not to change it: a request with one of them is
+# never a request to book, pay or cancel ("find me a restaurant in Danville").
+INQUIRY = frozenset(
+    {
+        *("find", "search", "look", "check", "show", "tell", "see", "know", "list", "browse", "compare"),
+        *("recommend", "suggest", "explain", "describe", "ask", "wonder", "quote", "estimate", "price"),
+        *("busca", "buscar", "encuentra", "chercher", "cherchez", "trouve", "suchen", "finden", "zeigen"),
+    }
+)
+# Counting the people a request is for: "me and my wife" is two, "me and three friends" four.
+PEOPLE = frozenset(
+    {
+        *("friend", "friends", "mate", "mates", "colleague", "colleagues", "kid", "kids", "child"),
+        *("children", "guest", "guests", "people", "others", "family", "parents", "sons", "daughters"),
+    }
+)
+PARTNERS = frozenset(
+    {
+        *("wife", "husband", "partner", "colleague", "friend", "mate", "son", "daughter", "mum", "mom"),
+        *("dad", "brother", "sister", "boyfriend", "girlfriend", "fiance", "fiancee", "boss", "kid"),
+    }
+)
+
+# Words callers use for the same action or the same thing in customer-service speech.
+FAMILIES: tuple[frozenset[str], ...] = tuple(
+    frozenset(group.split("|"))
+    for group in (
+        "cancel|end|stop|terminate|drop|quit|discontinue|get rid of|unsubscribe|close|want out|opt out|shut",
+        "plan|subscription|membership|package|contract|tariff|bundle|service|account",
+        "refund|money back|reimburse|repay|refunded|credit back|my money|give me back|give me my",
+        "return|send back|sending back|bring back|give back|take back",
+        "pay|settle|payment|transfer|send|wire|move money|deposit",
+        "deliver|delivery|deliveries|drop off|drop it|bring|ship|shipping|parcel|receive|courier|"
+        "leave|send|post",
+        "visit|come out|come round|come over|come by|call out|callout|technician|engineer|appointment",
+        "home|house|flat|apartment|my place",
+        "book|reserve|schedule|booking|reservation|appointment|slot|sign up|sign me up|enrol|enroll|register|"
+        "join|get in|fit me in|put me down|see the",
+        "table|restaurant|dinner|lunch|breakfast|brunch|seat",
+        "flight|fly|flying|plane|airline|trip",
+        "hotel|room|stay|check in|check-in|accommodation|reservation",
+        "move|change|switch|reschedule|push|shift|update|swap|put|redirect|forward|send",
+        "address|live|living|moved|moving|residence",
+        "remove|take off|take out|drop|get rid of|delete",
+        "add-on|addon|extra|bolt-on|option|channel",
+        "invoice|bill|statement",
+        "order|purchase|item|buy|get me|have",
+        "money|cash|funds|balance|amount|sum|payment",
+        "car|vehicle|wheels|hire car|rental|van",
+        "phone|mobile|line|sim",
+        "mail|post|letters|correspondence",
+        "tour|trip|excursion|outing|visit",
+    )
+)
