@@ -488,7 +488,9 @@ _ASKS_WHETHER = re.compile(
 _CONDITION = re.compile(
     r"\b(?:if|unless|in case|provided(?: that)?|providing|as long as|assuming|only when|only after|"
     r"once|as soon as|when(?:ever)? (?:i|we|you|they|it|the|my|our|he|she)\b|after (?:i|we|you|they|it|the|"
-    r"my|our|he|she)\b|(?:until|till)(?!\s+(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"my|our|he|she)\b|(?:until|till)(?!\s+(?:\d|the\s+\d|the\s+(?:first|second|third|fourth|fifth|sixth|"
+    r"seventh|eighth|ninth|tenth|\w+teenth|twentieth|\w+(?:first|second|third|th))\b|"
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
     r"twelve|noon|midday|midnight|lunch|(?:mon|tues|wednes|thurs|fri|satur|sun)day|the end|end of|next|"
     r"tomorrow|tonight|later|then)\b))|in the event|depending on|let'?s say|say i|suppose|supposing|"
     r"if and when|the moment|the day (?:i|we|it|my|our|the|his|her|their)|the minute|on (?:the )?condition|"

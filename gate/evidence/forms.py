@@ -678,7 +678,7 @@ def people_counts(text: str) -> list[tuple[int, int, int]]:
             2,
         ),
         (rf"\b(?:me|myself|i)\s+and\s+{_COUNT}\s+(?:\w+\s+)?(?:{people}|others|more)\b", 1),
-        (r"\b(?:just|only)\s+(?:me|myself)\b|\bon my own\b|\bby myself\b", -1),
+        (r"\b(?:just|only)\s+(?:me|myself)\b(?!\s*(?:,\s*)?and\b)|\bon my own\b|\bby myself\b", -1),
         (r"\bboth of us\b|\bthe two of us\b|\bme and you\b", -2),
         (rf"\b(?:me|myself|i)\s*,?\s+(?:and\s+)?(?:my|our)\s+(?:{partners})\b", -2),
         (rf"\b(?:my|our)\s+(?:{partners})\s+and\s+(?:i|me|myself)\b", -2),
@@ -704,9 +704,14 @@ _PROPOSED = re.compile(
 
 
 def proposed_names(text: str) -> list[str]:
-    """The names a change proposes ("sorry, I meant the vet", "make it Premium Plus")."""
+    """The names a change proposes ("sorry, I meant the vet", "make it Premium Plus").
+
+    A number, a day or a time is a value, not a name ("make it four").
+    """
     out = []
     for m in _PROPOSED.finditer(text):
+        if _mentions(m.group(1), None):
+            continue
         said = [
             w
             for w in m.group(1).split()

@@ -258,7 +258,7 @@ def _argument(
     spoken_of = False
     offer: tuple[rd.Reading, Said, int] | None = None
     options: set[str] = set()
-    for r in readings:
+    for n, r in enumerate(readings):
         s = r.statement
         if r.stance == "record":
             if _record_counts(r, request, since):
@@ -353,7 +353,7 @@ def _argument(
                     trusted=s.trusted,
                 )
                 continue
-        if not r.counts:
+        if not r.counts and not _answers_agent(readings, n):
             continue
         said = [x for x in r.said(spec.name) if x.fits]
         own = [x for x in said if x.same]
@@ -409,6 +409,26 @@ def _argument(
 def _proposes_own(text: str, spec: ArgumentSpec) -> bool:
     names = proposed_names(text)
     return bool(names) and bool(name_spans(names[0], spec.shown))
+
+
+def _answers_agent(readings: Sequence[rd.Reading], n: int) -> bool:
+    """Whether the caller's statement ``n`` answers a question the agent just put in this call.
+
+    In a call about this request, "the 18th" or "just the two of us" right after the
+    agent asked counts as the caller's own value, however far it is in meaning.
+    """
+    r = readings[n]
+    if r.statement.origin != "call" or r.other_action or r.stance not in ("value", "request", "question"):
+        return False
+    before = readings[n - 1] if n > 0 else None
+    return (
+        before is not None
+        and before.statement.speaker == "agent"
+        and _ASKED.search(before.statement.text) is not None
+    )
+
+
+_ASKED = re.compile(r"\?\s*$|\b(?:what|which|when|how many|how much|where|who)\b", re.IGNORECASE)
 
 
 def _said_by(

@@ -1,0 +1,358 @@
+"""Every bound argument traced to the caller's own words, across the whole call, through live sessions.
+
+Each test drives a real text-mode AgentSession through the gate with a scripted
+model: the caller's turns are typed, the agent's words are the script's, and
+the model calls the tool with the values a real model would. What is checked
+is what the tool did and what the decision's trace says of each argument.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import httpx
+import pytest
+from livekit.agents import Agent, AgentSession
+from pydantic import Field
+from typer.testing import CliRunner
+
+import gate
+from gate.cli import app
+from gate.cloud.backend import CloudEngine
+from gate.memory.embedder import warm
+from gate.testing.contextdb import CloudDouble
+from gate.testing.llm import ScriptedLLM, call, say
+
+# Friday 6 March 2026: "next Tuesday" is the 10th, "the 13th" a week today.
+TODAY = datetime(2026, 3, 6, 12, 0, tzinfo=UTC)
+
+POLICIES = {
+    "reserve_table": """
+tool: reserve_table
+action: booking.table
+caller: {verified: true}
+evidence:
+  query: "reserve a table at {restaurant} in {city} for {party} people on {date} at {time}"
+confirm: when_unsure
+timeout_s: 10
+messages:
+  ask: "A table at {restaurant} in {city} for {party} on {date} at {time}, shall I book it?"
+  abstain: "I can't book that table on this call."
+""",
+    "transfer_money": """
+tool: transfer_money
+action: payment.transfer
+caller: {verified: true}
+evidence: {query: "transfer {amount} dollars to account {to_account}"}
+confirm: when_unsure
+timeout_s: 10
+messages: {ask: "Send {amount} dollars to {to_account}?", abstain: "I can't send that on this call."}
+""",
+    "ship_order": """
+tool: ship_order
+action: order.ship
+caller: {verified: true}
+evidence: {query: "ship order {order_id}"}
+confirm: when_unsure
+timeout_s: 10
+messages: {ask: "Ship order {order_id}?", abstain: "I can't ship {order_id} on this call."}
+""",
+    "play_song": """
+tool: play_song
+action: media.play
+caller: {verified: true}
+evidence: {query: "play the song {song}"}
+confirm: always
+timeout_s: 10
+messages: {ask: "Play the song {song} on the {device}?", abstain: "I can't play that now."}
+""",
+    "rent_car": """
+tool: rent_car
+action: booking.car
+caller: {verified: true}
+evidence:
+  query: "rent a {car_class} car in {city} from {pickup_date} to {return_date}"
+  missing: abstain
+confirm: when_unsure
+timeout_s: 10
+messages: {ask: "A {car_class} in {city} from {pickup_date} to {return_date}?", abstain: "I can't book that car."}
+""",
+}
+
+
+def make_tools(done: list[str]) -> list[gate.GatedTool]:
+    @gate.gated_tool
+    async def reserve_table(
+        restaurant: Annotated[str, Field(description="the restaurant's name")],
+        city: Annotated[str, Field(description="the city the restaurant is in")],
+        date: Annotated[str, Field(description="the day of the reservation, YYYY-MM-DD")],
+        time: Annotated[str, Field(description="the time of the reservation, HH:MM")],
+        party: Annotated[int, Field(description="number of people")] = 2,
+    ) -> str:
+        """Reserve a table at a restaurant."""
+        done.append(f"table {restaurant} {city} {party} {date} {time}")
+        return "Booked."
+
+    @gate.gated_tool
+    async def transfer_money(amount: float, to_account: str) -> str:
+        """Send money from the caller's account to another account."""
+        done.append(f"sent {amount:g} to {to_account}")
+        return "Sent."
+
+    @gate.gated_tool
+    async def ship_order(order_id: str) -> str:
+        """Release one of the caller's held orders for shipping."""
+        done.append(f"shipped {order_id}")
+        return f"Shipped {order_id}."
+
+    @gate.gated_tool
+    async def play_song(song: str, device: Literal["TV", "speaker"] = "TV") -> str:
+        """Play a song on one of the caller's devices."""
+        done.append(f"playing {song} on {device}")
+        return f"Playing {song}."
+
+    @gate.gated_tool
+    async def rent_car(
+        city: str,
+        pickup_date: Annotated[str, Field(description="the day the car is picked up")],
+        return_date: Annotated[str, Field(description="the day the car is brought back")],
+        car_class: Literal["compact", "standard", "suv"] = "standard",
+    ) -> str:
+        """Reserve a hire car."""
+        done.append(f"car {car_class} {city} {pickup_date}-{return_date}")
+        return "Reserved."
+
+    return [reserve_table, transfer_money, ship_order, play_song, rent_car]
+
+
+class Call:
+    """One caller's text-mode session on the gate."""
+
+    def __init__(self, g: gate.Gate, caller: gate.Caller) -> None:
+        self.gate = g
+        self.llm = ScriptedLLM()
+        self.session: AgentSession[Any] = AgentSession(
+            llm=self.llm, vad=None, turn_handling={"turn_detection": None}
+        )
+        self.bound = g.bind(caller, self.session)
+
+    async def start(self) -> None:
+        await self.session.start(
+            Agent(instructions="You help with bookings and payments.", tools=self.bound.tools)
+        )
+
+    async def turn(self, words: str, *steps: Any) -> list[str]:
+        """The caller says ``words``; the model answers with ``steps``; the tool outputs come back."""
+        self.llm.add(*steps)
+        result: Any = await self.session.run(user_input=words)
+        await self.bound.flush()
+        return [e.item.output for e in result.events if e.type == "function_call_output"]
+
+    async def says(self, words: str, reply: str) -> None:
+        """A turn with no tool call: the caller says ``words`` and the agent answers ``reply``."""
+        await self.turn(words, say(reply))
+
+    def last(self) -> Any:
+        return self.gate.ledger.decisions(caller_id="alice")[-1]
+
+    def arguments(self) -> dict[str, dict[str, Any]]:
+        record = json.loads(self.last().evidence_json)
+        return {a["name"]: a for a in record.get("arguments", [])}
+
+
+@pytest.fixture(params=["local", "cloud"])
+async def alice(
+    request: pytest.FixtureRequest, home: Path, tmp_path: Path
+) -> AsyncIterator[tuple[Call, list[str]]]:
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    for name, text in POLICIES.items():
+        (folder / f"{name}.yaml").write_text(text)
+    warm()
+    done: list[str] = []
+    backend = None
+    if request.param == "cloud":
+        double = CloudDouble()
+        backend = CloudEngine(
+            "http://contextdb.test", "cdb_test_key", transport=httpx.ASGITransport(app=double.app)
+        )
+    g = gate.Gate(make_tools(done), policies=folder, backend=backend, clock=lambda: TODAY)
+    c = Call(g, gate.Caller("alice", verified=True))
+    await c.start()
+    yield c, done
+    await c.session.aclose()
+    await g.aclose()
+
+
+async def test_a_request_assembled_over_turns_is_traced_value_by_value(alice: tuple[Call, list[str]]) -> None:
+    c, done = alice
+    await c.says(
+        "hi, I'd like to book a table for dinner in Leeds", "Sure. I have Bella Roma or Ortega Tapas."
+    )
+    await c.says("ortega sounds good", "For how many people?")
+    await c.says("just me and my wife", "What day and time?")
+    out = await c.turn(
+        "next tuesday, half past seven in the evening",
+        call(
+            "reserve_table", restaurant="Ortega Tapas", city="Leeds", party=2, date="2026-03-10", time="19:30"
+        ),
+        say("Booked."),
+    )
+    assert out == ["Booked."] and done == ["table Ortega Tapas Leeds 2 2026-03-10 19:30"]
+    traced = c.arguments()
+    assert {n: a["status"] for n, a in traced.items()} == dict.fromkeys(
+        ("restaurant", "city", "date", "time", "party"), "traced"
+    )
+    assert traced["restaurant"]["rule"] == "trace.offer" and traced["restaurant"]["speaker"] == "agent"
+    assert traced["restaurant"]["accepted"]["words"] == "ortega sounds good"
+    assert traced["party"]["words"] == "just me and my wife"
+    assert (
+        traced["date"]["words"] == traced["time"]["words"] == "next tuesday, half past seven in the evening"
+    )
+    assert traced["city"]["turn"] == 0 and traced["city"]["span"] is not None
+
+
+async def test_a_value_the_caller_never_said_is_not_traced_and_never_acts(
+    alice: tuple[Call, list[str]],
+) -> None:
+    c, done = alice
+    await c.says("a table at Ortega Tapas in Leeds for four on the 13th please", "What time?")
+    out = await c.turn(
+        "about 8 in the evening",
+        call(
+            "reserve_table", restaurant="Ortega Tapas", city="Leeds", party=4, date="2026-03-13", time="19:00"
+        ),
+        say("Shall I?"),
+    )
+    assert done == [] and "Nothing has been done yet" in out[0]
+    traced = c.arguments()
+    assert traced["time"]["status"] == "conflict" and traced["time"]["rule"] == "trace.changed"
+    assert c.last().outcome == "ask" and c.last().rule == "evidence.missing"
+    assert all(a["status"] == "traced" for n, a in traced.items() if n != "time")
+
+
+async def test_the_latest_value_wins_and_a_closing_line_voids_nothing(alice: tuple[Call, list[str]]) -> None:
+    c, done = alice
+    await c.says(
+        "book ortega tapas in leeds for three on friday the 13th at 8pm",
+        "Three at Ortega Tapas, Friday at 8.",
+    )
+    await c.says("oh hang on, my brother's coming too, so make it four", "Four then.")
+    out = await c.turn(
+        "great, that works for me, thanks",
+        call(
+            "reserve_table", restaurant="Ortega Tapas", city="Leeds", party=3, date="2026-03-13", time="20:00"
+        ),
+        say("Shall I?"),
+    )
+    assert done == [] and c.arguments()["party"]["status"] == "conflict"
+    out = await c.turn(
+        "yes four",
+        call(
+            "reserve_table", restaurant="Ortega Tapas", city="Leeds", party=4, date="2026-03-13", time="20:00"
+        ),
+        say("Booked."),
+    )
+    assert out == ["Booked."] and done == ["table Ortega Tapas Leeds 4 2026-03-13 20:00"]
+    assert c.arguments()["party"]["words"] == "yes four"  # the caller's latest word on it
+
+
+async def test_a_withdrawal_after_the_request_voids_it(alice: tuple[Call, list[str]]) -> None:
+    c, done = alice
+    await c.says("please send 200 dollars to ACC-1234", "Okay.")
+    out = await c.turn(
+        "actually no, forget it, he paid me back",
+        call("transfer_money", amount=200, to_account="ACC-1234"),
+        say("Shall I?"),
+    )
+    assert done == [] and "Nothing has been done yet" in out[0]
+    record = json.loads(c.last().evidence_json)
+    assert record["action"]["status"] in ("withdrawn", "denied")
+
+
+async def test_a_request_in_other_words_acts_and_independent_requests_do_not_cancel(
+    alice: tuple[Call, list[str]],
+) -> None:
+    c, done = alice
+    await c.says("Send 200 dollars to ACC-1234.", "Okay.")
+    out = await c.turn(
+        "and please ship order A-1001",
+        call("transfer_money", amount=200, to_account="ACC-1234"),
+        say("Sent."),
+    )
+    assert out == ["Sent."]
+    await c.says("please ship order A-1002 as well", "Both then.")
+    for order in ("A-1001", "A-1002"):
+        out = await c.turn("thanks", call("ship_order", order_id=order), say("Shipped."))
+        assert out == [f"Shipped {order}."]
+    assert done == ["sent 200 to ACC-1234", "shipped A-1001", "shipped A-1002"]
+
+
+async def test_the_earliest_day_is_not_a_no_to_it(alice: tuple[Call, list[str]]) -> None:
+    c, done = alice
+    await c.says("i need a car in cork", "When do you pick it up and bring it back?")
+    out = await c.turn(
+        "i can't get there until the 10th, and back on the 13th",
+        call("rent_car", city="Cork", pickup_date="2026-03-10", return_date="2026-03-13"),
+        say("Reserved."),
+    )
+    assert out == ["Reserved."] and done == ["car standard Cork 2026-03-10-2026-03-13"]
+    traced = c.arguments()
+    assert traced["car_class"]["status"] == "default" and traced["pickup_date"]["status"] == "traced"
+
+
+async def test_another_choice_the_agent_offered_is_a_change(alice: tuple[Call, list[str]]) -> None:
+    c, done = alice
+    await c.says("hire car in cork from the 10th to the 13th please", "We have compact or an SUV.")
+    out = await c.turn(
+        "the suv, there are five of us",
+        call(
+            "rent_car", city="Cork", pickup_date="2026-03-10", return_date="2026-03-13", car_class="compact"
+        ),
+        say("Sorry."),
+    )
+    # The policy says missing evidence abstains: the compact was never the caller's.
+    assert done == [] and out[0].startswith("I can't book that car.")
+    assert c.last().rule == "evidence.missing" and c.arguments()["car_class"]["status"] == "conflict"
+
+
+async def test_missing_evidence_asks_and_the_yes_is_the_evidence(alice: tuple[Call, list[str]]) -> None:
+    c, done = alice
+    out = await c.turn(
+        "what about my money?",
+        call("transfer_money", amount=50, to_account="ACC-77"),
+        say("Send 50 dollars to ACC-77?"),
+    )
+    assert done == [] and out[0].startswith("Send 50 dollars to ACC-77?")
+    assert (c.last().outcome, c.last().rule) == ("ask", "evidence.missing")
+    out = await c.turn("yes please", call(gate.CONFIRM_TOOL), say("Sent."))
+    assert out == ["Sent."] and done == ["sent 50 to ACC-77"]
+    traced = c.arguments()
+    assert traced["amount"]["source"] == "confirmation" and traced["amount"]["rule"] == "trace.confirmed"
+    assert traced["amount"]["words"] == "yes please"
+
+
+async def test_a_value_with_a_negative_word_is_not_read_as_a_no(alice: tuple[Call, list[str]]) -> None:
+    c, done = alice
+    out = await c.turn("play no more by the tide please", call("play_song", song="No More"), say("Play it?"))
+    assert out[0].startswith("Play the song No More on the TV?")
+    assert c.arguments()["song"]["status"] == "traced" and c.arguments()["device"]["status"] == "unchecked"
+    out = await c.turn("Yes, that's correct.", call(gate.CONFIRM_TOOL), say("Playing."))
+    assert out == ["Playing No More."] and done == ["playing No More on TV"]
+
+
+async def test_the_audit_shows_where_each_value_came_from(alice: tuple[Call, list[str]]) -> None:
+    c, _ = alice
+    await c.says("please send 200 dollars to ACC-1234", "Okay.")
+    await c.turn("thanks", call("transfer_money", amount=200, to_account="ACC-1234"), say("Sent."))
+    result: Any = CliRunner().invoke(
+        app, ["audit", "show", c.last().id, "--database-url", c.gate.settings.ledger_url(), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.output)
+    text = json.dumps(shown)
+    assert "please send 200 dollars to ACC-1234" in text and "trace.value" in text
