@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -218,19 +218,23 @@ def reveal(value: Any, texts: Mapping[str, Stored]) -> Revealed:
     return Revealed(stored.text)
 
 
-def reveal_slots(slots: Iterable[tuple[dict[str, Any], str]], texts: Mapping[str, Stored]) -> list[str]:
+def reveal_slots(
+    slots: Iterable[tuple[dict[str, Any], str]],
+    texts: Mapping[str, Stored],
+    when: Callable[[float], Any] = float,
+) -> list[str]:
     """Put each slot's text back in place, noting erasure (``<key>_erased``) and problems.
 
     An erased or untrustworthy text becomes None; ``<key>_erased`` holds the
-    time it was erased (a float), ``<key>_problem`` what is wrong. Returns the
-    problems found.
+    time it was erased (``when`` of the timestamp), ``<key>_problem`` what is
+    wrong. Returns the problems found.
     """
     problems: list[str] = []
     for container, key in list(slots):
         found = reveal(container[key], texts)
         container[key] = found.text
         if found.erased_at is not None:
-            container[f"{key}_erased"] = found.erased_at
+            container[f"{key}_erased"] = when(found.erased_at)
         if found.problem is not None:
             container[f"{key}_problem"] = found.problem
             problems.append(found.problem)
