@@ -568,6 +568,93 @@ def _delivery(row: Any) -> dict[str, Any]:
     }
 
 
+# -- the chain, browsed -------------------------------------------------------------
+
+
+def chain_entries(ledger: Ledger, *, before: int | None = None, limit: int = 50) -> dict[str, Any]:
+    """One page of chain entries, newest first, before sequence number ``before``, each checked.
+
+    Each entry says which decision's case file holds its record
+    (``decision_id``) and whether it holds: its hash, its links, and its
+    record's digest (``problem`` None when all three do). ``next_before``
+    is the cursor of the next (older) page.
+    """
+    limit = max(1, min(limit, MAX_PAGE))
+    c = _CH.c
+    query = select(c.seq).order_by(c.seq.desc()).limit(limit + 1)
+    if before is not None:
+        query = query.where(c.seq < before)
+    with ledger.engine.connect() as conn:
+        seqs = [int(s) for s in conn.execute(query).scalars()]
+        more = len(seqs) > limit
+        seqs = seqs[:limit]
+        found = spotcheck.entries(conn, seqs)
+        shown = [found[s] for s in seqs if s in found]
+        records: dict[str, dict[str, Mapping[str, Any]]] = {t: {} for t in _TABLE_OF_PREFIX.values()}
+        for table in records:
+            ids = [e.ref_id for e in shown if FORMATS.get(e.kind, ("",))[0] == table]
+            for start in range(0, len(ids), 500):
+                rel = {
+                    "gate_decisions": _D,
+                    "gate_confirmations": _CF,
+                    "gate_receipts": _R,
+                    "gate_deliveries": _V,
+                }[table]
+                for row in conn.execute(select(rel).where(rel.c.id.in_(ids[start : start + 500]))):
+                    records[table][row.id] = dict(row._mapping)
+        receipts_of_deliveries = {
+            v["receipt_id"]
+            for v in records["gate_deliveries"].values()
+            if v["receipt_id"] not in records["gate_receipts"]
+        }
+        if receipts_of_deliveries:
+            for row in conn.execute(
+                select(_R.c.id, _R.c.decision_id).where(_R.c.id.in_(sorted(receipts_of_deliveries)))
+            ):
+                records["gate_receipts"].setdefault(row.id, {"id": row.id, "decision_id": row.decision_id})
+    listed = []
+    for e in shown:
+        table = FORMATS.get(e.kind, ("",))[0]
+        record = records.get(table, {}).get(e.ref_id)
+        problem = spotcheck.entry_problem(e, found.get(e.seq - 1), found.get(e.seq + 1))
+        if problem is None:
+            if record is None:
+                problem = "its record is missing"
+            elif record["chain_seq"] == e.seq:
+                problem = spotcheck.record_problem(table, record, found)
+            elif table == "gate_confirmations" and (record["chain_seq"] or 0) > e.seq:
+                problem = spotcheck.earlier_problem(e.kind, record, e.digest)
+            else:
+                problem = "its record points at another chain entry"
+        listed.append(
+            {
+                "seq": e.seq,
+                "time": iso(e.at),
+                "kind": e.kind,
+                "ref_id": e.ref_id,
+                "hash": e.hash,
+                "prev_hash": e.prev_hash,
+                "decision_id": _decision_of(table, record, records),
+                "problem": problem,
+            }
+        )
+    return {"entries": listed, "next_before": listed[-1]["seq"] if more and listed else None}
+
+
+def _decision_of(
+    table: str, record: Mapping[str, Any] | None, records: Mapping[str, Mapping[str, Mapping[str, Any]]]
+) -> str | None:
+    """The decision whose case file shows ``record``."""
+    if record is None:
+        return None
+    if table == "gate_decisions":
+        return str(record["id"])
+    if table in ("gate_confirmations", "gate_receipts"):
+        return str(record["decision_id"])
+    receipt = records["gate_receipts"].get(record["receipt_id"])
+    return str(receipt["decision_id"]) if receipt is not None else None
+
+
 # -- export ---------------------------------------------------------------------------
 
 _EXPORT_PAGE = 2000
