@@ -89,6 +89,7 @@ _IDENTIFIER = re.compile(
     r"|personal:sha256:[0-9a-f]{8,})$"
 )
 _GAP = "  "
+_WORD = 12
 
 
 def is_identifier(text: str) -> bool:
@@ -112,8 +113,8 @@ def fit(
     """The lines of a table fitted to ``width`` columns: identifiers whole, other cells wrapped.
 
     Each column gets its natural width when everything fits. Otherwise every
-    column shrinks toward its floor (the longest identifier in it, or six
-    characters for text), and what is left over is shared out in proportion
+    column shrinks toward its floor (its longest identifier, or its longest
+    word up to twelve characters), and what is left over is shared out in proportion
     to what each column wanted. Columns named in ``optional`` are dropped,
     in order, while even the floors do not fit; a last line names them. When
     nothing more can be dropped the table is wider than ``width`` rather than
@@ -124,7 +125,9 @@ def fit(
     floor = []
     for i in keep:
         ids = [len(r[i]) for r in cells if is_identifier(r[i])]
-        floor.append(max(max(ids, default=0), min(natural[i], 6)))
+        # Short words (a status, a caller id, a date) are not cut either; long text is.
+        words = [len(w) for r in [*cells, columns] for w in str(r[i]).split() if not is_identifier(w)]
+        floor.append(max(max(ids, default=0), min(max(words, default=1), _WORD)))
     dropped: list[str] = []
     pending = [c for c in optional if c in columns]
 
@@ -160,7 +163,8 @@ def fit(
     for row in cells:
         emit(row)
     if dropped:
-        lines.append(f"(left out at this width: {', '.join(dropped)}; widen the terminal or use --json)")
+        note = f"(left out at this width: {', '.join(dropped)}; widen the terminal or use --json)"
+        lines += textwrap.wrap(note, max(width, 20))
     return lines
 
 
