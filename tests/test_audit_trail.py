@@ -197,8 +197,9 @@ def recompute_chain_from(db: str, seq: int) -> None:
     for s, at, kind, ref in rows:
         latest = sql(
             db,
-            "SELECT chain_seq FROM gate_decisions WHERE id = :r UNION ALL SELECT chain_seq FROM gate_confirmations "
-            "WHERE id = :r UNION ALL SELECT chain_seq FROM gate_receipts WHERE id = :r UNION ALL "
+            "SELECT chain_seq FROM gate_decisions WHERE id = :r UNION ALL "
+            "SELECT chain_seq FROM gate_confirmations WHERE id = :r UNION ALL "
+            "SELECT chain_seq FROM gate_receipts WHERE id = :r UNION ALL "
             "SELECT chain_seq FROM gate_deliveries WHERE id = :r",
             r=ref,
         )
