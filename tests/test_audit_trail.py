@@ -684,3 +684,74 @@ def test_the_table_rule_wraps_text_and_keeps_ids() -> None:
     )
     assert all(len(line) <= 60 for line in lines)
     assert sum(ident in line for line in lines) == 1 and len(lines) > 3
+
+
+# -- checkpoints from many processes -------------------------------------------------------------
+
+
+def _checkpoint_in_process(url: str, key_pem: bytes, barrier: Any, out: Any) -> None:
+    from gate.ledger import Ledger, Signer
+
+    signer = Signer.from_text(key_pem.decode(), source="test")
+    ledger = Ledger(url, create=False)
+    try:
+        barrier.wait()
+        written = [ledger.checkpoint(signer)[0].seq for _ in range(5)]
+        out.put(written)
+    finally:
+        ledger.close()
+
+
+def _two_processes_checkpoint_at_once(url: str) -> None:
+    import multiprocessing as mp
+
+    from gate.ledger import Ledger, Signer, Verifier, verify_checkpoints
+
+    ledger = Ledger(url)
+    ledger.record_decision(traced_decision())
+    ledger.close()
+    signer = Signer.generate()
+    ctx = mp.get_context("spawn")
+    barrier, out = ctx.Barrier(2), ctx.Queue()
+    procs = [
+        ctx.Process(target=_checkpoint_in_process, args=(url, signer.private_pem(), barrier, out))
+        for _ in range(2)
+    ]
+    for p in procs:
+        p.start()
+    seqs = sorted(s for _ in procs for s in out.get(timeout=120))
+    for p in procs:
+        p.join(60)
+    assert seqs == list(range(1, 11))  # one chain of ten, no two naming the same previous one
+    ledger = Ledger(url, create=False)
+    try:
+        with ledger.engine.connect() as conn:
+            report = verify_checkpoints(conn, Verifier(signer.public))
+        assert report.ok and report.checked == 10, report.problem
+    finally:
+        ledger.close()
+
+
+def test_two_processes_checkpointing_at_once_do_not_fork_on_sqlite(tmp_path: Path) -> None:
+    _two_processes_checkpoint_at_once(f"sqlite:///{tmp_path / 'ledger.db'}")
+
+
+@pytest.mark.postgres
+def test_two_processes_checkpointing_at_once_do_not_fork_on_postgres(pg_database: str) -> None:
+    _two_processes_checkpoint_at_once(pg_database)
+
+
+@pytest.mark.postgres
+def test_erasure_and_checkpoints_on_postgres(pg_database: str, key: tuple[Path, Path]) -> None:
+    private, public = key
+    ledger = gate.Ledger(pg_database)
+    row = traced_decision()
+    ledger.record_decision(row)
+    ledger.close()
+    assert checkpoint(pg_database, private)["chain_seq"] == 1
+    writer = gate.Ledger(pg_database, create=False)
+    assert writer.erase_caller("carol-7").erased == 3
+    writer.close()
+    assert verify(pg_database, public).exit_code == 0
+    story = json.loads(cli("audit", "show", row.id, "--database-url", pg_database, "--json").stdout)
+    assert story["verified"] and story["argument_trace"]["arguments"][0]["words_erased"]

@@ -1,7 +1,7 @@
 """The audit ledger."""
 
 from gate.ledger.chain import BrokenEntry, ChainReport
-from gate.ledger.checkpoints import Checkpoint, CheckpointReport, Signer, Verifier
+from gate.ledger.checkpoints import Checkpoint, CheckpointReport, Signer, Verifier, verify_checkpoints
 from gate.ledger.schema import LedgerOutOfDate, NotALedger
 from gate.ledger.store import Erasure, Ledger, ReceiptWrite
 from gate.ledger.tables import ConfirmationRow, DecisionRow, Delivery, DeliveryRow, ReceiptRow
@@ -23,4 +23,5 @@ __all__ = [
     "ReceiptWrite",
     "Signer",
     "Verifier",
+    "verify_checkpoints",
 ]
