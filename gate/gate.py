@@ -49,7 +49,8 @@ class Gate:
     Raises:
         MissingPolicy: a tool has no policy file.
         PolicyError: a policy file is invalid or names arguments its tool does not have.
-        ConfigError: the ledger cannot be opened.
+        ConfigError: the ledger cannot be opened, or the checkpoint signing key
+            (``GATE_AUDIT_SIGNING_KEY``/``_FILE``) cannot be read.
     """
 
     def __init__(
@@ -179,10 +180,10 @@ class Gate:
             end = loop.time() + flush_timeout_s
             await self.pipeline.aclose(timeout_s=flush_timeout_s)
             await self.outbox.stop(flush_timeout_s=max(end - loop.time(), 0.0))
-            if self.checkpoints is not None:
-                await self.checkpoints.stop()
         finally:
             try:
+                if self.checkpoints is not None:
+                    await self.checkpoints.stop()  # never raises: a failed last signature is logged
                 await self.memory.aclose()
             finally:
                 try:
