@@ -144,7 +144,8 @@ def _upgrade_and_check(url: str) -> None:
         old_story = story(ledger, "gd_old0001")
         assert old_story is not None and old_story["verified"], old_story and old_story["problems"]
         assert old_story["confirmation_asked"][0]["caller_words"] == "yes please"
-        assert all(r["problem"] is None for r in list_decisions(ledger, gate.audit.AuditFilter(), limit=50).rows)
+        page = list_decisions(ledger, gate.audit.AuditFilter(), limit=50)
+        assert all(r["problem"] is None for r in page.rows)
         kept = ledger.erase_caller("alice")
         assert kept.erased == 0 and kept.kept_in_chain >= 1
         assert ledger.verify().ok
