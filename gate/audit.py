@@ -35,7 +35,7 @@ import re
 import statistics
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -43,8 +43,8 @@ from typing import Any
 
 from sqlalchemy import Table, and_, exists, func, or_, select, true
 
-from gate.ledger import ConfirmationRow, DecisionRow, DeliveryRow, Ledger, ReceiptRow
-from gate.ledger.chain import FORMATS, RecordDigest
+from gate.ledger import ConfirmationRow, DecisionRow, DeliveryRow, Ledger, ReceiptRow, personal, spotcheck
+from gate.ledger.chain import FORMATS, GENESIS, entry_hash
 from gate.ledger.tables import ChainRow
 
 _D: Table = DecisionRow.__table__  # type: ignore[attr-defined]
@@ -52,6 +52,8 @@ _R: Table = ReceiptRow.__table__  # type: ignore[attr-defined]
 _CF: Table = ConfirmationRow.__table__  # type: ignore[attr-defined]
 _CH: Table = ChainRow.__table__  # type: ignore[attr-defined]
 _V: Table = DeliveryRow.__table__  # type: ignore[attr-defined]
+_CONFIRMATION_KINDS = tuple(k for k, (t, _) in FORMATS.items() if t == "gate_confirmations")
+_MASKED = re.compile(r"sha256:[0-9a-f]{64}")
 _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)(s|m|h|d)$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 OUTCOMES = ("act", "ask", "abstain")
@@ -124,6 +126,9 @@ def _acknowledged(column: Any) -> Any:
 class AuditFilter:
     """Which decisions to read. Every field narrows; None means any.
 
+    ``caller`` and ``tool`` match by prefix (``demo-alice`` finds
+    ``demo-alice-1``), case as written; an exact id is its own prefix.
+
     Raises ValueError (naming the allowed values) for an unknown outcome or status.
     """
 
@@ -145,9 +150,9 @@ class AuditFilter:
     def apply(self, query: Any) -> Any:
         d, r, v = _D.c, _R.c, _V.c
         if self.caller is not None:
-            query = query.where(d.caller_id == self.caller)
+            query = query.where(_prefix(d.caller_id, self.caller))
         if self.tool is not None:
-            query = query.where(d.tool == self.tool)
+            query = query.where(_prefix(d.tool, self.tool))
         if self.outcome is not None:
             query = query.where(d.outcome == self.outcome)
         if self.since is not None:
@@ -177,16 +182,43 @@ class AuditFilter:
         return found
 
 
+def _prefix(column: Any, prefix: str) -> Any:
+    """``column`` starts with ``prefix``: LIKE with wildcards escaped, and a key range an index can use.
+
+    The range (``prefix <= column < prefix + U+10FFFF``) also makes SQLite's
+    case-blind LIKE case-sensitive; PostgreSQL's LIKE already is.
+    """
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return and_(column >= prefix, column < prefix + "\U0010ffff", column.like(escaped + "%", escape="\\"))
+
+
 @dataclass(frozen=True)
 class Page:
-    """One page of decisions; ``next_after`` is the cursor of the next page (None on the last)."""
+    """One page of decisions; ``next_after`` is the cursor of the next page (None on the last).
+
+    ``problems`` counts the rows that did not verify against the chain (each
+    row says why in its ``problem``).
+    """
 
     rows: list[dict[str, Any]]
     next_after: str | None
 
+    @property
+    def problems(self) -> int:
+        return sum(1 for r in self.rows if r["problem"] is not None)
+
+
+def is_masked(value: Any) -> bool:
+    """Whether an argument value is the digest a masked argument is recorded as."""
+    return isinstance(value, str) and _MASKED.fullmatch(value) is not None
+
 
 def list_decisions(ledger: Ledger, where: AuditFilter, *, limit: int = 20, after: str | None = None) -> Page:
     """One page of decisions with their receipts, newest first, after the decision ``after``.
+
+    Every record a row shows (the decision, its receipt, the receipt's
+    delivery records) is checked against its chain entry as it is read; a
+    row that does not verify says why in ``problem`` (None when it holds).
 
     Raises:
         LookupError: ``after`` names no decision in the ledger.
@@ -194,23 +226,7 @@ def list_decisions(ledger: Ledger, where: AuditFilter, *, limit: int = 20, after
     d, r = _D.c, _R.c
     limit = max(1, min(limit, MAX_PAGE))
     query = (
-        select(
-            d.id,
-            d.created_at,
-            d.caller_id,
-            d.tool,
-            d.action_name,
-            d.outcome,
-            d.enforced_outcome,
-            d.rule,
-            d.mode,
-            d.latency_ms,
-            r.status,
-            r.error_code,
-            r.service_decision_id,
-            _latest_delivery(_V.c.state).label("delivery"),
-            _acknowledged(_V.c.policy_alignment).label("alignment"),
-        )
+        select(_D, *[c.label(f"r_{c.name}") for c in _R.c])
         .select_from(_D.outerjoin(_R, r.decision_id == d.id))
         .order_by(d.created_at.desc(), d.id.desc())
         .limit(limit + 1)
@@ -221,29 +237,66 @@ def list_decisions(ledger: Ledger, where: AuditFilter, *, limit: int = 20, after
             if at is None:
                 raise LookupError(f"no decision {after} to page after")
             query = query.where(or_(d.created_at < at, and_(d.created_at == at, d.id < after)))
-        rows = conn.execute(where.apply(query)).all()
-    more = len(rows) > limit
-    rows = rows[:limit]
-    listed = [
-        {
-            "id": row.id,
-            "time": iso(row.created_at),
-            "caller": row.caller_id,
-            "tool": row.tool,
-            "action": row.action_name,
-            "outcome": row.outcome,
-            "enforced": row.enforced_outcome,
-            "rule": row.rule,
-            "mode": row.mode,
-            "latency_ms": row.latency_ms,
-            "receipt": row.status,
-            "error_code": row.error_code,
-            "delivery": _delivery_word(row.status, row.service_decision_id, row.delivery),
-            "alignment": row.alignment,
-        }
-        for row in rows
-    ]
+        rows = [dict(row._mapping) for row in conn.execute(where.apply(query)).all()]
+        more = len(rows) > limit
+        rows = rows[:limit]
+        receipts = [{c.name: row[f"r_{c.name}"] for c in _R.c} for row in rows]
+        history = _deliveries_of(conn, [rc["id"] for rc in receipts if rc["id"] is not None])
+        checked: list[tuple[str, Mapping[str, Any]]] = []
+        for row, rc in zip(rows, receipts, strict=True):
+            checked.append(("gate_decisions", row))
+            if rc["id"] is not None:
+                checked.append(("gate_receipts", rc))
+                checked += [("gate_deliveries", v) for v in history.get(rc["id"], [])]
+        verdicts = iter(spotcheck.check(conn, checked))
+    listed = []
+    for row, rc in zip(rows, receipts, strict=True):
+        problems = [_named("decision", row["id"], next(verdicts))]
+        delivered = history.get(rc["id"], []) if rc["id"] is not None else []
+        if rc["id"] is not None:
+            problems.append(_named("receipt", rc["id"], next(verdicts)))
+            problems += [_named("delivery", v["id"], next(verdicts)) for v in delivered]
+        acked = next((v for v in delivered if v["state"] == "delivered"), None)
+        arguments = json.loads(row["args_json"])
+        listed.append(
+            {
+                "id": row["id"],
+                "time": iso(row["created_at"]),
+                "caller": row["caller_id"],
+                "tool": row["tool"],
+                "action": row["action_name"],
+                "arguments": arguments,
+                "masked": sorted(k for k, v in arguments.items() if is_masked(v)),
+                "outcome": row["outcome"],
+                "enforced": row["enforced_outcome"],
+                "rule": row["rule"],
+                "mode": row["mode"],
+                "latency_ms": row["latency_ms"],
+                "receipt": rc["status"],
+                "error_code": rc["error_code"],
+                "delivery": _delivery_word(
+                    rc["status"], rc["service_decision_id"], delivered[-1]["state"] if delivered else None
+                ),
+                "alignment": acked["policy_alignment"] if acked else None,
+                "problem": "; ".join(p for p in problems if p) or None,
+            }
+        )
     return Page(listed, listed[-1]["id"] if more and listed else None)
+
+
+def _named(noun: str, record_id: str, problem: str | None) -> str | None:
+    return f"{noun} {record_id}: {problem}" if problem else None
+
+
+def _deliveries_of(conn: Any, receipt_ids: list[str]) -> dict[str, list[Mapping[str, Any]]]:
+    """Every delivery record of these receipts, each receipt's in chain order (one query per 500)."""
+    found: dict[str, list[Mapping[str, Any]]] = {}
+    for start in range(0, len(receipt_ids), 500):
+        chunk = receipt_ids[start : start + 500]
+        query = select(_V).where(_V.c.receipt_id.in_(chunk)).order_by(_V.c.chain_seq)
+        for v in conn.execute(query):
+            found.setdefault(v.receipt_id, []).append(dict(v._mapping))
+    return found
 
 
 def _delivery_word(status: str | None, service_decision_id: str | None, latest: str | None) -> str | None:
@@ -255,63 +308,85 @@ def _delivery_word(status: str | None, service_decision_id: str | None, latest: 
 
 
 def story(ledger: Ledger, decision_id: str) -> dict[str, Any] | None:
-    """Everything about one decision, from the request to the receipt's delivery, with its chain entries."""
+    """Everything about one decision, from the request to the receipt's delivery: its case file.
+
+    Every record shown is checked against the chain as it is read:
+    ``verified`` is False and ``problems`` names each record that does not
+    hold. Personal text is read back from where it is kept apart; erased
+    text is None beside an ``..._erased`` time. The ask that led here
+    (``asked_in``) and the decision a confirmation led to (``followed_by``)
+    are linked both ways.
+    """
     with ledger.engine.connect() as conn:
         decision = conn.execute(select(_D).where(_D.c.id == decision_id)).first()
         if decision is None:
             return None
-        d = decision._mapping
+        d = dict(decision._mapping)
         receipt = conn.execute(select(_R).where(_R.c.decision_id == decision_id)).first()
-        asked = conn.execute(
-            select(_CF).where(_CF.c.decision_id == decision_id).order_by(_CF.c.created_at)
-        ).all()
-        attested = (
+        rm = dict(receipt._mapping) if receipt is not None else None
+        asked = [
+            dict(c._mapping)
+            for c in conn.execute(
+                select(_CF).where(_CF.c.decision_id == decision_id).order_by(_CF.c.created_at)
+            ).all()
+        ]
+        attested_row = (
             conn.execute(select(_CF).where(_CF.c.id == d["confirmation_id"])).first()
             if d["confirmation_id"]
             else None
         )
-        deliveries = (
+        attested = dict(attested_row._mapping) if attested_row is not None else None
+        deliveries = _deliveries_of(conn, [rm["id"]]).get(rm["id"], []) if rm is not None else []
+        records: list[tuple[str, str, Mapping[str, Any]]] = [("decision", "gate_decisions", d)]
+        if rm is not None:
+            records.append(("receipt", "gate_receipts", rm))
+        records += [("delivery", "gate_deliveries", v) for v in deliveries]
+        records += [("confirmation", "gate_confirmations", c) for c in asked]
+        if attested is not None and all(c["id"] != attested["id"] for c in asked):
+            records.append(("confirmation", "gate_confirmations", attested))
+        verdicts = spotcheck.check(conn, [(table, rec) for _, table, rec in records])
+        problems = [_named(noun, rec["id"], p) for (noun, _, rec), p in zip(records, verdicts, strict=True)]
+        # The decisions each question led to, and the one the yes that led here answered.
+        followed = _followed_by(conn, [c["id"] for c in asked])
+        asked_in = (
             conn.execute(
-                select(_V).where(_V.c.receipt_id == receipt._mapping["id"]).order_by(_V.c.chain_seq)
-            ).all()
-            if receipt is not None
-            else []
+                select(_D.c.id, _D.c.outcome, _D.c.state_version).where(_D.c.id == attested["decision_id"])
+            ).first()
+            if attested is not None
+            else None
         )
-        # By sequence number where the record names its one entry (an index look-up
-        # each); a confirmation has one entry per state, found by kind and id.
-        seqs = [d["chain_seq"]] + ([receipt._mapping["chain_seq"]] if receipt is not None else [])
-        seqs += [v._mapping["chain_seq"] for v in deliveries]
-        asked_ids = [c._mapping["id"] for c in asked]
-        entries = conn.execute(
-            select(_CH.c.seq, _CH.c.at, _CH.c.kind, _CH.c.ref_id, _CH.c.hash, _CH.c.prev_hash)
-            .where(
-                or_(
-                    _CH.c.seq.in_([s for s in seqs if s is not None]),
-                    and_(_CH.c.kind == "confirmation", _CH.c.ref_id.in_(asked_ids)),
-                )
-            )
-            .order_by(_CH.c.seq)
-        ).all()
-    chain = [
-        {
-            "seq": e.seq,
-            "time": iso(e.at),
-            "kind": e.kind,
-            "ref_id": e.ref_id,
-            "hash": e.hash,
-            "prev_hash": e.prev_hash,
-        }
-        for e in entries
-    ]
-    evidence = json.loads(d["evidence_json"]) or None
+        entries = _entries_of(conn, [rec for _, _, rec in records], [c["id"] for c in asked])
+        texts = personal.lookup(
+            conn,
+            [*personal.refs("gate_decisions", d)]
+            + [
+                t
+                for c in [*asked, *([attested] if attested else [])]
+                for t in personal.refs("gate_confirmations", c)
+            ],
+        )
     trace = json.loads(d["trace_json"])
-    said = {t.get("rule"): str(t.get("detail") or "") for t in trace if isinstance(t, dict)}
-    heard = said.get("confirmation.heard")
-    answer = said.get("confirmation.answer")
+    evidence = json.loads(d["evidence_json"]) or None
+    problems += [
+        f"decision {d['id']}: {p}" for p in personal.reveal_slots(personal.trace_slots(trace), texts, iso)
+    ]
+    problems += [
+        f"decision {d['id']}: {p}"
+        for p in personal.reveal_slots(personal.evidence_slots(evidence), texts, iso)
+    ]
+    shown_asked = [_confirmation(c, texts, problems) for c in asked]
+    for c in shown_asked:
+        c["followed_by"] = followed.get(c["id"], [])
+    confirmed_by = _confirmation(attested, texts, problems) if attested is not None else None
+    if confirmed_by is not None:
+        confirmed_by["asked_in"] = (
+            {"id": asked_in.id, "outcome": asked_in.outcome, "state_version": asked_in.state_version}
+            if asked_in is not None
+            else None
+        )
     receipt_story = None
-    if receipt is not None:
-        rm = receipt._mapping
-        history = [_delivery(v._mapping) for v in deliveries]
+    if rm is not None:
+        history = [_delivery(v) for v in deliveries]
         acked = next((h for h in history if h["state"] == "delivered"), None)
         receipt_story = {
             "id": rm["id"],
@@ -328,7 +403,11 @@ def story(ledger: Ledger, decision_id: str) -> dict[str, Any] | None:
             "policy_alignment": acked["policy_alignment"] if acked else None,
             "delivery": history,
         }
+    arguments = json.loads(d["args_json"])
+    found_problems = [p for p in problems if p]
     return {
+        "verified": not found_problems,
+        "problems": found_problems,
         "decision": {
             "id": d["id"],
             "time": iso(d["created_at"]),
@@ -337,7 +416,8 @@ def story(ledger: Ledger, decision_id: str) -> dict[str, Any] | None:
             "caller": json.loads(d["caller_json"]),
             "tool": d["tool"],
             "action": d["action_name"],
-            "arguments": json.loads(d["args_json"]),
+            "arguments": arguments,
+            "masked": sorted(k for k, v in arguments.items() if is_masked(v)),
             "arguments_digest": d["args_digest"],
             "action_digest": d["action_digest"],
             "policy": {"name": d["policy_name"], "hash": d["policy_hash"], "mode": d["mode"]},
@@ -346,31 +426,128 @@ def story(ledger: Ledger, decision_id: str) -> dict[str, Any] | None:
             "rule": d["rule"],
             "trace": trace,
             "state_version": d["state_version"],
+            "confirmed_state_version": attested["state_version"] if attested is not None else None,
             "latency_ms": d["latency_ms"],
             "chain_seq": d["chain_seq"],
         },
         "evidence": evidence,
-        "confirmation_asked": [_confirmation(c._mapping) for c in asked],
-        "confirmed_by": _confirmation(attested._mapping) if attested is not None else None,
-        "conversation": {
-            "question": heard.removeprefix("agent: ") if heard else None,
-            "answer": answer.removeprefix("caller: ") if answer else None,
-        },
+        "argument_trace": _argument_trace(evidence),
+        "confirmation_asked": shown_asked,
+        "confirmed_by": confirmed_by,
+        "conversation": conversation(trace),
         "receipt": receipt_story,
-        "chain": chain,
+        "chain": entries,
     }
 
 
-def _confirmation(row: Any) -> dict[str, Any]:
+def _followed_by(conn: Any, confirmation_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    found: dict[str, list[dict[str, Any]]] = {}
+    if not confirmation_ids:
+        return found
+    d = _D.c
+    query = (
+        select(d.id, d.outcome, d.state_version, d.confirmation_id, d.created_at)
+        .where(d.confirmation_id.in_(confirmation_ids))
+        .order_by(d.created_at)
+    )
+    for row in conn.execute(query):
+        found.setdefault(row.confirmation_id, []).append(
+            {
+                "id": row.id,
+                "outcome": row.outcome,
+                "state_version": row.state_version,
+                "time": iso(row.created_at),
+            }
+        )
+    return found
+
+
+def _entries_of(
+    conn: Any, records: list[Mapping[str, Any]], confirmation_ids: list[str]
+) -> list[dict[str, Any]]:
+    """The chain entries of the records shown: by sequence number, and every entry of each confirmation."""
+    seqs = [r["chain_seq"] for r in records if r.get("chain_seq") is not None]
+    entries = conn.execute(
+        select(_CH.c.seq, _CH.c.at, _CH.c.kind, _CH.c.ref_id, _CH.c.hash, _CH.c.prev_hash)
+        .where(
+            or_(
+                _CH.c.seq.in_(seqs),
+                and_(_CH.c.kind.in_(_CONFIRMATION_KINDS), _CH.c.ref_id.in_(confirmation_ids)),
+            )
+        )
+        .order_by(_CH.c.seq)
+    ).all()
+    return [
+        {
+            "seq": e.seq,
+            "time": iso(e.at),
+            "kind": e.kind,
+            "ref_id": e.ref_id,
+            "hash": e.hash,
+            "prev_hash": e.prev_hash,
+        }
+        for e in entries
+    ]
+
+
+def conversation(trace: list[Any]) -> dict[str, Any]:
+    """The question the caller heard and their answer, from the trace: the answer's words and label apart.
+
+    Read from the ``confirmation.heard`` and ``confirmation.answer`` rule
+    results: their ``words`` (the person's own words), the answer's label
+    from its detail. Rows written before words were kept apart held
+    ``agent: QUESTION`` and ``caller: WORDS (LABEL)`` in the detail.
+    """
+    by_rule = {t.get("rule"): t for t in trace if isinstance(t, dict)}
+    heard, answer = by_rule.get("confirmation.heard"), by_rule.get("confirmation.answer")
+    out: dict[str, Any] = {"question": None, "answer": None}
+    if heard is not None:
+        if "words" in heard:
+            out["question"] = heard["words"]
+            if heard.get("words_erased"):
+                out["question_erased"] = heard["words_erased"]
+        else:
+            out["question"] = str(heard.get("detail") or "").removeprefix("agent: ") or None
+    if answer is not None:
+        if "words" in answer:
+            shown = {"words": answer["words"], "label": answer.get("detail") or None}
+            if answer.get("words_erased"):
+                shown["erased"] = answer["words_erased"]
+        else:
+            said = str(answer.get("detail") or "").removeprefix("caller: ")
+            words, label = said, None
+            if said.endswith(")") and " (" in said:
+                words, _, label = said[:-1].rpartition(" (")
+            shown = {"words": words or None, "label": label}
+        out["answer"] = shown
+    return out
+
+
+def _argument_trace(evidence: Any) -> dict[str, Any] | None:
+    """Each argument the policy binds, with the words that stated it (None for a decision without a trace)."""
+    if not isinstance(evidence, dict) or not isinstance(evidence.get("arguments"), list):
+        return None
+    return {"arguments": evidence["arguments"], "action": evidence.get("action")}
+
+
+def _confirmation(
+    row: Mapping[str, Any], texts: Mapping[str, Any], problems: list[str | None]
+) -> dict[str, Any]:
+    holder = {"words": row["words"]}
+    problems += [
+        f"confirmation {row['id']}: {p}" for p in personal.reveal_slots([(holder, "words")], texts, iso)
+    ]
     return {
         "id": row["id"],
+        "decision_id": row["decision_id"],
         "status": row["status"],
         "asked_at": iso(row["created_at"]),
         "expires_at": iso(row["expires_at"]),
         "state_version": row["state_version"],
         "action_digest": row["action_digest"],
         "memories": json.loads(row["memory_ids_json"]),
-        "caller_words": row["words"],
+        "caller_words": holder["words"],
+        "caller_words_erased": holder.get("words_erased"),
         "answered_at": iso(row["answered_at"]),
         "answer_message_id": row["answer_message_id"],
         "session": row["session_id"],
@@ -391,10 +568,96 @@ def _delivery(row: Any) -> dict[str, Any]:
     }
 
 
+# -- the chain, browsed -------------------------------------------------------------
+
+
+def chain_entries(ledger: Ledger, *, before: int | None = None, limit: int = 50) -> dict[str, Any]:
+    """One page of chain entries, newest first, before sequence number ``before``, each checked.
+
+    Each entry says which decision's case file holds its record
+    (``decision_id``) and whether it holds: its hash, its links, and its
+    record's digest (``problem`` None when all three do). ``next_before``
+    is the cursor of the next (older) page.
+    """
+    limit = max(1, min(limit, MAX_PAGE))
+    c = _CH.c
+    query = select(c.seq).order_by(c.seq.desc()).limit(limit + 1)
+    if before is not None:
+        query = query.where(c.seq < before)
+    with ledger.engine.connect() as conn:
+        seqs = [int(s) for s in conn.execute(query).scalars()]
+        more = len(seqs) > limit
+        seqs = seqs[:limit]
+        found = spotcheck.entries(conn, seqs)
+        shown = [found[s] for s in seqs if s in found]
+        records: dict[str, dict[str, Mapping[str, Any]]] = {t: {} for t in _TABLE_OF_PREFIX.values()}
+        for table in records:
+            ids = [e.ref_id for e in shown if FORMATS.get(e.kind, ("",))[0] == table]
+            for start in range(0, len(ids), 500):
+                rel = {
+                    "gate_decisions": _D,
+                    "gate_confirmations": _CF,
+                    "gate_receipts": _R,
+                    "gate_deliveries": _V,
+                }[table]
+                for row in conn.execute(select(rel).where(rel.c.id.in_(ids[start : start + 500]))):
+                    records[table][row.id] = dict(row._mapping)
+        receipts_of_deliveries = {
+            v["receipt_id"]
+            for v in records["gate_deliveries"].values()
+            if v["receipt_id"] not in records["gate_receipts"]
+        }
+        if receipts_of_deliveries:
+            for row in conn.execute(
+                select(_R.c.id, _R.c.decision_id).where(_R.c.id.in_(sorted(receipts_of_deliveries)))
+            ):
+                records["gate_receipts"].setdefault(row.id, {"id": row.id, "decision_id": row.decision_id})
+    listed = []
+    for e in shown:
+        table = FORMATS.get(e.kind, ("",))[0]
+        record = records.get(table, {}).get(e.ref_id)
+        problem = spotcheck.entry_problem(e, found.get(e.seq - 1), found.get(e.seq + 1))
+        if problem is None:
+            if record is None:
+                problem = "its record is missing"
+            elif record["chain_seq"] == e.seq:
+                problem = spotcheck.record_problem(table, record, found)
+            elif table == "gate_confirmations" and (record["chain_seq"] or 0) > e.seq:
+                problem = spotcheck.earlier_problem(e.kind, record, e.digest)
+            else:
+                problem = "its record points at another chain entry"
+        listed.append(
+            {
+                "seq": e.seq,
+                "time": iso(e.at),
+                "kind": e.kind,
+                "ref_id": e.ref_id,
+                "hash": e.hash,
+                "prev_hash": e.prev_hash,
+                "decision_id": _decision_of(table, record, records),
+                "problem": problem,
+            }
+        )
+    return {"entries": listed, "next_before": listed[-1]["seq"] if more and listed else None}
+
+
+def _decision_of(
+    table: str, record: Mapping[str, Any] | None, records: Mapping[str, Mapping[str, Mapping[str, Any]]]
+) -> str | None:
+    """The decision whose case file shows ``record``."""
+    if record is None:
+        return None
+    if table == "gate_decisions":
+        return str(record["id"])
+    if table in ("gate_confirmations", "gate_receipts"):
+        return str(record["decision_id"])
+    receipt = records["gate_receipts"].get(record["receipt_id"])
+    return str(receipt["decision_id"]) if receipt is not None else None
+
+
 # -- export ---------------------------------------------------------------------------
 
 _EXPORT_PAGE = 2000
-_PENDING_DIGEST = RecordDigest(_CF, FORMATS["confirmation"][1])
 
 
 @dataclass(frozen=True)
@@ -409,37 +672,30 @@ class MissingRecord:
         return f"entry {self.seq} ({self.ref_id}): the {self.kind.split('.')[0]} it records is missing"
 
 
+def _columns_of(table: str) -> tuple[str, ...]:
+    """Every column any format of ``table`` commits to, and its ``chain_seq``."""
+    found: list[str] = []
+    for t, columns in FORMATS.values():
+        if t == table:
+            found += [c for c in columns if c not in found]
+    return (*found, "chain_seq")
+
+
+# Every column an entry's digest covers, so each exported record is checked as it is written out.
 _EXPORTED: dict[str, tuple[str, ...]] = {
-    "d": (
-        "id",
-        "tool",
-        "call_id",
-        "session_id",
-        "caller_id",
-        "action_name",
-        "args_json",
-        "args_digest",
-        "policy_name",
-        "policy_hash",
-        "mode",
-        "outcome",
-        "enforced_outcome",
-        "rule",
-        "state_version",
-        "latency_ms",
-    ),
-    "cf": (*FORMATS["confirmation"][1], "chain_seq"),
-    "r": ("id", "decision_id", "caller_id", "status", "external_ref", "error_code"),
-    "v": (
-        "id",
-        "receipt_id",
-        "attempt",
-        "state",
-        "error",
-        "service_decision_id",
-        "service_receipt_id",
-        "policy_alignment",
-    ),
+    "d": _columns_of("gate_decisions"),
+    "cf": _columns_of("gate_confirmations"),
+    "r": _columns_of("gate_receipts"),
+    "v": _columns_of("gate_deliveries"),
+}
+_TABLE_OF_PREFIX = {
+    "d": "gate_decisions",
+    "cf": "gate_confirmations",
+    "r": "gate_receipts",
+    "v": "gate_deliveries",
+}
+_PREFIX_OF_KIND = {
+    kind: next(p for p, t in _TABLE_OF_PREFIX.items() if t == table) for kind, (table, _) in FORMATS.items()
 }
 
 
@@ -453,7 +709,7 @@ def _export_page(after: int, since: float | None, *, lateral: bool, upto: int | 
     already.
     """
     c = _CH.c
-    page = select(c.seq, c.at, c.kind, c.ref_id, c.digest, c.hash).where(c.seq > after)
+    page = select(c.seq, c.at, c.kind, c.ref_id, c.digest, c.prev_hash, c.hash).where(c.seq > after)
     if upto is not None:
         page = page.where(c.seq <= upto)
     if since is not None:
@@ -461,7 +717,6 @@ def _export_page(after: int, since: float | None, *, lateral: bool, upto: int | 
     ch = page.order_by(c.seq).limit(_EXPORT_PAGE).subquery("ch")
 
     def record(table: Table, name: str, kinds: tuple[str, ...], wanted: tuple[str, ...]) -> tuple[Any, Any]:
-        # Only the columns an event shows: the JSON blobs it leaves out are most of a row.
         if lateral:
             # LIMIT keeps the planner from flattening the lateral into a plain join.
             columns = [table.c[n] for n in wanted]
@@ -470,10 +725,13 @@ def _export_page(after: int, since: float | None, *, lateral: bool, upto: int | 
         alias = table.alias(name)
         return alias, and_(ch.c.kind.in_(kinds), alias.c.id == ch.c.ref_id)
 
-    d, d_on = record(_D, "d", ("decision",), _EXPORTED["d"])
-    cf, cf_on = record(_CF, "cf", ("confirmation",), _EXPORTED["cf"])
-    r, r_on = record(_R, "r", ("receipt", "receipt.2"), _EXPORTED["r"])
-    v, v_on = record(_V, "v", ("delivery",), _EXPORTED["v"])
+    def kinds(prefix: str) -> tuple[str, ...]:
+        return tuple(k for k, p in _PREFIX_OF_KIND.items() if p == prefix)
+
+    d, d_on = record(_D, "d", kinds("d"), _EXPORTED["d"])
+    cf, cf_on = record(_CF, "cf", kinds("cf"), _EXPORTED["cf"])
+    r, r_on = record(_R, "r", kinds("r"), _EXPORTED["r"])
+    v, v_on = record(_V, "v", kinds("v"), _EXPORTED["v"])
     rd = _D.alias("rd")  # the decision a receipt closes
     cols: list[Any] = list(ch.c)
     for prefix, rel in (("d", d), ("cf", cf), ("r", r), ("v", v)):
@@ -504,10 +762,10 @@ def export_events(
     used where they fit. ``after`` and ``upto`` bound the entries by sequence
     number. A database error while reading is raised here.
     """
-    pages: queue.Queue[list[dict[str, Any]] | BaseException | None] = queue.Queue(maxsize=2)
+    pages: queue.Queue[_ExportPage | BaseException | None] = queue.Queue(maxsize=2)
     stop = threading.Event()
 
-    def put(item: list[dict[str, Any]] | BaseException | None) -> None:
+    def put(item: _ExportPage | BaseException | None) -> None:
         while not stop.is_set():
             try:
                 pages.put(item, timeout=0.2)
@@ -518,16 +776,23 @@ def export_events(
     def read() -> None:
         lateral = ledger.engine.dialect.name == "postgresql"
         last = after
+        last_hash: str | None = None
         try:
             with ledger.engine.connect() as conn:
                 while not stop.is_set():
                     result = conn.execute(_export_page(last, since, lateral=lateral, upto=upto))
                     keys = list(result.keys())
                     rows = [dict(zip(keys, row, strict=True)) for row in result]
-                    put(rows)
+                    # What each entry must follow: the entry before it, read when not on this page.
+                    for m in rows:
+                        if last_hash is None or m["seq"] != last + 1:
+                            last_hash = _hash_before(conn, m["seq"])
+                        m["expected_prev"] = last_hash
+                        last, last_hash = m["seq"], m["hash"]
+                    texts = personal.lookup(conn, [t for m in rows for t in _refs_of(m)])
+                    put(_ExportPage(rows, texts))
                     if len(rows) < _EXPORT_PAGE:
                         break
-                    last = rows[-1]["seq"]
             put(None)
         except BaseException as exc:  # handed to the reading side, which raises it
             put(exc)
@@ -541,11 +806,35 @@ def export_events(
                 return
             if isinstance(item, BaseException):
                 raise item
-            for m in item:
-                yield _event(m)
+            for m in item.rows:
+                yield _event(m, item.texts)
     finally:
         stop.set()
         reader.join()
+
+
+@dataclass(frozen=True)
+class _ExportPage:
+    rows: list[dict[str, Any]]
+    texts: dict[str, personal.Stored]
+
+
+def _hash_before(conn: Any, seq: int) -> str | None:
+    """The hash entry ``seq`` must name as its previous one (None: that entry is missing)."""
+    if seq == 1:
+        return GENESIS
+    found = conn.execute(select(_CH.c.hash).where(_CH.c.seq == seq - 1)).scalar()
+    return str(found) if found is not None else None
+
+
+def _refs_of(m: Mapping[str, Any]) -> list[str]:
+    if m["d_id"] is not None:
+        return personal.refs(
+            "gate_decisions", {"trace_json": m["d_trace_json"], "evidence_json": m["d_evidence_json"]}
+        )
+    if m["cf_id"] is not None:
+        return personal.refs("gate_confirmations", {"words": m["cf_words"]})
+    return []
 
 
 _PARALLEL_EXPORT_ABOVE = 100_000
@@ -618,30 +907,53 @@ def _export_range(
     return "".join(text for text, _ in blocks), [m for _, gone in blocks for m in gone]
 
 
-def _event(m: Any) -> dict[str, Any] | MissingRecord:
+def _event(m: Any, texts: Mapping[str, personal.Stored]) -> dict[str, Any] | MissingRecord:
     kind = m["kind"]
+    prefix = _PREFIX_OF_KIND.get(kind)
+    if prefix is None or m[f"{prefix}_id"] is None:
+        return MissingRecord(m["seq"], kind, m["ref_id"])
+    record = {c: m[f"{prefix}_{c}"] for c in _EXPORTED[prefix]}
+    problem = _entry_problem(m, kind, record)
     base = {"time": iso(m["at"]), "gate.chain.seq": m["seq"], "gate.chain.hash": m["hash"]}
-    if kind == "decision":
-        if m["d_id"] is None:
-            return MissingRecord(m["seq"], kind, m["ref_id"])
-        return {**base, **_decision_event(m)}
-    if kind == "confirmation":
-        if m["cf_id"] is None:
-            return MissingRecord(m["seq"], kind, m["ref_id"])
-        return {**base, **_confirmation_event(m)}
-    if kind in ("receipt", "receipt.2"):
-        if m["r_id"] is None:
-            return MissingRecord(m["seq"], kind, m["ref_id"])
-        return {**base, **_receipt_event(m)}
-    if kind == "delivery":
-        if m["v_id"] is None:
-            return MissingRecord(m["seq"], kind, m["ref_id"])
-        return {**base, **_delivery_event(m)}
-    return MissingRecord(m["seq"], kind, m["ref_id"])
+    if prefix == "d":
+        event, problems = _decision_event(m, texts)
+    elif prefix == "cf":
+        event, problems = _confirmation_event(m, record, texts)
+    elif prefix == "r":
+        event, problems = _receipt_event(m), []
+    else:
+        event, problems = _delivery_event(m), []
+    problem = "; ".join(p for p in [problem, *problems] if p) or None
+    return {**base, **event, "gate.chain.verified": problem is None, "gate.chain.problem": problem}
 
 
-def _decision_event(m: Any) -> dict[str, Any]:
-    return {
+def _entry_problem(m: Mapping[str, Any], kind: str, record: Mapping[str, Any]) -> str | None:
+    """The entry checked as it streams past: its hash, its link, and its record's digest."""
+    if entry_hash(m["prev_hash"], m["seq"], m["at"], kind, m["ref_id"], m["digest"]) != m["hash"]:
+        return "its chain entry does not match its hash"
+    if m["expected_prev"] is None:
+        return "the chain entry before it is missing"
+    if m["prev_hash"] != m["expected_prev"]:
+        return "its chain entry does not follow the entry before it"
+    if record["chain_seq"] != m["seq"]:
+        if FORMATS[kind][0] == "gate_confirmations" and record["chain_seq"] is not None:
+            # An earlier entry of a confirmation answered later: it recorded the question as asked.
+            return spotcheck.earlier_problem(kind, record, m["digest"])
+        return "its record points at another chain entry"
+    values = [record[c] for c in FORMATS[kind][1]]
+    if spotcheck.digest_of(kind, values) != m["digest"]:
+        return "it was changed after it was recorded"
+    return None
+
+
+def _decision_event(m: Any, texts: Mapping[str, personal.Stored]) -> tuple[dict[str, Any], list[str]]:
+    trace = json.loads(m["d_trace_json"])
+    evidence = json.loads(m["d_evidence_json"]) or None
+    problems = personal.reveal_slots(personal.trace_slots(trace), texts, iso)
+    problems += personal.reveal_slots(personal.evidence_slots(evidence), texts, iso)
+    talk = conversation(trace)
+    answer = talk["answer"] or {}
+    event = {
         "event.name": "gate.decision",
         "gen_ai.operation.name": "execute_tool",
         "gen_ai.tool.name": m["d_tool"],
@@ -660,19 +972,31 @@ def _decision_event(m: Any) -> dict[str, Any]:
         "gate.outcome": m["d_outcome"],
         "gate.outcome.enforced": m["d_enforced_outcome"],
         "gate.rule": m["d_rule"],
+        "gate.trace": trace,
+        "gate.evidence": evidence,
+        "gate.confirmation.id": m["d_confirmation_id"],
+        "gate.confirmation.question": talk["question"],
+        "gate.confirmation.answer.words": answer.get("words"),
+        "gate.confirmation.answer.label": answer.get("label"),
         "gate.state.version": m["d_state_version"],
         "gate.latency_ms": m["d_latency_ms"],
     }
+    if talk.get("question_erased"):
+        event["gate.confirmation.question.erased_at"] = talk["question_erased"]
+    if answer.get("erased"):
+        event["gate.confirmation.answer.erased_at"] = answer["erased"]
+    return event, problems
 
 
-def _confirmation_event(m: Any) -> dict[str, Any]:
-    values = {name: m[f"cf_{name}"] for name in FORMATS["confirmation"][1]}
-    if m["seq"] != m["cf_chain_seq"]:
-        # An earlier entry of a confirmation that was answered (or superseded) later:
-        # it recorded the question as asked. Rebuilt, and checked against its digest.
-        asked = {**values, "status": "pending", "words": None, "answered_at": None, "answer_message_id": None}
-        values = asked if _PENDING_DIGEST.of_mapping(asked) == m["digest"] else {**values, "status": None}
-    return {
+def _confirmation_event(
+    m: Any, record: Mapping[str, Any], texts: Mapping[str, personal.Stored]
+) -> tuple[dict[str, Any], list[str]]:
+    values = dict(record)
+    if m["seq"] != record["chain_seq"]:
+        values = spotcheck.asked_form(values)
+    holder = {"words": values["words"]}
+    problems = personal.reveal_slots([(holder, "words")], texts, iso)
+    event = {
         "event.name": "gate.confirmation",
         "gate.confirmation.id": values["id"],
         "gate.confirmation.status": values["status"],
@@ -680,9 +1004,13 @@ def _confirmation_event(m: Any) -> dict[str, Any]:
         "gen_ai.tool.name": values["tool"],
         "enduser.id": values["caller_id"],
         "session.id": values["session_id"],
-        "gate.confirmation.words": values["words"],
+        "gate.state.version": values["state_version"],
+        "gate.confirmation.words": holder["words"],
         "gate.confirmation.answered_at": iso(values["answered_at"]),
     }
+    if holder.get("words_erased"):
+        event["gate.confirmation.words.erased_at"] = holder["words_erased"]
+    return event, problems
 
 
 def _receipt_event(m: Any) -> dict[str, Any]:

@@ -10,12 +10,15 @@ are read.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
 
-from pydantic import Field, ValidationError
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from gate.errors import ConfigError
+
+if TYPE_CHECKING:
+    from gate.ledger.checkpoints import Signer
 
 ENV_PREFIX = "GATE_"
 
@@ -41,6 +44,15 @@ class GateSettings(BaseSettings):
     embedder: Literal["minilm", "mock"] = Field(
         default="minilm", description="the embedded engine's embedder (mock: no semantics, for tests)"
     )
+    audit_signing_key: SecretStr | None = Field(
+        default=None, description="Ed25519 key that signs the ledger's checkpoints (PEM or base64)"
+    )
+    audit_signing_key_file: Path | None = Field(
+        default=None, description="file holding the checkpoint signing key (`gate audit keygen`)"
+    )
+    audit_checkpoint_s: float = Field(
+        default=300.0, gt=0, description="seconds between checkpoints a running gate signs"
+    )
 
     def __init__(self, **values: Any) -> None:
         try:
@@ -57,6 +69,17 @@ class GateSettings(BaseSettings):
     def memory_url(self) -> str:
         """The embedded engine's storage URL, always a SQLite file in home."""
         return f"sqlite:///{self.home.resolve() / 'memory.db'}"
+
+    def checkpoint_signer(self) -> Signer | None:
+        """The checkpoint signer the settings name, or None when no signing key is set.
+
+        Raises:
+            gate.ConfigError: the key cannot be read or is not an Ed25519 private key.
+        """
+        from gate.ledger.checkpoints import signer_from_env
+
+        key = self.audit_signing_key.get_secret_value() if self.audit_signing_key else None
+        return signer_from_env(key, self.audit_signing_key_file)
 
     def ensure_home(self) -> Path:
         """Create the home directory if needed; raises OSError if it cannot be made."""

@@ -20,6 +20,7 @@ from gate.decorator import GatedTool
 from gate.errors import ConfigError
 from gate.inflight import InFlight
 from gate.ledger import ChainReport, Ledger
+from gate.ledger.checkpoints import Checkpointer
 from gate.log import event
 from gate.memory.agent import CallerMemory
 from gate.memory.base import MemoryStore
@@ -48,7 +49,8 @@ class Gate:
     Raises:
         MissingPolicy: a tool has no policy file.
         PolicyError: a policy file is invalid or names arguments its tool does not have.
-        ConfigError: the ledger cannot be opened.
+        ConfigError: the ledger cannot be opened, or the checkpoint signing key
+            (``GATE_AUDIT_SIGNING_KEY``/``_FILE``) cannot be read.
     """
 
     def __init__(
@@ -79,6 +81,11 @@ class Gate:
         self.pipeline = Pipeline(self.ledger, self.backend, self.outbox)
         self.inflight = InFlight()
         self.saves = SaveTracker()
+        # Signs the chain's head every interval while the gate runs, when a signing key is set.
+        signer = self.settings.checkpoint_signer()
+        self.checkpoints = (
+            Checkpointer(self.ledger, signer, interval_s=self.settings.audit_checkpoint_s) if signer else None
+        )
 
     def _load(self, directory: Path) -> dict[str, LoadedPolicy]:
         # The same check as `gate policy check`, so a directory that passes it starts.
@@ -125,10 +132,11 @@ class Gate:
     async def forget(self, caller_id: str) -> ForgetResult:
         """Erase everything remembered about a caller, everywhere it is kept, and verify it.
 
-        The audit ledger keeps its decisions: their arguments are already masked or digested.
+        The audit ledger keeps its decisions and their chain; the caller's personal text in
+        it (their words, the questions they heard, what memories said) is erased.
         Raises whatever the memory service raises (the erasure can simply be run again).
         """
-        return await forget_everywhere(self.memory, self.backend, caller_id)
+        return await forget_everywhere(self.memory, self.backend, caller_id, ledger=self.ledger)
 
     def verify(self) -> ChainReport:
         """Check the audit ledger's hash chain (see :meth:`gate.Ledger.verify`)."""
@@ -155,6 +163,8 @@ class Gate:
         :meth:`aclose` for the rest) and what fails waits for ``gate receipts drain``.
         """
         self.outbox.start(reconcile_grace_s=reconcile_grace_s)
+        if self.checkpoints is not None:
+            self.checkpoints.start()
 
     async def aclose(self, *, flush_timeout_s: float = 5.0) -> None:
         """Deliver what can be delivered within the bound, then close the service and the ledger.
@@ -172,6 +182,8 @@ class Gate:
             await self.outbox.stop(flush_timeout_s=max(end - loop.time(), 0.0))
         finally:
             try:
+                if self.checkpoints is not None:
+                    await self.checkpoints.stop()  # never raises: a failed last signature is logged
                 await self.memory.aclose()
             finally:
                 try:
@@ -180,8 +192,17 @@ class Gate:
                     self.ledger.close()
 
 
-async def forget_everywhere(memory: MemoryStore, backend: DecisionBackend, caller_id: str) -> ForgetResult:
-    """Erase the caller from the memory store and, when it is a separate store, the evidence store."""
+async def forget_everywhere(
+    memory: MemoryStore, backend: DecisionBackend, caller_id: str, *, ledger: Ledger | None = None
+) -> ForgetResult:
+    """Erase the caller from the memory store, the evidence store when separate, and the ledger's text.
+
+    With ``ledger``, the caller's personal text in the audit ledger is erased
+    first (see :meth:`gate.Ledger.erase_caller`): the chain stays whole.
+    """
+    if ledger is not None:
+        erased = await ledger.aerase_caller(caller_id)
+        event("gate.forget.ledger", caller=caller_id, erased=erased.erased, kept=erased.kept_in_chain)
     result = await memory.forget(caller_id)
     if getattr(memory, "engine", None) is not backend:
         also = await backend.forget(caller_id)  # the evidence store holds the caller's words too

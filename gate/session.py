@@ -461,8 +461,8 @@ class GateSession:
         # decision share it, so a slow service cannot stretch the reply step by step.
         deadline = deadline_in(loaded.policy.timeout_s)
         notes = [
-            RuleResult("confirmation.heard", "act", f"agent: {exchange.heard[:300]}"),
-            RuleResult("confirmation.answer", "act", f"caller: {exchange.answer[:300]} ({reading.reason})"),
+            RuleResult("confirmation.heard", "act", "the agent's question", words=exchange.heard[:300]),
+            RuleResult("confirmation.answer", "act", reading.reason, words=exchange.answer[:300]),
         ]
         forced = None
         try:

@@ -1,7 +1,8 @@
-"""The audit viewer in a real browser: from the list to a decision, with screenshots of both pages.
+"""The audit viewer in a real browser: from the list to a decision, at 1280 and 390 pixels, with screenshots.
 
 Drives Debian's chromium through Playwright. The screenshots are saved in
-the test's temporary directory (``list.png``, ``decision.png``).
+the test's temporary directory (``list.png``, ``decision.png``, ...; at 390
+pixels ``phone-*.png``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import uvicorn
@@ -79,10 +81,14 @@ def test_click_from_the_list_to_a_decision(viewer: str, tmp_path: Path) -> None:
         deliveries = page.locator("table.deliveries tbody tr")
         assert deliveries.count() == 1 and "delivered" in deliveries.inner_text()
         kinds = page.locator("table.chain tbody tr td:nth-child(3)").all_inner_texts()
-        assert kinds == ["decision", "receipt.2", "delivery"]
+        assert kinds == ["confirmation.2", "decision.2", "receipt.2", "delivery"]
+        # The yes that led here, one click away.
+        assert page.locator("p.case a").count() == 1
         page.screenshot(path=str(tmp_path / "decision.png"), full_page=True)
 
         page.get_by_role("link", name="Chain", exact=True).click()
+        assert page.locator("table.chain tbody tr").count() == 25
+        page.get_by_role("link", name="Verify the whole chain").click()
         assert "Verified" in page.locator(".verdict").inner_text()
         page.get_by_role("link", name="Statistics", exact=True).click()
         assert page.locator("svg.chart rect").count() > 0
@@ -90,3 +96,50 @@ def test_click_from_the_list_to_a_decision(viewer: str, tmp_path: Path) -> None:
         browser.close()
     for name in ("list.png", "decision.png", "stats.png"):
         assert (tmp_path / name).stat().st_size > 10_000, name
+
+
+def overflow(page: Any) -> int:
+    """How far the page is wider than the window (0: no sideways scrolling of the page itself)."""
+    return int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
+
+
+def test_every_page_fits_a_phone(viewer: str, tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        for width in (1280, 390):
+            page = browser.new_page(viewport={"width": width, "height": 844})
+            page.goto(f"{viewer}/?tool=issue_refund&status=succeeded")
+            page.locator("table.list tbody tr a").first.click()
+            page.wait_for_url("**/decisions/gd_*")
+            decision = page.url
+            for name, url in (
+                ("list", f"{viewer}/"),
+                ("decision", decision),
+                ("chain", f"{viewer}/chain"),
+                ("stats", f"{viewer}/stats"),
+                ("error", f"{viewer}/?limit=abc"),
+            ):
+                page.goto(url)
+                assert overflow(page) <= 0, (width, name, overflow(page))
+                shot = tmp_path / f"{'phone-' if width == 390 else 'wide-'}{name}.png"
+                page.screenshot(path=str(shot), full_page=True)
+                assert shot.stat().st_size > 5_000, shot
+            # A wide table scrolls inside its own box; labels and hashes stay whole words or wrap.
+            page.goto(decision)
+            if width == 390:
+                boxes = page.locator(".scroll").evaluate_all(
+                    "els => els.map(e => [e.scrollWidth, e.clientWidth])"
+                )
+                assert boxes and all(client <= width for _, client in boxes)
+                assert any(scroll > client for scroll, client in boxes)  # at least one table scrolls
+                labels = page.locator("dl.kv dt").evaluate_all(
+                    "els => els.map(e => e.getBoundingClientRect().height)"
+                )
+                assert max(labels) < 40  # one line each: no label broken mid-word
+            page.close()
+        icon = browser.new_page()
+        response = icon.goto(f"{viewer}/favicon.ico")
+        assert response is not None and response.status == 200
+        browser.close()

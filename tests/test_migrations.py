@@ -23,6 +23,7 @@ from sqlalchemy import create_engine, text
 from typer.testing import CliRunner
 
 import gate
+import gate.audit
 from gate.cli import app
 from gate.ledger import DecisionRow, ReceiptRow, schema
 from gate.ledger.store import Ledger, normalise_url
@@ -136,6 +137,18 @@ def _upgrade_and_check(url: str) -> None:
         report = ledger.verify()
         assert report.ok and report.checked == old_entries + 4
         assert ledger.undelivered() == []
+        # Rows written before personal text was kept apart still verify and display as read
+        # (their text is inside what the chain hashes), and every reader checks them.
+        from gate.audit import list_decisions, story
+
+        old_story = story(ledger, "gd_old0001")
+        assert old_story is not None and old_story["verified"], old_story and old_story["problems"]
+        assert old_story["confirmation_asked"][0]["caller_words"] == "yes please"
+        page = list_decisions(ledger, gate.audit.AuditFilter(), limit=50)
+        assert all(r["problem"] is None for r in page.rows)
+        kept = ledger.erase_caller("alice")
+        assert kept.erased == 0 and kept.kept_in_chain >= 1
+        assert ledger.verify().ok
         # The old, answered confirmation and the carried-over delivery are still tamper-evident.
         with ledger.engine.begin() as conn:
             conn.execute(

@@ -95,7 +95,7 @@ def test_a_decision_page_tells_the_whole_story(client: TestClient) -> None:
 
 
 def test_chain_and_stats_pages(client: TestClient) -> None:
-    chain = client.get("/chain")
+    chain = client.get("/chain?verify=1")
     assert chain.status_code == 200 and "Verified: 25 entries" in chain.text
     stats = client.get("/stats")
     assert stats.status_code == 200
@@ -113,7 +113,7 @@ def test_a_broken_chain_is_shown_as_broken(ledger_path: Path) -> None:
     writer.close()
     ledger = gate.Ledger(f"sqlite:///{ledger_path}", create=False, read_only=True)
     with TestClient(create_app(ledger)) as c:
-        page = c.get("/chain")
+        page = c.get("/chain?verify=1")
     ledger.close()
     assert "Broken at entry" in page.text and "receipt was changed after it was recorded" in page.text
 

@@ -1,18 +1,26 @@
-"""``gate audit``: review the audit ledger (read-only: works on a read-only copy or role)."""
+"""``gate audit``: review the audit ledger (read-only: works on a read-only copy or role).
+
+Every record a command shows is checked against the chain as it is shown; a
+record that does not verify is marked, and ``show`` (and ``list``) exit 1.
+``keygen`` and ``checkpoint`` (in :mod:`gate.cli.checkpoints`) are the only
+commands here that write, and only a key file or one checkpoint.
+"""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from gate.cli.checkpoints import checkpoint, checkpoints, keygen
 from gate.cli.common import AsJson, DatabaseUrl, fail, open_ledger
-from gate.cli.output import fields, human, line, print_json, table
+from gate.cli.output import fields, human, line, print_json, table, terminal
 from gate.cli.serve import serve
+from gate.errors import ConfigError
 
 
 def status_help() -> str:
@@ -24,16 +32,20 @@ def status_help() -> str:
 
 
 audit_app = typer.Typer(
-    help="Review the audit ledger. Nothing here writes.\n\nStatus words:\n\n" + status_help(),
+    help="Review the audit ledger. Nothing here writes but keygen (a key file) and checkpoint "
+    "(one signed checkpoint).\n\nStatus words:\n\n" + status_help(),
     no_args_is_help=True,
 )
 audit_app.command("serve")(serve)
+audit_app.command("keygen")(keygen)
+audit_app.command("checkpoint")(checkpoint)
+audit_app.command("checkpoints")(checkpoints)
 
 
 @audit_app.command("list", epilog="Status words: " + "; ".join(status_help().split("\n\n")))
 def audit_list(
-    caller: Annotated[str | None, typer.Option(help="only this caller id")] = None,
-    tool: Annotated[str | None, typer.Option(help="only this tool")] = None,
+    caller: Annotated[str | None, typer.Option(help="only callers whose id starts with this")] = None,
+    tool: Annotated[str | None, typer.Option(help="only tools whose name starts with this")] = None,
     outcome: Annotated[str | None, typer.Option(help="act, ask or abstain")] = None,
     status: Annotated[str | None, typer.Option(help="receipt status: succeeded, failed or skipped")] = None,
     violations: Annotated[
@@ -81,23 +93,64 @@ def audit_list(
     if not page.rows:
         line("no decisions match")
         return
+    short = terminal()
     rows = [
         [
-            r["time"],
+            _short_time(r["time"]) if short else r["time"],
             r["id"],
             r["caller"],
             r["tool"],
+            arguments_text(r["arguments"]),
             r["outcome"] + (" (shadow)" if r["mode"] == "shadow" else ""),
             r["rule"],
             r["receipt"],
             r["delivery"],
             r["alignment"],
+            "ok" if r["problem"] is None else "BROKEN",
         ]
         for r in page.rows
     ]
-    table(("time", "id", "caller", "tool", "outcome", "rule", "receipt", "delivery", "alignment"), rows)
+    table(
+        LIST_COLUMNS,
+        rows,
+        optional=("alignment", "delivery", "rule", "arguments", "tool", "caller"),
+    )
     if page.next_after:
         line(f"next page: --after {page.next_after}")
+    if page.problems:
+        for r in page.rows:
+            if r["problem"] is not None:
+                sys.stderr.write(f"gate: does not verify: {r['problem']}\n")
+        raise typer.Exit(1)
+
+
+LIST_COLUMNS = (
+    "time",
+    "id",
+    "caller",
+    "tool",
+    "arguments",
+    "outcome",
+    "rule",
+    "receipt",
+    "delivery",
+    "alignment",
+    "chain",
+)
+
+
+def _short_time(stamp: str) -> str:
+    """``2026-11-30T08:45:11.566Z`` as ``2026-11-30 08:45:11`` (wraps at the space on a narrow terminal)."""
+    return stamp.replace("T", " ")[:19]
+
+
+def arguments_text(arguments: dict[str, Any]) -> str:
+    """Arguments as ``name=value`` pairs; a masked one as ``name=(masked)``."""
+    from gate.audit import is_masked
+
+    if not arguments:
+        return "-"
+    return ", ".join(f"{k}={'(masked)' if is_masked(v) else human(v)}" for k, v in arguments.items())
 
 
 @audit_app.command("show")
@@ -118,14 +171,40 @@ def audit_show(
         fail(f"no decision {decision_id} in the ledger", 1)
     if as_json:
         print_json(found)
-        return
-    _print_story(found)
+    else:
+        print_story(found)
+    if not found["verified"]:
+        for problem in found["problems"]:
+            sys.stderr.write(f"gate: does not verify: {problem}\n")
+        raise typer.Exit(1)
 
 
-def _print_story(found: dict[str, Any]) -> None:
+def iso(ts: float) -> str:
+    from gate.audit import iso as _iso
+
+    return _iso(ts) or "-"
+
+
+def said(text: str | None, erased: str | None = None) -> str:
+    """Personal text as shown: the words, or when they were erased."""
+    if erased:
+        return f"(erased on {erased[:10]})"
+    return human(text)
+
+
+def print_story(found: dict[str, Any]) -> None:
+    """One decision's case file, top to bottom, as ``gate audit show`` prints it."""
     d = found["decision"]
     p = d["policy"]
     line(f"decision {d['id']}")
+    if not found["verified"]:
+        line("  DOES NOT VERIFY against the chain: what follows may not be what was recorded")
+        for problem in found["problems"]:
+            line(f"    {problem}")
+    masked = d["masked"]
+    state = human(d["state_version"])
+    if d["confirmed_state_version"] is not None or found["confirmed_by"] is not None:
+        state += f" (confirmed: {human(d['confirmed_state_version'])})"
     fields(
         [
             ("time", d["time"]),
@@ -133,47 +212,40 @@ def _print_story(found: dict[str, Any]) -> None:
             ("tool call", d["tool_call_id"]),
             ("caller", d["caller"]),
             ("tool", f"{d['tool']} -> {d['action']}"),
-            ("arguments", json.dumps(d["arguments"], ensure_ascii=False)),
+            (
+                f"arguments (masked: {', '.join(masked)})" if masked else "arguments",
+                arguments_text(d["arguments"]),
+            ),
             ("args digest", d["arguments_digest"]),
             ("policy", f"{p['name']} ({p['mode']}) {p['hash']}"),
             ("outcome", f"{d['outcome']} by rule {d['rule']} (enforced: {d['enforced']})"),
-            ("state", d["state_version"]),
+            ("state", state),
             ("latency", f"{d['latency_ms']:g} ms"),
         ],
         indent="  ",
     )
     line()
     table(
-        ("rule", "outcome", "detail"),
-        [[r.get("rule"), r.get("outcome"), r.get("detail")] for r in d["trace"]],
+        ("rule", "outcome", "detail", "words"),
+        [
+            [r.get("rule"), r.get("outcome"), r.get("detail"), said(r.get("words"), r.get("words_erased"))]
+            for r in d["trace"]
+        ],
     )
-    ev = found["evidence"]
-    line()
-    if ev:
-        line(
-            f"evidence: {ev.get('outcome')} ({ev.get('reason')}), "
-            f"service decision {human(ev.get('decision_id'))}"
+    _print_argument_trace(found["argument_trace"])
+    _print_evidence(found["evidence"])
+    talk = found["conversation"]
+    if talk["question"] or talk.get("question_erased") or talk["answer"]:
+        line()
+        answer = talk["answer"] or {}
+        fields(
+            [
+                ("agent asked", said(talk["question"], talk.get("question_erased"))),
+                ("caller said", said(answer.get("words"), answer.get("erased"))),
+                ("read as", answer.get("label")),
+            ],
+            indent="  ",
         )
-        memories = ev.get("memories") or []
-        if memories:
-            table(
-                ("memory", "counts", "trusted", "source", "confidence", "said"),
-                [
-                    [
-                        m.get("id"),
-                        "against" if m.get("against") else "for",
-                        m.get("trusted"),
-                        m.get("source"),
-                        m.get("confidence"),
-                        m.get("content"),
-                    ]
-                    for m in memories
-                ],
-            )
-        else:
-            line("  no memory bore on it")
-    else:
-        line("evidence: none asked for")
     for c in found["confirmation_asked"]:
         line()
         line(f"confirmation {c['id']}: {c['status']}")
@@ -181,49 +253,29 @@ def _print_story(found: dict[str, Any]) -> None:
             [
                 ("asked", c["asked_at"]),
                 ("expires", c["expires_at"]),
-                ("caller said", c["caller_words"]),
+                ("state version", c["state_version"]),
+                ("caller said", said(c["caller_words"], c["caller_words_erased"])),
                 ("answered", c["answered_at"]),
                 ("memories", c["memories"]),
+                ("led to", ", ".join(f"{x['id']} ({x['outcome']})" for x in c["followed_by"]) or None),
             ],
             indent="  ",
         )
     c = found["confirmed_by"]
     if c:
         line()
-        line(
-            f"confirmed by {c['id']} at {human(c['answered_at'])}: the caller said {human(c['caller_words'])}"
-        )
-    rc = found["receipt"]
-    line()
-    if rc is None:
-        line("receipt: none yet")
-    else:
-        line(f"receipt {rc['id']}: {rc['status']}")
+        asked_in = c.get("asked_in")
+        line(f"confirmed by {c['id']} at {human(c['answered_at'])}")
         fields(
             [
-                ("external ref", rc["external_ref"]),
-                ("error code", rc["error_code"]),
-                ("key", rc["idempotency_key"]),
-                ("delivery", rc["delivery_state"]),
-                ("alignment", rc["policy_alignment"]),
+                ("asked in", f"{asked_in['id']} ({asked_in['outcome']})" if asked_in else None),
+                ("caller said", said(c["caller_words"], c["caller_words_erased"])),
+                ("confirmed version", c["state_version"]),
+                ("executed version", d["state_version"]),
             ],
             indent="  ",
         )
-        if rc["delivery"]:
-            table(
-                ("attempt", "time", "state", "alignment", "service receipt", "error"),
-                [
-                    [
-                        h["attempt"],
-                        h["time"],
-                        h["state"],
-                        h["policy_alignment"],
-                        h["service_receipt_id"],
-                        h["error"],
-                    ]
-                    for h in rc["delivery"]
-                ],
-            )
+    _print_receipt(found["receipt"])
     line()
     table(
         ("chain", "time", "kind", "record", "hash"),
@@ -232,32 +284,187 @@ def _print_story(found: dict[str, Any]) -> None:
     )
 
 
+def _print_argument_trace(trace: dict[str, Any] | None) -> None:
+    if not trace:
+        return
+    line()
+    line("argument trace:")
+    table(
+        ("argument", "value", "status", "source", "speaker", "turn", "words", "rule", "note"),
+        [
+            [
+                a.get("name"),
+                a.get("value"),
+                a.get("status"),
+                a.get("source"),
+                a.get("speaker"),
+                a.get("turn"),
+                said(a.get("words"), a.get("words_erased")),
+                a.get("rule"),
+                a.get("note"),
+            ]
+            for a in trace["arguments"]
+            if isinstance(a, dict)
+        ],
+        optional=("note", "rule", "speaker", "turn"),
+    )
+    accepted = [a for a in trace["arguments"] if isinstance(a, dict) and isinstance(a.get("accepted"), dict)]
+    for a in accepted:
+        yes = a["accepted"]
+        line(f"  {a.get('name')}: accepted with {said(yes.get('words'), yes.get('words_erased'))}")
+    action = trace.get("action")
+    if isinstance(action, dict):
+        line(
+            f"  action: {human(action.get('status'))} by {human(action.get('rule'))}, "
+            f"from {said(action.get('words'), action.get('words_erased'))}"
+        )
+
+
+def _print_evidence(ev: dict[str, Any] | None) -> None:
+    line()
+    if not ev:
+        line("evidence: none asked for")
+        return
+    line(
+        f"evidence: {ev.get('outcome')} ({ev.get('reason')}), service decision {human(ev.get('decision_id'))}"
+    )
+    memories = ev.get("memories") or []
+    if not memories:
+        line("  no memory bore on it")
+        return
+    table(
+        ("memory", "counts", "trusted", "source", "confidence", "said"),
+        [
+            [
+                m.get("id"),
+                "against" if m.get("against") else "for",
+                m.get("trusted"),
+                m.get("source"),
+                m.get("confidence"),
+                said(m.get("content"), m.get("content_erased")),
+            ]
+            for m in memories
+        ],
+    )
+
+
+def _print_receipt(rc: dict[str, Any] | None) -> None:
+    line()
+    if rc is None:
+        line("receipt: none yet")
+        return
+    line(f"receipt {rc['id']}: {rc['status']}")
+    fields(
+        [
+            ("external ref", rc["external_ref"]),
+            ("error code", rc["error_code"]),
+            ("key", rc["idempotency_key"]),
+            ("delivery", rc["delivery_state"]),
+            ("alignment", rc["policy_alignment"]),
+        ],
+        indent="  ",
+    )
+    if rc["delivery"]:
+        table(
+            ("attempt", "time", "state", "alignment", "service receipt", "error"),
+            [
+                [
+                    h["attempt"],
+                    h["time"],
+                    h["state"],
+                    h["policy_alignment"],
+                    h["service_receipt_id"],
+                    h["error"],
+                ]
+                for h in rc["delivery"]
+            ],
+        )
+
+
 @audit_app.command("verify")
-def audit_verify(as_json: AsJson = False, database_url: DatabaseUrl = None) -> None:
-    """Check the hash chain and every record against it; exit 1 naming the first broken entry."""
+def audit_verify(
+    key: Annotated[
+        str | None,
+        typer.Option(
+            "--key",
+            help="public key (a .pub file from `gate audit keygen`, or base64): also check every "
+            "signed checkpoint against it and against the chain",
+        ),
+    ] = None,
+    kept: Annotated[
+        Path | None,
+        typer.Option(
+            "--checkpoints",
+            help="checkpoints kept elsewhere (`gate audit checkpoints --export`): each must still be in "
+            "the ledger (needs --key)",
+        ),
+    ] = None,
+    as_json: AsJson = False,
+    database_url: DatabaseUrl = None,
+) -> None:
+    """Check the hash chain and every record against it; exit 1 naming the first broken entry.
+
+    With --key, also check the signed checkpoints: every signature holds, they
+    follow each other, and the chain at each one's entry still has the hash it
+    signed, so a chain rewritten and recomputed, or cut at its tail, fails.
+    """
+    from gate.ledger.checkpoints import CheckpointReport, Verifier, read_kept, verify_checkpoints
+
+    if kept is not None and key is None:
+        fail("--checkpoints needs --key (the public key that signed them)")
+    try:
+        verifier = Verifier.from_spec(key) if key is not None else None
+        kept_list = read_kept(kept) if kept is not None else []
+    except ConfigError as exc:
+        fail(str(exc))
     ledger = open_ledger(database_url)
+    signed: CheckpointReport | None = None
     try:
         report = ledger.verify()
+        if verifier is not None:
+            with ledger.engine.connect() as conn:
+                signed = verify_checkpoints(conn, verifier, kept_list)
     finally:
         ledger.close()
     broken = report.first_broken
+    ok = report.ok and (signed is None or signed.ok)
     if as_json:
-        print_json(
-            {
-                "ok": report.ok,
-                "entries": report.checked,
-                "seconds": round(report.seconds, 3),
-                "first_broken": None
-                if broken is None
-                else {"seq": broken.seq, "record": broken.ref_id, "reason": broken.reason},
+        out: dict[str, Any] = {
+            "ok": ok,
+            "entries": report.checked,
+            "seconds": round(report.seconds, 3),
+            "first_broken": None
+            if broken is None
+            else {"seq": broken.seq, "record": broken.ref_id, "reason": broken.reason},
+        }
+        if signed is not None:
+            out["checkpoints"] = {
+                "ok": signed.ok,
+                "checked": signed.checked,
+                "problem": signed.problem,
+                "newest": signed.newest.as_dict() if signed.newest else None,
+                "unsigned_entries": signed.unsigned,
             }
-        )
-    elif report.ok:
-        rate = report.checked / report.seconds if report.seconds else 0
-        line(f"chain verified: {report.checked} entries ({rate:,.0f} entries/s)")
+        print_json(out)
     else:
-        sys.stderr.write(f"chain broken: {broken}\n")
-    if not report.ok:
+        if report.ok:
+            rate = report.checked / report.seconds if report.seconds else 0
+            line(f"chain verified: {report.checked} entries ({rate:,.0f} entries/s)")
+        else:
+            sys.stderr.write(f"chain broken: {broken}\n")
+        if signed is not None and signed.ok:
+            newest = signed.newest
+            if newest is None:
+                line("checkpoints: none signed yet (nothing pins the chain)")
+            else:
+                line(
+                    f"checkpoints verified: {signed.checked}, the newest ({iso(newest.at)}) signs entry "
+                    f"{newest.chain_seq}; {signed.unsigned} entr{'y' if signed.unsigned == 1 else 'ies'} "
+                    "after it not signed yet"
+                )
+        elif signed is not None:
+            sys.stderr.write(f"checkpoints broken: {signed.problem}\n")
+    if not ok:
         raise typer.Exit(1)
 
 
@@ -269,8 +476,10 @@ def audit_export(
 ) -> None:
     """Every chain entry as one JSON object a line, in chain order, with the state as of that entry.
 
-    An entry whose record is missing is one error line on stderr, and the
-    exit status is 1 (the events around it are still exported).
+    Each record is checked against the chain as it is written out
+    (``gate.chain.verified``, and ``gate.chain.problem`` saying why not).
+    An entry whose record is missing is one error line on stderr; either
+    makes the exit status 1 (the events around it are still exported).
     """
     from gate.audit import export_jsonl, parse_time
 
@@ -281,10 +490,11 @@ def audit_export(
     except ValueError as exc:
         fail(str(exc))
     ledger = open_ledger(database_url)
-    write, missing = sys.stdout.write, 0
+    write, missing, unverified = sys.stdout.write, 0, 0
     try:
         for text, gone in export_jsonl(ledger, since=start):
             write(text)
+            unverified += text.count('"gate.chain.verified": false')
             for item in gone:
                 missing += 1
                 sys.stderr.write(f"gate: {item}\n")
@@ -297,6 +507,12 @@ def audit_export(
         ledger.close()
     if missing:
         sys.stderr.write(f"gate: {missing} chain entr{'y' if missing == 1 else 'ies'} without a record\n")
+    if unverified:
+        sys.stderr.write(
+            f"gate: {unverified} exported record{'' if unverified == 1 else 's'} do not verify against the "
+            'chain (marked "gate.chain.verified": false)\n'
+        )
+    if missing or unverified:
         raise typer.Exit(1)
 
 

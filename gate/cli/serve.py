@@ -3,9 +3,14 @@
 Server-rendered HTML (Jinja2, autoescaped: every caller's word, argument
 and memory is shown as text, never run as markup) over the same reads as
 the command line: the decision list with the same filters (as URL query
-parameters, so a view can be linked), one decision's whole story, the
-chain's status, and statistics with a latency chart drawn as inline SVG. No
-CDN and no script: one small stylesheet ships with gate.
+parameters, so a view can be linked, and kept by every page link), one
+decision's case file, the chain a page at a time (each entry linked to the
+decision that shows its record, the whole chain verified on request), and
+statistics with a latency chart drawn as inline SVG. Every record a page
+shows is checked against the chain as it is shown and marked when it does
+not hold. A bad query parameter is a one-line message. No CDN and no
+script: one small stylesheet and an SVG icon ship with gate; pages fit a
+390-pixel phone (wide tables scroll inside their box).
 
 It never writes: the ledger is opened read-only and every route is GET.
 Bound to 127.0.0.1 by default; bound to any other address it refuses to
@@ -35,6 +40,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from gate.audit import MAX_PAGE
 from gate.cli.common import DatabaseUrl, fail
 from gate.ledger import Ledger
 
@@ -76,6 +82,7 @@ def create_app(ledger: Ledger, *, token: str | None = None) -> Starlette:
     env.globals["status_words"] = STATUS_WORDS
     env.filters["human"] = _human
     env.filters["when"] = _when
+    env.filters["stamp"] = _stamp
 
     def render(name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
         page = env.get_template(name).render(now=iso(time.time()), **context)
@@ -98,16 +105,19 @@ def create_app(ledger: Ledger, *, token: str | None = None) -> Starlette:
                 since=parse_time(values["since"], now=now) if values["since"] else None,
                 until=parse_time(values["until"], now=now) if values["until"] else None,
             )
-            limit = int(q.get("limit") or 50)
+            limit = _whole(q.get("limit"), "limit", default=50, top=MAX_PAGE)
             page = list_decisions(ledger, where, limit=limit, after=q.get("after") or None)
         except (ValueError, LookupError) as exc:
-            return render("error.html", 400, title="bad filter", message=str(exc).strip("'\""))
+            return render("error.html", 400, title="bad filter", message=_one_line(exc))
         keep = {k: v for k, v in values.items() if v} | where.as_query()
+        if q.get("limit"):
+            keep["limit"] = str(limit)
         next_link = f"/?{urlencode({**keep, 'after': page.next_after})}" if page.next_after else None
         return render(
             "list.html",
             title="decisions",
             rows=page.rows,
+            problems=page.problems,
             values=values,
             where=where,
             next_link=next_link,
@@ -124,8 +134,31 @@ def create_app(ledger: Ledger, *, token: str | None = None) -> Starlette:
         return render("decision.html", title=decision_id, s=found)
 
     def chain(request: Request) -> Response:
-        report = ledger.verify(parallel=False)
-        return render("chain.html", title="chain", report=report)
+        from gate.audit import chain_entries
+
+        q = request.query_params
+        try:
+            before = _whole(q.get("before"), "before", default=None, top=None)
+            limit = _whole(q.get("limit"), "limit", default=50, top=MAX_PAGE)
+        except ValueError as exc:
+            return render("error.html", 400, title="bad page", message=_one_line(exc))
+        report = ledger.verify(parallel=False) if q.get("verify") == "1" else None
+        page = chain_entries(ledger, before=before, limit=limit)
+        keep = {"limit": str(limit)} if q.get("limit") else {}
+        next_link = (
+            f"/chain?{urlencode({**keep, 'before': page['next_before']})}" if page["next_before"] else None
+        )
+        return render(
+            "chain.html",
+            title="chain",
+            report=report,
+            entries=page["entries"],
+            next_link=next_link,
+            first_link=f"/chain?{urlencode(keep)}" if before is not None else None,
+        )
+
+    def favicon(request: Request) -> Response:
+        return Response((HERE / "static" / "favicon.svg").read_bytes(), media_type="image/svg+xml")
 
     def stats_page(request: Request) -> Response:
         from gate.audit import AuditFilter, parse_time, stats
@@ -138,7 +171,7 @@ def create_app(ledger: Ledger, *, token: str | None = None) -> Starlette:
                 since=parse_time(since, now=time.time()) if since else None,
             )
         except ValueError as exc:
-            return render("error.html", 400, title="bad filter", message=str(exc))
+            return render("error.html", 400, title="bad filter", message=_one_line(exc))
         result = stats(ledger, where)
         return render(
             "stats.html",
@@ -155,6 +188,7 @@ def create_app(ledger: Ledger, *, token: str | None = None) -> Starlette:
             Route("/decisions/{decision_id:str}", decision, methods=["GET"]),
             Route("/chain", chain, methods=["GET"]),
             Route("/stats", stats_page, methods=["GET"]),
+            Route("/favicon.ico", favicon, methods=["GET"]),
             Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static"),
         ],
         middleware=middleware,
@@ -199,6 +233,26 @@ def latency_chart(histogram: list[dict[str, Any]], *, width: int = 640, height: 
     }
 
 
+def _whole(raw: str | None, name: str, *, default: int | None, top: int | None) -> Any:
+    """A positive whole-number query parameter, or ``default`` when absent.
+
+    Raises ValueError with one line naming the parameter, what is allowed and what was given.
+    """
+    if raw is None or raw.strip() == "":
+        return default
+    text = raw.strip()
+    bound = f" from 1 to {top}" if top is not None else " of 1 or more"
+    if not text.isdigit() or int(text) < 1 or (top is not None and int(text) > top):
+        raise ValueError(f"{name} must be a whole number{bound}, got {text[:40]!r}")
+    return int(text)
+
+
+def _one_line(exc: BaseException) -> str:
+    """An error's message as one line a reader can act on (a LookupError's quotes removed, nothing else)."""
+    message = exc.args[0] if isinstance(exc, LookupError) and exc.args else str(exc)
+    return " ".join(str(message).split())
+
+
 def _human(value: Any) -> str:
     from gate.cli.output import human
 
@@ -210,6 +264,16 @@ def _when(stamp: str | None) -> str:
     if not stamp:
         return "-"
     return stamp.replace("T", " ")[:19]
+
+
+def _stamp(value: Any) -> str:
+    """A timestamp in seconds (as the argument trace records it) as UTC, to the second."""
+    from gate.audit import iso
+
+    try:
+        return _when(iso(float(value)))
+    except (TypeError, ValueError, OverflowError, OSError):
+        return "-"
 
 
 def _loopback(host: str) -> bool:

@@ -21,53 +21,54 @@ GENESIS = "sha256:" + "0" * 64
 # format never changes once entries use it (old entries must keep verifying);
 # a record that gains a column an auditor reads gets a new kind instead
 # (``receipt`` -> ``receipt.2``, which also commits to the service decision).
+# ``decision.2`` and ``confirmation.2`` commit to the same columns as the first
+# kinds, but their personal text is held apart (see gate.ledger.personal): each
+# such field holds ``personal:<salted digest>``, so the text can be erased.
+_DECISION_COLUMNS = (
+    "id",
+    "created_at",
+    "session_id",
+    "caller_id",
+    "caller_json",
+    "tool",
+    "action_name",
+    "args_json",
+    "args_digest",
+    "action_digest",
+    "policy_name",
+    "policy_hash",
+    "mode",
+    "outcome",
+    "enforced_outcome",
+    "rule",
+    "trace_json",
+    "evidence_json",
+    "state_version",
+    "confirmation_id",
+    "call_id",
+    "latency_ms",
+)
+_CONFIRMATION_COLUMNS = (
+    "id",
+    "decision_id",
+    "created_at",
+    "expires_at",
+    "session_id",
+    "caller_id",
+    "tool",
+    "action_digest",
+    "state_version",
+    "memory_ids_json",
+    "status",
+    "words",
+    "answered_at",
+    "answer_message_id",
+)
 FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "decision": (
-        "gate_decisions",
-        (
-            "id",
-            "created_at",
-            "session_id",
-            "caller_id",
-            "caller_json",
-            "tool",
-            "action_name",
-            "args_json",
-            "args_digest",
-            "action_digest",
-            "policy_name",
-            "policy_hash",
-            "mode",
-            "outcome",
-            "enforced_outcome",
-            "rule",
-            "trace_json",
-            "evidence_json",
-            "state_version",
-            "confirmation_id",
-            "call_id",
-            "latency_ms",
-        ),
-    ),
-    "confirmation": (
-        "gate_confirmations",
-        (
-            "id",
-            "decision_id",
-            "created_at",
-            "expires_at",
-            "session_id",
-            "caller_id",
-            "tool",
-            "action_digest",
-            "state_version",
-            "memory_ids_json",
-            "status",
-            "words",
-            "answered_at",
-            "answer_message_id",
-        ),
-    ),
+    "decision": ("gate_decisions", _DECISION_COLUMNS),
+    "decision.2": ("gate_decisions", _DECISION_COLUMNS),
+    "confirmation": ("gate_confirmations", _CONFIRMATION_COLUMNS),
+    "confirmation.2": ("gate_confirmations", _CONFIRMATION_COLUMNS),
     "receipt": (
         "gate_receipts",
         (
@@ -112,8 +113,10 @@ FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
 }
+# Kinds whose personal text is held apart.
+SEALED_KINDS = frozenset({"decision.2", "confirmation.2"})
 # The kind new records of each table are written as.
-CURRENT_KIND = {"gate_decisions": "decision", "gate_confirmations": "confirmation"} | {
+CURRENT_KIND = {"gate_decisions": "decision.2", "gate_confirmations": "confirmation.2"} | {
     "gate_receipts": "receipt.2",
     "gate_deliveries": "delivery",
 }

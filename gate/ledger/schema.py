@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from alembic.script import ScriptDirectory
 
 BASELINE = "0001"
-HEAD = "0003"
+HEAD = "0004"
 MIGRATIONS = Path(__file__).parent / "migrations"
 _PG_SCHEMA_LOCK = 0x6A7E_0002
 _LOCK_WAIT_S = 120.0

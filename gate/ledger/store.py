@@ -36,7 +36,7 @@ from sqlalchemy.exc import DatabaseError, OperationalError
 from sqlmodel import Session, SQLModel, create_engine, select
 
 from gate.errors import ConfigError, LedgerGone, ReceiptConflict
-from gate.ledger import schema
+from gate.ledger import checkpoints, personal, schema
 from gate.ledger.chain import (
     CURRENT_KIND,
     FORMATS,
@@ -46,6 +46,7 @@ from gate.ledger.chain import (
     RecordDigest,
     entry_hash,
 )
+from gate.ledger.checkpoints import Checkpoint, Signer
 from gate.ledger.tables import (
     FINAL_DELIVERY_STATES,
     ChainRow,
@@ -53,10 +54,11 @@ from gate.ledger.tables import (
     DecisionRow,
     DeliveryRow,
     OutboxRow,
+    PersonalRow,
     ReceiptRow,
     summarise,
 )
-from gate.ledger.writer import Job, Writer
+from gate.ledger.writer import Job, Writer, log
 
 Record = DecisionRow | ConfirmationRow | ReceiptRow | DeliveryRow
 _TABLE_OF: dict[str, Any] = {
@@ -70,11 +72,13 @@ _DECISIONS = DecisionRow.__table__  # type: ignore[attr-defined]
 _DELIVERIES = DeliveryRow.__table__  # type: ignore[attr-defined]
 _CONFIRMATIONS = ConfirmationRow.__table__  # type: ignore[attr-defined]
 _OUTBOX = OutboxRow.__table__  # type: ignore[attr-defined]
+_PERSONAL = PersonalRow.__table__  # type: ignore[attr-defined]
 _TAIL = select(_CHAIN_TABLE.c.seq, _CHAIN_TABLE.c.hash).order_by(_CHAIN_TABLE.c.seq.desc()).limit(1)
 _PG_CHAIN_LOCK = 0x6A7E_0001
 _PG_RESERVE_SPACE = 0x6A7E
 _BUSY_TIMEOUT_MS = 60_000
 T = TypeVar("T")
+R = TypeVar("R", DecisionRow, ConfirmationRow)
 
 
 def normalise_url(url: str) -> str:
@@ -92,6 +96,19 @@ def normalise_url(url: str) -> str:
             f"the ledger runs on SQLite or PostgreSQL, not {scheme!r}: use sqlite:///PATH or postgresql://..."
         )
     return url
+
+
+@dataclass(frozen=True)
+class Erasure:
+    """What :meth:`Ledger.erase_caller` did: texts erased now, and older records that keep theirs.
+
+    ``kept_in_chain`` counts the caller's decisions and answered confirmations
+    written before personal text was held apart: their text is part of what
+    the chain hashes, so it cannot be erased without breaking the chain.
+    """
+
+    erased: int
+    kept_in_chain: int
 
 
 @dataclass(frozen=True)
@@ -163,6 +180,8 @@ class Ledger:
                 # instead of failing. Nothing here writes (WAL is set at creation).
                 cur.execute(f"PRAGMA busy_timeout={_BUSY_TIMEOUT_MS}")
                 cur.execute("PRAGMA synchronous=NORMAL")
+                # Erased text is overwritten in the file, not only unlinked from it.
+                cur.execute("PRAGMA secure_delete=ON")
                 cur.close()
 
             @event.listens_for(engine, "begin")
@@ -239,18 +258,22 @@ class Ledger:
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_CHAIN_LOCK})
             self._chain_locked = True
 
-    def _chain(self, conn: Connection, row: Record) -> None:
-        """Append the chain entry for ``row``'s current content and point ``row`` at it."""
-        kind = CURRENT_KIND[type(row).__tablename__]
-        digest = _DIGEST[kind].of_row(row)
-        # The tail is read once per transaction (the lock keeps it ours until commit).
+    def _chain_tail(self, conn: Connection) -> tuple[int, str]:
+        """The chain's last (seq, hash), read once per transaction (the lock keeps it ours until commit)."""
         if self._tail is None:
             self._lock_chain(conn)
             found = conn.execute(_TAIL).first()
             self._tail = (int(found[0]), str(found[1])) if found else (0, GENESIS)
-        seq, prev = self._tail[0] + 1, self._tail[1]
+        return self._tail
+
+    def _chain(self, conn: Connection, table: str, ref_id: str, stored: dict[str, Any]) -> int:
+        """Append the chain entry for a record as stored; returns its sequence number."""
+        kind = CURRENT_KIND[table]
+        digest = _DIGEST[kind].of_mapping(stored)
+        last, prev = self._chain_tail(conn)
+        seq = last + 1
         at = time.time()
-        hashed = entry_hash(prev, seq, at, kind, row.id, digest)
+        hashed = entry_hash(prev, seq, at, kind, ref_id, digest)
         conn.execute(
             insert(_CHAIN_TABLE),
             [
@@ -258,7 +281,7 @@ class Ledger:
                     "seq": seq,
                     "at": at,
                     "kind": kind,
-                    "ref_id": row.id,
+                    "ref_id": ref_id,
                     "digest": digest,
                     "prev_hash": prev,
                     "hash": hashed,
@@ -266,16 +289,41 @@ class Ledger:
             ],
         )
         self._tail = (seq, hashed)
-        row.chain_seq = seq
+        return seq
+
+    def _stored(self, conn: Connection, row: Record) -> dict[str, Any]:
+        """``row`` as stored, chained: personal text apart (see gate.ledger.personal), entry appended.
+
+        ``row`` keeps its text; only its ``chain_seq`` is set.
+        """
+        table = type(row).__tablename__
+        stored, sealed = personal.seal_record(table, row.model_dump())
+        row.chain_seq = stored["chain_seq"] = self._chain(conn, table, row.id, stored)
+        if sealed:
+            caller = str(getattr(row, "caller_id", ""))
+            conn.execute(
+                insert(_PERSONAL),
+                [
+                    {
+                        "digest": t.digest,
+                        "record_id": row.id,
+                        "caller_id": caller,
+                        "salt": t.salt,
+                        "text": t.text,
+                    }
+                    for t in sealed
+                ],
+            )
+        return stored
 
     def _insert(self, conn: Connection, row: Record) -> None:
-        self._chain(conn, row)
-        conn.execute(insert(type(row).__table__), [row.model_dump()])  # type: ignore[union-attr]
+        conn.execute(insert(type(row).__table__), [self._stored(conn, row)])  # type: ignore[union-attr]
 
     def _rewrite(self, conn: Connection, row: ConfirmationRow) -> None:
-        self._chain(conn, row)
+        stored = self._stored(conn, row)
+        stored.pop("id")
         c = _CONFIRMATIONS.c
-        conn.execute(update(_CONFIRMATIONS).where(c.id == row.id).values(**row.model_dump(exclude={"id"})))
+        conn.execute(update(_CONFIRMATIONS).where(c.id == row.id).values(**stored))
 
     def record_decision(self, row: DecisionRow, *, reserve: tuple[int, float] | None = None) -> bool:
         """Write a decision before anything is executed for it.
@@ -627,8 +675,10 @@ class Ledger:
     # -- reading ---------------------------------------------------------------
 
     def decision(self, decision_id: str) -> DecisionRow | None:
+        """One decision with its personal text put back (None where it was erased)."""
         with Session(self.engine) as session:
-            return session.get(DecisionRow, decision_id)
+            found = session.get(DecisionRow, decision_id)
+            return self._restored(session, [found])[0] if found is not None else None
 
     def receipt_for(self, decision_id: str) -> ReceiptRow | None:
         with Session(self.engine) as session:
@@ -636,8 +686,10 @@ class Ledger:
             return self._with_delivery(session, [found])[0] if found else None
 
     def confirmation(self, confirmation_id: str) -> ConfirmationRow | None:
+        """One confirmation with the caller's answer put back (None where it was erased)."""
         with Session(self.engine) as session:
-            return session.get(ConfirmationRow, confirmation_id)
+            found = session.get(ConfirmationRow, confirmation_id)
+            return self._restored(session, [found])[0] if found is not None else None
 
     def live_confirmation(self, session_id: str) -> ConfirmationRow | None:
         """The session's pending confirmation, if any (expired ones are not live)."""
@@ -652,14 +704,101 @@ class Ledger:
         return row
 
     def decisions(self, *, caller_id: str | None = None, tool: str | None = None) -> list[DecisionRow]:
-        """Decisions in time order, optionally for one caller and/or tool."""
+        """Decisions in time order, optionally for one caller and/or tool, personal text put back."""
         with Session(self.engine) as session:
             query = select(DecisionRow)
             if caller_id is not None:
                 query = query.where(DecisionRow.caller_id == caller_id)
             if tool is not None:
                 query = query.where(DecisionRow.tool == tool)
-            return list(session.exec(query.order_by(DecisionRow.created_at)).all())  # type: ignore[arg-type]
+            found = list(session.exec(query.order_by(DecisionRow.created_at)).all())  # type: ignore[arg-type]
+            return self._restored(session, found)
+
+    def _restored(self, session: Session, rows: list[R]) -> list[R]:
+        """Copies of ``rows`` with the personal text they name read back from ``gate_personal``."""
+        if not rows:
+            return rows
+        table = type(rows[0]).__tablename__
+        dumped = [r.model_dump() for r in rows]
+        texts = personal.lookup(session.connection(), [d for v in dumped for d in personal.refs(table, v)])
+        kind = type(rows[0])
+        return [kind(**personal.restore_record(table, v, texts)) for v in dumped]
+
+    # -- checkpoints -------------------------------------------------------------
+
+    def checkpoint(self, signer: Signer, *, min_gap_s: float = 0.0) -> tuple[Checkpoint, bool]:
+        """Sign the chain's head as the next checkpoint (see :mod:`gate.ledger.checkpoints`).
+
+        Written under the chain lock, so the head cannot move while it is read
+        and two processes signing at once write one after the other, never two
+        checkpoints naming the same previous one. With ``min_gap_s``, when a
+        checkpoint was signed less than that long ago that one is returned
+        and nothing is written. Returns (checkpoint, written).
+
+        Raises the database's error when the ledger cannot be written.
+        """
+        return self._writer.call(self._checkpoint_job(signer, min_gap_s))
+
+    async def acheckpoint(self, signer: Signer, *, min_gap_s: float = 0.0) -> tuple[Checkpoint, bool]:
+        """:meth:`checkpoint` for an event loop."""
+        return await self._writer.acall(self._checkpoint_job(signer, min_gap_s))
+
+    def _checkpoint_job(self, signer: Signer, min_gap_s: float) -> Job[tuple[Checkpoint, bool]]:
+        def job(conn: Connection) -> tuple[Checkpoint, bool]:
+            return checkpoints.append(conn, self._chain_tail(conn), signer, min_gap_s=min_gap_s)
+
+        return job
+
+    # -- erasure ---------------------------------------------------------------
+
+    def erase_caller(self, caller_id: str) -> Erasure:
+        """Erase a caller's personal text (their words, the questions they heard, what memories said).
+
+        The text and its salt are removed from ``gate_personal`` and the time
+        noted; every record, chain entry and digest stays, so :meth:`verify`
+        still passes. Records written before personal text was held apart keep
+        theirs inside the chain: they are counted in ``kept_in_chain``. Safe
+        to run again (nothing left to erase is not an error).
+
+        Raises the database's error when the ledger cannot be written.
+        """
+        erased = self.write(self._erase_job(caller_id))
+        self._flush_wal()
+        return erased
+
+    async def aerase_caller(self, caller_id: str) -> Erasure:
+        """:meth:`erase_caller` for an event loop."""
+        erased = await self.awrite(self._erase_job(caller_id))
+        await asyncio.to_thread(self._flush_wal)
+        return erased
+
+    def _flush_wal(self) -> None:
+        """SQLite: copy the write-ahead log into the file and empty it, so no old page keeps erased text.
+
+        Best effort: a reader still holding an old snapshot keeps the log for
+        now, and the next checkpoint after it finishes clears it.
+        """
+        if not self.is_sqlite or self.read_only:
+            return
+        raw = self.engine.raw_connection()
+        try:
+            raw.cursor().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except Exception as exc:  # the driver's own error class; the erasure itself is committed
+            log.debug("ledger: WAL checkpoint after erasure failed: %s", exc)
+        finally:
+            raw.close()
+
+    def _erase_job(self, caller_id: str) -> Job[Erasure]:
+        def job(conn: Connection) -> Erasure:
+            p = _PERSONAL.c
+            erased = conn.execute(
+                update(_PERSONAL)
+                .where(p.caller_id == caller_id, p.erased_at.is_(None))
+                .values(text=None, salt=None, erased_at=time.time())
+            ).rowcount
+            return Erasure(int(erased or 0), _count_kept_in_chain(conn, caller_id))
+
+        return job
 
     def receipts(self) -> list[ReceiptRow]:
         """Every receipt with its delivery summary, oldest first (small ledgers and tests)."""
@@ -723,7 +862,7 @@ class Ledger:
         shorter one without keeping the last hash elsewhere.
         """
         started = time.perf_counter()
-        parts = ["chain", *_PARTS]
+        parts = ["chain", *_PARTS, "personal"]
         if parallel is None:
             with self.engine.connect() as conn:
                 size = conn.execute(text("SELECT COALESCE(MAX(seq), 0) FROM gate_chain")).scalar_one()
@@ -749,6 +888,22 @@ _KINDS_OF_TABLE: dict[str, tuple[str, ...]] = {
     table: tuple(k for k, (t, _) in FORMATS.items() if t == table) for table in _PARTS
 }
 _PARALLEL_ABOVE = 200_000
+
+
+def _count_kept_in_chain(conn: Any, caller_id: str) -> int:
+    """The caller's records of the older kinds that hold personal text inside the hashed record."""
+    ch, d, cf = _CHAIN_TABLE.c, _DECISIONS.c, _CONFIRMATIONS.c
+    decisions = (
+        select(func.count())
+        .select_from(_DECISIONS.join(_CHAIN_TABLE, ch.seq == d.chain_seq))
+        .where(d.caller_id == caller_id, ch.kind == "decision")
+    )
+    answers = (
+        select(func.count())
+        .select_from(_CONFIRMATIONS.join(_CHAIN_TABLE, ch.seq == cf.chain_seq))
+        .where(cf.caller_id == caller_id, ch.kind == "confirmation", cf.words.is_not(None))
+    )
+    return int(conn.execute(decisions).scalar_one()) + int(conn.execute(answers).scalar_one())
 
 
 def _count_held(conn: Any, caller_id: str, tool: str, since: float, until: float | None) -> int:
@@ -803,6 +958,8 @@ def _read_only_sqlite(url: str, *, immutable: bool = False) -> str:
 def _check_part(conn: Any, part: str) -> tuple[int, BrokenEntry | None]:
     if part == "chain":
         return _verify_chain(conn)
+    if part == "personal":
+        return 0, _verify_personal(conn)
     return 0, _verify_records(conn, part)
 
 
@@ -900,6 +1057,27 @@ def _verify_records(conn: Any, name: str) -> BrokenEntry | None:
     ).first()
     if rolled_back is not None:
         return BrokenEntry(rolled_back[0], rolled_back[1], f"{noun} was set back to an earlier version")
+    return None
+
+
+def _verify_personal(conn: Any) -> BrokenEntry | None:
+    """The first personal text that no longer matches the digest its record holds.
+
+    Texts are outside the chain; each is checked against its salted digest,
+    which is inside it. An erased text (no text, no salt) is fine.
+    """
+    sql = "SELECT digest, salt, text, erased_at, record_id FROM gate_personal"
+    for digest, salt, text_, erased_at, record_id in _stream(conn, sql):
+        problem = personal.Stored(digest, salt, text_, erased_at).problem()
+        if problem is not None:
+            seq = conn.execute(
+                text(
+                    "SELECT chain_seq FROM gate_decisions WHERE id = :k "
+                    "UNION ALL SELECT chain_seq FROM gate_confirmations WHERE id = :k"
+                ),
+                {"k": record_id},
+            ).scalar()
+            return BrokenEntry(seq, record_id, f"{problem} ({digest})")
     return None
 
 

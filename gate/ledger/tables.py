@@ -2,8 +2,12 @@
 
 ``gate_decisions``, ``gate_confirmations``, ``gate_receipts`` and
 ``gate_deliveries`` are the gate's own record; ``gate_chain`` is the
-append-only hash chain over them. A receipt never changes once written:
-each delivery attempt and each acknowledgement from the decision service
+append-only hash chain over them. ``gate_personal`` holds the personal text
+those records name (a caller's words, the question they heard, what a
+memory said) apart from them: a record commits to each text by a salted
+digest, so erasing the text and its salt leaves the chain whole.
+``gate_checkpoints`` are signed heads of the chain, chained to each other.
+A receipt never changes once written: each delivery attempt and each acknowledgement from the decision service
 (with its ``policy_alignment``) is a new ``gate_deliveries`` row, chained
 like everything else an auditor reads.
 ``service_decisions`` and ``service_receipts`` belong to the embedded
@@ -31,6 +35,8 @@ class DecisionRow(SQLModel, table=True):
     __table_args__ = (
         Index("ix_gate_decisions_caller_tool_time", "caller_id", "tool", "created_at"),
         Index("ix_gate_decisions_time", "created_at"),
+        # The decision a caller's yes led to, found from the question (the case file's link).
+        Index("ix_gate_decisions_confirmation", "confirmation_id"),
     )
 
     id: str = Field(primary_key=True, max_length=64)
@@ -256,6 +262,45 @@ class ChainRow(SQLModel, table=True):
     digest: str = Field(max_length=80)
     prev_hash: str = Field(max_length=80)
     hash: str = Field(max_length=80, unique=True)
+
+
+class PersonalRow(SQLModel, table=True):
+    """One piece of personal text a chained record names by its salted digest.
+
+    ``digest`` is ``sha256:`` over the salt's bytes followed by the text's
+    UTF-8 bytes; the record holds ``personal:<digest>`` where the text was.
+    Erased: ``text`` and ``salt`` are gone and ``erased_at`` says when; the
+    digest stays, and without the salt it cannot be used to confirm a guess.
+    """
+
+    __tablename__ = "gate_personal"
+
+    digest: str = Field(primary_key=True, max_length=80)
+    record_id: str = Field(max_length=64, index=True)
+    caller_id: str = Field(max_length=128, index=True)
+    salt: str | None = Field(default=None, max_length=32)
+    text: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    erased_at: float | None = None
+
+
+class CheckpointRow(SQLModel, table=True):
+    """A signed head of the chain: entry ``chain_seq`` had hash ``chain_hash`` at ``at``.
+
+    ``prev`` is the hash of the checkpoint before it (its signed body and
+    signature), so checkpoints form a chain of their own; one ``prev`` can be
+    followed only once, so two processes signing at once cannot fork it.
+    """
+
+    __tablename__ = "gate_checkpoints"
+    __table_args__ = (UniqueConstraint("prev", name="uq_gate_checkpoints_prev"),)
+
+    seq: int = Field(primary_key=True)
+    at: float
+    chain_seq: int
+    chain_hash: str = Field(max_length=80)
+    prev: str = Field(max_length=80)
+    key_id: str = Field(max_length=80)
+    signature: str = Field(max_length=128)
 
 
 class ServiceDecisionRow(SQLModel, table=True):
