@@ -300,9 +300,11 @@ class Pipeline:
             and (policy.evidence is None or not policy.evidence.required)
         )
 
-        context = self._context(tool, policy, args, heard, since, today, lang)
-
         async def evidence() -> ServiceDecision:
+            # Rendering the query can fail (too long): inside, so the failure is recorded as
+            # the evidence rule's own.
+            context = self._context(tool, policy, args, heard, since, today, lang)
+
             async def ask() -> ServiceDecision:
                 if record_request:
                     await self.attest(caller, loaded, args, kind="request", deadline=budget_end)

@@ -162,9 +162,12 @@ async def test_a_later_retraction_wins(engine: gate.LocalEngine) -> None:
     query = "deliver the parcel on Sunday"
     assert (await engine.evaluate_action("alice", query, match=["Sunday"])).outcome == "act"
     await said(engine, "alice", "no wait, make it saturday")
-    assert (await engine.evaluate_action("alice", query, match=["Sunday"])).outcome == "abstain"
+    changed = await engine.evaluate_action("alice", query, match=["Sunday"])
+    assert changed.outcome == "abstain" and changed.rule == "evidence.missing"
+    assert changed.trace is not None and changed.trace.arguments[0].status == "conflict"
+    # The request is still the delivery; its day is now Saturday.
     saturday = await engine.evaluate_action("alice", "deliver the parcel on Saturday", match=["Saturday"])
-    assert saturday.outcome != "act"  # "make it saturday" alone is not trusted support of a delivery
+    assert saturday.outcome == "act" and len(saturday.memories) == 2
 
 
 async def test_over_long_query_is_refused_before_anything_is_sent(engine: gate.LocalEngine) -> None:
@@ -373,42 +376,47 @@ def last_decision(c: Call) -> Any:
 async def test_session_trusted_denial_abstains_and_the_audit_cites_it(alice: tuple[Call, list[str]]) -> None:
     c, done = alice
     denial = await on_file(c, "I can never do Thursday.")
-    out = await c.turn(
-        "move my reservation to thursday", call("move_reservation", day="Thursday"), say("Sorry.")
-    )
+    out = await c.turn("what about my reservation?", call("move_reservation", day="Thursday"), say("Sorry."))
     assert out[0].startswith("I can't move it to Thursday on this call.") and done == []
     decision = last_decision(c)
-    assert (decision.outcome, decision.rule) == ("abstain", "evidence")
+    assert (decision.outcome, decision.rule) == ("abstain", "evidence.denied")
     shown = json.dumps(audit_show(c, decision.id))
     assert denial in shown and "I can never do Thursday." in shown
 
     await on_file(c, "Do not cancel my premium plan, ever")
-    out = await c.turn("cancel premium", call("cancel_plan", plan="premium"), say("Sorry."))
+    out = await c.turn("and my plan?", call("cancel_plan", plan="premium"), say("Sorry."))
     assert out[0].startswith("I can't cancel the premium plan on this call.") and done == []
+
+    # What the caller says in this call is their latest word: it wins over what is on file.
+    out = await c.turn(
+        "I'm sure now, cancel my premium plan", call("cancel_plan", plan="premium"), say("Done.")
+    )
+    assert out == ["Cancelled premium."] and done == ["cancelled premium"]
 
 
 async def test_session_same_words_about_another_matter_do_not_act(alice: tuple[Call, list[str]]) -> None:
     c, done = alice
     await on_file(c, "I booked premium seats for the opera on Friday.")
     await on_file(c, "My sister arrives on Friday at 7pm.")
-    out = await c.turn("cancel my premium plan", call("cancel_plan", plan="premium"), say("Sorry."))
-    assert out[0].startswith("I can't cancel the premium plan on this call.")
+    out = await c.turn("can you sort my plans out?", call("cancel_plan", plan="premium"), say("Shall I?"))
+    assert out[0].startswith("Cancel the premium plan?")  # nothing supports it: the gate asks
+    assert (last_decision(c).outcome, last_decision(c).rule) == ("ask", "evidence.missing")
     out = await c.turn(
-        "a table for friday at seven", call("book_table", party=2, day="Friday", time="19:00"), say("Sorry.")
+        "and dinner?", call("book_table", party=2, day="Friday", time="19:00"), say("Shall I?")
     )
-    assert out[0].startswith("I can't book that table on this call.")
+    assert out[0].startswith("A table for 2 on Friday at 19:00?")
     assert done == []
     # The same tools act on memory that is about them.
     await on_file(c, "please end my premium subscription")
-    out = await c.turn("cancel my premium plan", call("cancel_plan", plan="premium"), say("Done."))
+    out = await c.turn("what about my plan?", call("cancel_plan", plan="premium"), say("Done."))
     assert out == ["Cancelled premium."] and done == ["cancelled premium"]
 
 
 async def test_session_amounts_as_values(alice: tuple[Call, list[str]]) -> None:
     c, done = alice
     await on_file(c, "Please pay 1,500 on invoice INV-77")
-    out = await c.turn("pay it", call("pay_invoice", invoice="INV-77", amount=500), say("Sorry."))
-    assert out[0].startswith("I can't pay that on this call.") and done == []
+    out = await c.turn("pay it", call("pay_invoice", invoice="INV-77", amount=500), say("Shall I?"))
+    assert out[0].startswith("Pay 500 on INV-77?") and done == []  # 500 is not 1,500: it asks
     out = await c.turn("pay it", call("pay_invoice", invoice="INV-77", amount=1500), say("Done."))
     assert out == ["Paid."] and done == ["paid 1500 on INV-77"]
 
@@ -417,8 +425,9 @@ async def test_session_questions_and_third_parties_are_not_requests(alice: tuple
     c, done = alice
     await on_file(c, "would thursday work for moving my hotel reservation")
     await on_file(c, "my brother wants his hotel reservation moved to thursday")
-    out = await c.turn("thursday then", call("move_reservation", day="Thursday"), say("Sorry."))
-    assert out[0].startswith("I can't move it to Thursday on this call.") and done == []
+    out = await c.turn("what do you think?", call("move_reservation", day="Thursday"), say("Shall I?"))
+    assert out[0].startswith("Move your reservation to Thursday?") and done == []
+    assert last_decision(c).rule == "evidence.missing"
 
 
 async def test_an_engine_reached_by_calls_together_opens_its_store_once() -> None:

@@ -58,7 +58,8 @@ class Outcome:
     def describe(self) -> str:
         c = self.case
         d = self.decision
-        return f"[{c['class']}] {c['tool']}{c['args']} <- {c['memories']} -> {d.outcome} ({d.rule}): {d.reason}"
+        said = f"{d.outcome} ({d.rule}): {d.reason}"
+        return f"[{c['class']}] {c['tool']}{c['args']} <- {c['memories']} -> {said}"
 
 
 def spoken(value: Any) -> str:

@@ -79,7 +79,9 @@ evidence:
   missing: abstain
 confirm: when_unsure
 timeout_s: 10
-messages: {ask: "A {car_class} in {city} from {pickup_date} to {return_date}?", abstain: "I can't book that car."}
+messages:
+  ask: "A {car_class} in {city} from {pickup_date} to {return_date}?"
+  abstain: "I can't book that car."
 """,
 }
 

@@ -70,7 +70,7 @@ async def test_trusted_evidence_acts_with_receipt(alice: Harness, calendar: Cale
 
 async def test_ask_then_yes_books(alice: Harness, calendar: Calendar) -> None:
     await remember_wish(alice.gate, "alice", "I'd like my visit on Thursday")
-    r = await alice.turn("Book Thursday.", call("book_visit", day="Thursday"), say("Confirm Thursday?"))
+    r = await alice.turn("Can you book my visit?", call("book_visit", day="Thursday"), say("Confirm Thursday?"))
     ((out, err),) = outputs(r)
     assert not err and out.startswith("Just to confirm: book your visit on Thursday?")
     assert calendar.booked == {}
@@ -92,7 +92,7 @@ async def test_claimed_confirmation_without_a_yes_executes_nothing(
     alice: Harness, calendar: Calendar
 ) -> None:
     await remember_wish(alice.gate, "alice", "I'd like my visit on Thursday")
-    await alice.turn("Book Thursday.", call("book_visit", day="Thursday"), say("Confirm?"))
+    await alice.turn("Can you book my visit?", call("book_visit", day="Thursday"), say("Confirm?"))
     # The model claims the caller agreed in the same turn: the caller has not answered.
     r = await alice.turn("Hmm, let me think.", call(gate.CONFIRM_TOOL), say("ok"))
     ((out, err),) = outputs(r)
@@ -104,7 +104,7 @@ async def test_claimed_confirmation_without_a_yes_executes_nothing(
 async def test_confirm_in_the_asking_turn_is_refused(alice: Harness, calendar: Calendar) -> None:
     await remember_wish(alice.gate, "alice", "I'd like my visit on Thursday")
     r = await alice.turn(
-        "Book Thursday.",
+        "Can you book my visit?",
         call("book_visit", day="Thursday"),
         call(gate.CONFIRM_TOOL),
         say("Booked, the caller agreed."),
@@ -115,7 +115,7 @@ async def test_confirm_in_the_asking_turn_is_refused(alice: Harness, calendar: C
 
 async def test_yes_but_friday_is_not_a_yes(alice: Harness, calendar: Calendar) -> None:
     await remember_wish(alice.gate, "alice", "I'd like my visit on Thursday")
-    await alice.turn("Book Thursday.", call("book_visit", day="Thursday"), say("Confirm Thursday?"))
+    await alice.turn("Can you book my visit?", call("book_visit", day="Thursday"), say("Confirm Thursday?"))
     r = await alice.turn("Yes, but make it Friday.", call(gate.CONFIRM_TOOL), say("ok"))
     ((out, err),) = outputs(r)
     assert err and "wants something different" in out and "nothing was done" in out
@@ -127,7 +127,7 @@ async def test_yes_but_friday_is_not_a_yes(alice: Harness, calendar: Calendar) -
 
 async def test_state_moved_between_question_and_yes_asks_again(alice: Harness, calendar: Calendar) -> None:
     await remember_wish(alice.gate, "alice", "I'd like my visit on Thursday")
-    await alice.turn("Book Thursday.", call("book_visit", day="Thursday"), say("Confirm Thursday?"))
+    await alice.turn("Can you book my visit?", call("book_visit", day="Thursday"), say("Confirm Thursday?"))
     calendar.take("Monday", "bob")  # someone else changes the calendar meanwhile
     r = await alice.turn("Yes.", call(gate.CONFIRM_TOOL), say("It changed; shall I still book Thursday?"))
     ((out, err),) = outputs(r)
@@ -135,7 +135,7 @@ async def test_state_moved_between_question_and_yes_asks_again(alice: Harness, c
     assert "Just to confirm" in out
     assert calendar.booked == {"Monday": "bob"}
     decisions = alice.gate.ledger.decisions(caller_id="alice")
-    assert [(d.outcome, d.rule) for d in decisions] == [("ask", "evidence"), ("ask", "state.changed")]
+    assert [(d.outcome, d.rule) for d in decisions] == [("ask", "evidence.untrusted"), ("ask", "state.changed")]
     assert decisions[1].state_version == "2"
     r = await alice.turn("Yes.", call(gate.CONFIRM_TOOL), say("Done."))
     assert outputs(r) == [("Booked Thursday.", False)]
@@ -162,14 +162,17 @@ async def test_tool_error_gives_safe_message_and_failed_receipt(alice: Harness, 
     assert (receipt.status, receipt.error_code) == ("failed", "tool_error.KeyError")
 
 
-async def test_no_evidence_abstains(alice: Harness, calendar: Calendar) -> None:
-    r = await alice.turn("Book Thursday.", call("book_visit", day="Thursday"), say("Sorry."))
+async def test_no_evidence_asks_and_books_only_on_the_yes(alice: Harness, calendar: Calendar) -> None:
+    # The caller never said a day: the gate asks the question carrying it instead of refusing.
+    r = await alice.turn("Can you book my visit?", call("book_visit", day="Thursday"), say("Thursday?"))
     ((out, err),) = outputs(r)
-    assert not err and out.startswith("I can't book Thursday on this call.")
+    assert not err and out.startswith("Just to confirm: book your visit on Thursday?")
     assert calendar.booked == {}
     (d,) = alice.gate.ledger.decisions()
-    assert (d.outcome, d.rule) == ("abstain", "evidence")
+    assert (d.outcome, d.rule) == ("ask", "evidence.missing")
     assert receipts_by_decision(alice.gate)[d.id].status == "skipped"
+    r = await alice.turn("Yes please.", call(gate.CONFIRM_TOOL), say("Booked."))
+    assert outputs(r) == [("Booked Thursday.", False)] and calendar.booked == {"Thursday": "alice"}
 
 
 async def test_duplicate_call_returns_first_result(alice: Harness, calendar: Calendar) -> None:
@@ -225,7 +228,7 @@ async def test_refund_always_asks_and_masks(alice: Harness, calendar: Calendar) 
     r = await alice.turn("Yes, go ahead.", call(gate.CONFIRM_TOOL), say("Done."))
     assert outputs(r) == [("Refunded 20.00 on A-1.", False)]
     decisions = alice.gate.ledger.decisions()
-    assert [d.rule for d in decisions] == ["confirm.always", "evidence"]
+    assert [d.rule for d in decisions] == ["confirm.always", "evidence.recorded"]
     for d in decisions:
         assert "A-1" not in d.args_json and json.loads(d.args_json)["amount"] == 20
 
@@ -242,13 +245,13 @@ async def test_unverified_caller_abstains(the_gate: gate.Gate, calendar: Calenda
 
 async def test_structlog_events_per_decision_and_receipt(alice: Harness) -> None:
     with capture_logs() as logs:
-        await alice.turn("Book Thursday.", call("book_visit", day="Thursday"), say("Sorry."))
+        await alice.turn("Can you book my visit?", call("book_visit", day="Thursday"), say("Sorry."))
     names = [e["event"] for e in logs if e["event"].startswith("gate.")]
     assert names == ["gate.decision", "gate.receipt"]
     decision, receipt = (e for e in logs if e["event"] in ("gate.decision", "gate.receipt"))
     assert decision["decision_id"] == receipt["decision_id"]
     assert decision["caller"] == "alice" and decision["tool"] == "book_visit"
-    assert decision["outcome"] == "abstain" and receipt["status"] == "skipped"
+    assert decision["outcome"] == "ask" and receipt["status"] == "skipped"
 
 
 async def test_rate_limit_counts_executed_actions(the_gate: gate.Gate, calendar: Calendar) -> None:
@@ -280,10 +283,10 @@ async def test_shadow_mode_records_and_runs(home: Any, calendar: Calendar, tmp_p
     g = gate.Gate(make_tools(calendar), policies=shadow)
     h = Harness(g, ALICE)
     await h.start()
-    r = await h.turn("Book Thursday.", call("book_visit", day="Thursday"), say("Booked."))
+    r = await h.turn("Can you book my visit?", call("book_visit", day="Thursday"), say("Booked."))
     assert outputs(r) == [("Booked Thursday.", False)]
     (d,) = g.ledger.decisions()
-    assert (d.mode, d.outcome, d.enforced_outcome) == ("shadow", "abstain", "act")
+    assert (d.mode, d.outcome, d.enforced_outcome) == ("shadow", "ask", "act")
     receipt = receipts_by_decision(g)[d.id]
     assert (receipt.status, receipt.policy_alignment) == ("succeeded", "violated")
     await h.session.aclose()

@@ -226,7 +226,8 @@ class LocalEngine:
                 self._vector(query), self._current_in_slot(partition, slot)
             )
             if not in_slot:
-                return []
+                # Nothing in the slot can support; a no said anywhere still counts against.
+                return await self._nearby(partition, query, vector, max(top_k * 2, 10))
             fact, fact_vec = in_slot[0]
             rows: list[tuple[MemoryItem, bool, _Vector | None]] = [(fact, True, fact_vec)]
             later = await self._said_after(partition, fact.created_at.timestamp(), {fact.id})

@@ -496,6 +496,17 @@ def _clause(
     return _Clause(start, end, "request", other=_asks_other(part, request, meaning, strong_only=in_call))
 
 
+def _phrasal(text: str, verb: str) -> str:
+    """The verb with a particle said within three words after it ("drop the parcel off": "drop off")."""
+    if " " in verb:
+        return verb
+    found = re.search(
+        rf"(?<![\w-]){re.escape(verb)}\s+(?:\S+\s+){{0,3}}?(off|up|down|back|out|in|over|round)\b",
+        text.casefold(),
+    )
+    return f"{verb} {found.group(1)}" if found else verb
+
+
 def known_other(verb: str, wanted: Sequence[str]) -> bool:
     """Whether ``verb`` is known to name another action than the query's.
 
@@ -530,7 +541,7 @@ def _asks_other(
     """Whether a request clause asks for another action, or for this one on another thing."""
     wanted = action_words(request)
     verb = asked_verb(part, request)
-    if verb is not None and wanted and known_other(verb, wanted):
+    if verb is not None and wanted and known_other(_phrasal(part, verb), wanted):
         return True
     return _other_thing(part, request, meaning, strong_only=strong_only)
 
