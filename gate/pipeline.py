@@ -320,7 +320,10 @@ class Pipeline:
                     # service, which never heard them, did not answer act: record the
                     # request with it, so that its answer is act and the receipt aligned.
                     await self.attest(caller, loaded, args, kind="request", deadline=budget_end)
-                    found = await self._ask_service(policy, caller, args, context)
+                    again = await self._ask_service(policy, caller, args, context)
+                    # The trace that stands is the one over the caller's words, not over the
+                    # record of them just written.
+                    found = dataclasses.replace(again, trace=found.trace) if again.outcome == "act" else again
                 return found
 
             return await asyncio.wait_for(ask(), timeout=time_left(budget_end))

@@ -334,13 +334,19 @@ async def test_missing_evidence_asks_and_the_yes_is_the_evidence(alice: tuple[Ca
     out = await c.turn("yes please", call(gate.CONFIRM_TOOL), say("Sent."))
     assert out == ["Sent."] and done == ["sent 50 to ACC-77"]
     traced = c.arguments()
-    assert traced["amount"]["source"] == "confirmation" and traced["amount"]["rule"] == "trace.confirmed"
-    assert traced["amount"]["words"] == "yes please"
+    # The yes to the question carrying the values traces them: as the agent's offer taken up, or
+    # as the confirmation itself.
+    assert traced["amount"]["rule"] in ("trace.offer", "trace.confirmed")
+    assert "yes please" in (traced["amount"]["words"], (traced["amount"].get("accepted") or {}).get("words"))
 
 
 async def test_a_value_with_a_negative_word_is_not_read_as_a_no(alice: tuple[Call, list[str]]) -> None:
     c, done = alice
-    out = await c.turn("play no more by the tide please", call("play_song", song="No More"), say("Play it?"))
+    out = await c.turn(
+        "play no more by the tide please",
+        call("play_song", song="No More"),
+        say("Play the song No More on the TV?"),
+    )
     assert out[0].startswith("Play the song No More on the TV?")
     assert c.arguments()["song"]["status"] == "traced" and c.arguments()["device"]["status"] == "unchecked"
     out = await c.turn("Yes, that's correct.", call(gate.CONFIRM_TOOL), say("Playing."))

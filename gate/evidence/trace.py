@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from gate.evidence import forms
 from gate.evidence import reading as rd
 from gate.evidence.forms import Said, alternatives, name_spans, picks, proposed_names
 from gate.evidence.meaning import Similarities
@@ -258,6 +259,7 @@ def _argument(
     spoken_of = False
     offer: tuple[rd.Reading, Said, int] | None = None
     options: set[str] = set()
+    standing: tuple[rd.Reading, Said] | None = None
     for n, r in enumerate(readings):
         s = r.statement
         if r.stance == "record":
@@ -278,6 +280,10 @@ def _argument(
         if r.stance == "agent":
             named = r.said(spec.name)
             offer = (r, named[0], _offered_of_kind(r, spec, request)) if named else None
+            if offer is not None and offer[2] == 1:
+                standing = (r, named[0])
+            elif offer is not None or forms.other_value_spans(s.text, spec, request):
+                standing = None  # the agent offers something else now
             if named and spec.kind == "text":
                 options |= {o for x in named for o in alternatives(s.text, x.start, x.end)}
             continue
@@ -306,26 +312,27 @@ def _argument(
         if offer is not None and s.origin == "call":
             offered_r, offered, kinds = offer
             picked = spec.kind == "text" and picks(s.text, offered.words, offered_r.statement.text)
-            plain_yes = r.agrees and not r.refuses and (r.stance == "closing" or _only_agreement(s.text))
-            if (plain_yes and kinds == 1) or picked:
+            if asks_another(s.text):
+                standing = None  # "can you find me something else?": the offer is turned down
+            elif (_takes_up(r, s.text) and kinds == 1) or picked:
                 spoken_of = True
-                current = ArgumentTrace(
-                    spec.name,
-                    spec.value,
-                    "traced",
-                    "trace.offer",
-                    "the agent offered it and the caller took it up",
-                    source="call",
-                    speaker="agent",
-                    at=offered_r.statement.at,
-                    turn=offered_r.statement.turn,
-                    message_id=offered_r.statement.message_id,
-                    words=offered_r.statement.text,
-                    span=offered.span,
-                    accepted=_accepted(r),
-                    trusted=s.trusted,
-                )
+                current = _offer_taken(spec, offered_r, offered, r)
+                standing = None
             offer = None
+        if (
+            standing is not None
+            and current is None
+            and r.stance == "request"
+            and r.names_action
+            and s.origin == "call"
+        ):
+            # The caller asks for the action after the agent offered one value of this kind and
+            # nobody turned it down: "I'd like tickets to the event you found".
+            spoken_of = True
+            current = _offer_taken(
+                spec, standing[0], standing[1], r, note="the agent offered it; the caller asked for it"
+            )
+            standing = None
         proposed = [p for p in proposed_names(s.text) if not name_spans(p, spec.shown)]
         first_proposed = proposed[:1] and not _proposes_own(s.text, spec)
         if (
@@ -429,6 +436,53 @@ def _answers_agent(readings: Sequence[rd.Reading], n: int) -> bool:
 
 
 _ASKED = re.compile(r"\?\s*$|\b(?:what|which|when|how many|how much|where|who)\b", re.IGNORECASE)
+
+
+def _offer_taken(
+    spec: ArgumentSpec, offered_r: rd.Reading, offered: Said, taken: rd.Reading, *, note: str = ""
+) -> ArgumentTrace:
+    s = offered_r.statement
+    return ArgumentTrace(
+        spec.name,
+        spec.value,
+        "traced",
+        "trace.offer",
+        note or "the agent offered it and the caller took it up",
+        source="call",
+        speaker="agent",
+        at=s.at,
+        turn=s.turn,
+        message_id=s.message_id,
+        words=s.text,
+        span=offered.span,
+        accepted=_accepted(taken),
+        trusted=taken.statement.trusted,
+    )
+
+
+_ANOTHER = re.compile(
+    r"\b(?:something|anything|somewhere|anywhere|someone)\s+else\b|\b(?:another|other|different)\s+"
+    r"(?:one|ones|option|options|choice|choices|time|day|place|restaurant|hotel|event|flight|bus|car)\b|"
+    r"\bany(?:thing)? (?:other|others)\b|\bnot (?:that|this) one\b|\bsomething (?:cheaper|closer|better)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_another(text: str) -> bool:
+    """Whether the caller asks for another option than the one offered ("find me something else")."""
+    return _ANOTHER.search(text) is not None
+
+
+def _takes_up(r: rd.Reading, text: str) -> bool:
+    """Whether the caller's reply takes up what the agent just offered: it opens with agreement.
+
+    "Sounds good to me. Could you find hotels too?" takes the offer and moves on;
+    "yes, but for three" agrees and changes (the change is read as the latest value).
+    """
+    if r.refuses:
+        return False
+    first = re.split(r"[.!?;]|,\s+(?:but|now|and|so)\b", text, maxsplit=1)[0]
+    return _only_agreement(first)
 
 
 def _said_by(
