@@ -348,8 +348,9 @@ _REQUEST_AS_QUESTION = re.compile(
 )
 _QUESTION_START = {
     "en": r"what|whats|what's|when|where|which|who|whom|whose|why|how|hows|is|isn't|isnt|are|aren't|"
-    r"am|was|were|do(?!\s+not\b)|does(?!\s+not\b)|doesn't|did(?!\s+not\b)|didn't|can|can't|"
-    r"could|would|will|won't|shall|should|may|might|"
+    r"am|was|were|(?:do|did|didn't)(?=\s+(?:you|u|ya|i|we|they)\b)|"
+    r"(?:does|doesn't)(?=\s+(?:it|that|this|he|she|the|my|your|our|anyone|someone|somebody)\b)|"
+    r"can|can't|could|would|will(?!\s+do\b)|won't|shall|should|may|might|"
     r"(?:have|has|had)(?=\s+(?:you|u|i|we|they|he|she|it|that|this|anyone|someone)\b)|"
     r"any chance|is there|are there|i wonder|i was wondering|wondering|"
     r"what about|how about|do you know|any idea",
@@ -492,7 +493,9 @@ _CONDITION = re.compile(
     r"seventh|eighth|ninth|tenth|\w+teenth|twentieth|\w+(?:first|second|third|th))\b|"
     r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
     r"twelve|noon|midday|midnight|lunch|(?:mon|tues|wednes|thurs|fri|satur|sun)day|the end|end of|next|"
-    r"tomorrow|tonight|later|then)\b))|in the event|depending on|let'?s say|say i|suppose|supposing|"
+    r"tomorrow|tonight|later|then|january|february|march|april|may|june|july|august|september|october|"
+    r"november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b))|"
+    r"in the event|depending on|let'?s say|say i|suppose|supposing|"
     r"if and when|the moment|the day (?:i|we|it|my|our|the|his|her|their)|the minute|on (?:the )?condition|"
     r"subject to|(?:after|on|come|before) pay ?day|after (?:i'?ve|i've) been paid|"
     r"should (?:it|the|he|she|they|i|we|that|this|there)\b|were (?:he|it|i|she|they|we|that|the|my)\b|"

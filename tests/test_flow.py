@@ -70,7 +70,9 @@ async def test_trusted_evidence_acts_with_receipt(alice: Harness, calendar: Cale
 
 async def test_ask_then_yes_books(alice: Harness, calendar: Calendar) -> None:
     await remember_wish(alice.gate, "alice", "I'd like my visit on Thursday")
-    r = await alice.turn("Can you book my visit?", call("book_visit", day="Thursday"), say("Confirm Thursday?"))
+    r = await alice.turn(
+        "Can you book my visit?", call("book_visit", day="Thursday"), say("Confirm Thursday?")
+    )
     ((out, err),) = outputs(r)
     assert not err and out.startswith("Just to confirm: book your visit on Thursday?")
     assert calendar.booked == {}
@@ -135,7 +137,10 @@ async def test_state_moved_between_question_and_yes_asks_again(alice: Harness, c
     assert "Just to confirm" in out
     assert calendar.booked == {"Monday": "bob"}
     decisions = alice.gate.ledger.decisions(caller_id="alice")
-    assert [(d.outcome, d.rule) for d in decisions] == [("ask", "evidence.untrusted"), ("ask", "state.changed")]
+    assert [(d.outcome, d.rule) for d in decisions] == [
+        ("ask", "evidence.untrusted"),
+        ("ask", "state.changed"),
+    ]
     assert decisions[1].state_version == "2"
     r = await alice.turn("Yes.", call(gate.CONFIRM_TOOL), say("Done."))
     assert outputs(r) == [("Booked Thursday.", False)]

@@ -227,7 +227,12 @@ def value_spans(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[tu
     if spec.kind in ("bool", "other"):
         return []
     if spec.kind == "text":
-        return list(name_spans(text, spec.shown))
+        spans = list(name_spans(text, spec.shown))
+        for other in words.PLACE_NAMES.get(" ".join(spec.shown.casefold().split()), ()):
+            spans += [s for s in name_spans(text, other) if not any(_overlaps(s, o) for o in spans)]
+        return sorted(spans)
+    if spec.kind == "bool":
+        return [(s, e) for s, e, said in flag_spans(text, spec) if said == bool(spec.value)]
     spans = _plain_spans(text, spec.value)
     if not spans and spec.kind == "weekday":
         spans = _plain_spans(_PLURAL_DAY.sub(r"\1", text), spec.value)
@@ -244,6 +249,8 @@ def other_value_spans(text: str, spec: ArgumentSpec, request: TraceRequest) -> l
     """Where ``text`` says another value of this argument's kind (a later value may replace it)."""
     if spec.kind == "ident":
         return other_idents(text, spec, request)
+    if spec.kind == "bool":
+        return [(s, e) for s, e, said in flag_spans(text, spec) if said != bool(spec.value)]
     if spec.kind == "text":
         others = _other_names(text, spec, request)
         own = value_spans(text, spec, request)
@@ -330,6 +337,50 @@ _DAYPARTS = frozenset(
     }
 )
 _ARTICLES = frozenset({"the", "a", "an", "my", "our", "your"})
+
+
+_FLAG_NO = re.compile(
+    r"\b(?:no|not|don'?t|do not|doesn'?t|won'?t|without|never|nothing|zero|none|neither|nor|skip)\b"
+    r"(?:\s+\w+){0,3}\s*$",
+    re.IGNORECASE,
+)
+# Words of an argument's name too general to say the flag ("number", "type", "is", "has").
+_FLAG_FILLER = frozenset(
+    {"number", "type", "is", "has", "have", "with", "want", "needs", "need", "allow", "allowed"}
+)
+
+
+def flag_spans(text: str, spec: ArgumentSpec) -> list[tuple[int, int, bool]]:
+    """Where the text says a yes/no argument, and which: "a shared ride is fine" says ``shared_ride``
+    True, "no extra luggage" says ``additional_luggage`` False. The flag is said by the distinctive
+    words of its name (and description): the first of them found, with a no before it saying False."""
+    if spec.kind != "bool":
+        return []
+    name_words = [w for w in re.findall(r"[a-z]+", spec.name.casefold()) if w not in _FLAG_FILLER]
+    if not name_words:
+        return []
+    folded = text.casefold()
+    out: list[tuple[int, int, bool]] = []
+    lead = name_words[0]
+    forms_of_lead = _FLAG_SAME.get(lead, (lead,))
+    pattern = "|".join(rf"{re.escape(w[:5])}\w*" for w in forms_of_lead)
+    for m in re.finditer(rf"\b(?:{pattern})", folded):
+        negated = _FLAG_NO.search(folded[max(0, m.start() - 30) : m.start()]) is not None
+        out.append((m.start(), m.end(), not negated))
+    if not out and len(name_words) > 1:
+        # "I have no luggage" says there is no additional luggage; "luggage" alone says nothing.
+        for m in re.finditer(rf"\b{re.escape(name_words[-1])}\b", folded):
+            if _FLAG_NO.search(folded[max(0, m.start() - 30) : m.start()]):
+                out.append((m.start(), m.end(), False))
+    return out
+
+
+# Words a flag's name may use for the same thing ("additional luggage" is "extra luggage").
+_FLAG_SAME = {
+    "additional": ("additional", "extra", "more"),
+    "extra": ("extra", "additional", "more"),
+    "shared": ("shared", "share", "sharing", "pool"),
+}
 
 
 def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:

@@ -350,6 +350,22 @@ def _moves_from(request: TraceRequest) -> bool:
     )
 
 
+_DETERMINER_NO = re.compile(r"\b(?:no|without|zero|nor)\s*$", re.IGNORECASE)
+_PHRASE_END = re.compile(r"[,;.!?]|\s(?:by|for|on|at|to|in|and|but|so|please|then|because|with|from)\s", re.I)
+
+
+def _noun_scope(clause: str, denied: str) -> str:
+    """A no before a noun denies that noun phrase only: "with no subtitles by renting" denies subtitles.
+
+    A no before a verb ("don't book it") or a whole clause keeps its scope.
+    """
+    at = clause.casefold().find(denied.strip().casefold()[:20]) if denied.strip() else -1
+    if at < 0 or not _DETERMINER_NO.search(clause[:at]):
+        return denied
+    end = _PHRASE_END.search(denied)
+    return denied[: end.start()] if end else denied
+
+
 def _denial_in(part: str, request: TraceRequest) -> tuple[bool, frozenset[str]]:
     """Whether a denied part says no to the action, and to which values.
 
@@ -374,7 +390,7 @@ def _denial_in(part: str, request: TraceRequest) -> tuple[bool, frozenset[str]]:
     if first in _REASON_VERBS and not shares_word(first, wanted):
         return False, frozenset()
     fitting = first in _FITTING or not first
-    own_verb = bool(first) and shares_word(first, wanted)
+    own_verb = bool(first) and shares_word(first, wanted[:1])
     names_value = bool(first) and any(
         forms.value_spans(first, spec, request)
         for spec in request.arguments
@@ -468,7 +484,7 @@ def _clause(
         if no:
             if removal and utterance.withdraws(part):
                 continue  # "scrap the premier league thing" asks for the removal itself
-            action, values = _denial_in(no, request)
+            action, values = _denial_in(_noun_scope(part, no), request)
             denies_action = denies_action or action
             denied |= values
     if denies_action or denied:

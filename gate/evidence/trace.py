@@ -146,7 +146,10 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
                 reply is not None
                 and (r.about >= OFFER_ABOUT or rd.shares_word(s.text, rd.action_words(request)[:1]))
                 and _OFFER.search(s.text)
-                and (reply.agrees or (reply.stance == "request" and not reply.other_action))
+                and (
+                    _takes_up(reply, reply.statement.text)
+                    or (reply.stance == "request" and not reply.other_action)
+                )
                 and reply.stance not in ("denial", "retraction", "ignored")
             ):
                 found = _requested(
@@ -163,6 +166,7 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
             and _right_after(readings, asked_at, i)
             and not (r.stance == "request" and r.names_action)
             and not _gives_any(r)
+            and not asks_another(s.text)
             and (defers(s.text) or rd.puts_later(s.text))
         ):
             # "leave it for now", "let me think", "hold off": said next, it takes the request back.

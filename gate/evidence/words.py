@@ -150,6 +150,21 @@ CLOSING = frozenset(
     }
 )
 
+# Other names callers use for well-known places ("SF" is San Francisco, "NYC" New York): a value
+# said by one of these is said. Keys and values are folded.
+PLACE_NAMES: dict[str, tuple[str, ...]] = {
+    "san francisco": ("sf", "san fran", "frisco", "sfo"),
+    "new york": ("ny", "nyc", "new york city", "the big apple", "manhattan"),
+    "los angeles": ("la", "l.a.", "l a"),
+    "las vegas": ("vegas",),
+    "philadelphia": ("philly",),
+    "washington": ("dc", "d.c.", "washington dc", "washington d.c."),
+    "san diego": ("sd",),
+    "new orleans": ("nola",),
+    "chicago": ("chi-town",),
+    "london": ("ldn",),
+}
+
 # Relative days, by language: the number of days after the call's date.
 RELATIVE_DAYS: dict[str, int] = {
     "today": 0,
