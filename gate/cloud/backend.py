@@ -51,7 +51,7 @@ from gate.evidence import (
     ServiceReceipt,
     judge,
 )
-from gate.memory.embedder import MiniLMEmbedder
+from gate.memory.embedder import judge_embedder
 
 DEFAULT_URL = "https://api.contextdb.ai"
 # The hosted contract: a query is 1-2000 characters (longer ones come back 400).
@@ -202,7 +202,7 @@ class CloudEngine:
             )
         except ValueError as exc:
             raise ConfigError(f"CONTEXTDB_API_KEY: {exc}") from exc
-        self._embedder = MiniLMEmbedder()
+        self._embedder = judge_embedder()
 
     @classmethod
     def from_env(cls, **kwargs: Any) -> CloudEngine:
