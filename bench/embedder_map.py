@@ -9,7 +9,7 @@ Spanish, French and German sentences to where MiniLM puts English ones. Its
 fidelity (mean cosine between the mapped vector and MiniLM's own) is printed
 for utterances of the dev split.
 
-Run: GATE_SGD_DIR=/work/sgd python -m bench.embedder_map [--turns 42000] [--ridge 1.0]
+Run: GATE_SGD_DIR=/path/to/sgd python -m bench.embedder_map [--turns 42000] [--ridge 1.0] [--out FILE]
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=42000)
     parser.add_argument("--ridge", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     started = time.perf_counter()
     m, u = vectors(utterances("train", args.turns, args.seed))
@@ -69,11 +70,11 @@ def main() -> None:
     dev_m, dev_u = vectors(utterances("dev", 2000, args.seed))
     mapped = embedder._units(dev_u @ projection[:-1] + projection[-1])
     fidelity = float(np.mean(np.sum(mapped * dev_m, axis=1)))
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(OUT, projection=projection.astype(np.float16))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(args.out, projection=projection.astype(np.float16))
     print(
         f"{len(m)} train turns, ridge {args.ridge}: dev fidelity {fidelity:.3f}; "
-        f"wrote {OUT.relative_to(ROOT)} in {time.perf_counter() - started:.0f} s"
+        f"wrote {args.out} in {time.perf_counter() - started:.0f} s"
     )
 
 
