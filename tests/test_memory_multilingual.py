@@ -252,3 +252,13 @@ async def test_english_text_keeps_its_minilm_vector() -> None:
     for a, b in zip(ours, minilm, strict=True):
         assert sum(x * y for x, y in zip(a, b, strict=True)) > 0.99
     assert isinstance(MultilingualEmbedder(), SentenceEmbedder) and MultilingualEmbedder().dimension() == 384
+
+
+async def test_each_encoder_keeps_its_own_vectors() -> None:
+    """The same words through both encoders in turn: each gets its own encoder's vector, never the other's."""
+    words = "tengo una furgoneta blanca aparcada en la calle de atrás"
+    (first,) = await MiniLMEmbedder().embed([words])
+    (ours,) = await MultilingualEmbedder().embed([words], decision=True)
+    (again,) = await MiniLMEmbedder().embed([words], urgent=True)
+    assert again == first
+    assert sum(x * y for x, y in zip(first, ours, strict=True)) < 0.9
