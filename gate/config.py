@@ -41,8 +41,12 @@ class GateSettings(BaseSettings):
     memory: Literal["auto", "local", "cloud", "geniffy"] = Field(
         default="auto", description="caller memory backend (auto: cloud with a ContextDB key, else local)"
     )
-    embedder: Literal["minilm", "mock"] = Field(
-        default="minilm", description="the embedded engine's embedder (mock: no semantics, for tests)"
+    embedder: Literal["minilm", "multilingual", "mock"] = Field(
+        default="minilm",
+        description=(
+            "the sentence embedder (minilm: English; multilingual: English, Spanish, French and "
+            "German in MiniLM's space; mock: the engine's own, no semantics, for tests)"
+        ),
     )
     audit_signing_key: SecretStr | None = Field(
         default=None, description="Ed25519 key that signs the ledger's checkpoints (PEM or base64)"

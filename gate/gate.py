@@ -145,15 +145,16 @@ class Gate:
     async def warm(self) -> None:
         """Load the embedder now (about a second) instead of on the first caller's words.
 
-        Evidence is judged by meaning with MiniLM on the embedded engine and on
-        ContextDB Cloud alike, so it is loaded whatever ``GATE_EMBEDDER`` says.
+        Evidence is judged by meaning on the embedded engine and on ContextDB Cloud
+        alike, so an encoder is loaded whatever ``GATE_EMBEDDER`` says: the
+        multilingual one when it names it, else MiniLM.
         """
         from gate.cloud.backend import CloudEngine
 
         if isinstance(self.backend, LocalEngine | CloudEngine):
             from gate.memory.embedder import warm
 
-            await asyncio.to_thread(warm)
+            await asyncio.to_thread(warm, self.settings.embedder)
 
     def start(self, *, reconcile_grace_s: float = 120.0) -> None:
         """Start background receipt delivery (and reconciliation of dead processes' decisions).
@@ -221,12 +222,9 @@ def _default_backend(settings: GateSettings, ledger: Ledger) -> DecisionBackend:
         from gate.cloud.backend import CloudEngine
 
         return CloudEngine.from_env()
-    embedder = None
-    if settings.embedder == "minilm":
-        from gate.memory.embedder import MiniLMEmbedder
+    from gate.memory.embedder import embedder_for
 
-        embedder = MiniLMEmbedder()
-    return LocalEngine(settings.memory_url(), ledger, embedding_provider=embedder)
+    return LocalEngine(settings.memory_url(), ledger, embedding_provider=embedder_for(settings.embedder))
 
 
 def _default_memory(settings: GateSettings, backend: DecisionBackend) -> MemoryStore:

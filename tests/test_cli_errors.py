@@ -61,7 +61,7 @@ def test_an_unknown_command_is_one_line() -> None:
 @pytest.mark.parametrize(
     ("variable", "value", "args", "allowed"),
     [
-        ("GATE_EMBEDDER", "nope", ["audit", "list"], "minilm, mock"),
+        ("GATE_EMBEDDER", "nope", ["audit", "list"], "minilm, multilingual, mock"),
         ("GATE_MEMORY", "nope", ["forget", "x"], "auto, local, cloud, geniffy"),
     ],
 )
@@ -154,4 +154,4 @@ def test_through_the_installed_command_too(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert done.stdout == ""
-    assert done.stderr == "gate: GATE_EMBEDDER='nope': expected one of minilm, mock\n"
+    assert done.stderr == "gate: GATE_EMBEDDER='nope': expected one of minilm, multilingual, mock\n"

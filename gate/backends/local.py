@@ -44,7 +44,7 @@ from gate.evidence.reading import texts_for
 from gate.ledger import Ledger
 from gate.ledger.tables import ServiceDecisionRow, ServiceReceiptRow
 from gate.ledger.writer import Job
-from gate.memory.embedder import MiniLMEmbedder
+from gate.memory.embedder import MiniLMEmbedder, SentenceEmbedder, claim_store
 from gate.memory.index import MemoryIndex
 
 _KEY = re.compile(r"^[A-Za-z0-9._:\-]{8,128}$")
@@ -72,11 +72,14 @@ class LocalEngine:
         memory_url: the engine's SQLite (or PostgreSQL with pgvector) URL.
         ledger: where decisions and receipts are kept.
         embedding_provider: the engine's embedder for recall; None uses the engine's
-            deterministic mock. Whether a memory is about an action is always
-            judged with MiniLM (the threshold is calibrated for it): from the
-            stored vectors when the engine embeds with
-            :class:`~gate.memory.embedder.MiniLMEmbedder`, else by embedding
-            the few candidate memories here (cached by id).
+            deterministic mock. Whether a memory is about an action is judged
+            by meaning in MiniLM's space (the thresholds are calibrated for it):
+            from the stored vectors when the engine embeds with one of gate's
+            encoders (:class:`~gate.memory.embedder.SentenceEmbedder`), else by
+            embedding the few candidate memories here with MiniLM (cached by id).
+
+    Raises:
+        ConfigError: the SQLite store was written with another encoder (one line).
     """
 
     name = "local"
@@ -90,9 +93,14 @@ class LocalEngine:
         embedding_dim: int = 384,
     ) -> None:
         self.ledger = ledger
+        claim_store(memory_url, embedding_provider)
+        # The engine stamps each row with this id; MiniLM's rows have always carried "mock".
+        stamp = "mock"
+        if isinstance(embedding_provider, SentenceEmbedder) and embedding_provider.name != "minilm":
+            stamp = embedding_provider.model_id
         options: dict[str, Any] = {
             "storage_url": memory_url,
-            "embedding_model": "mock",
+            "embedding_model": stamp,
             "embedding_dim": embedding_dim,
             "llm_model": "mock",
             "llm_api_key": "mock",
@@ -108,9 +116,9 @@ class LocalEngine:
         _init_once(self.db)
         at_exit.remember(self.db)
         self.index = MemoryIndex(self.db)
-        self._stored_vectors_judge = isinstance(embedding_provider, MiniLMEmbedder)
-        self._judge_embedder: MiniLMEmbedder = (
-            embedding_provider if isinstance(embedding_provider, MiniLMEmbedder) else MiniLMEmbedder()
+        self._stored_vectors_judge = isinstance(embedding_provider, SentenceEmbedder)
+        self._judge_embedder: SentenceEmbedder = (
+            embedding_provider if isinstance(embedding_provider, SentenceEmbedder) else MiniLMEmbedder()
         )
         self._query_vectors: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
         self._tracer_meaning = Meaning(self._judge_embedder)

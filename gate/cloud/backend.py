@@ -46,7 +46,7 @@ from gate.errors import ConfigError, DecisionNotFound, ReceiptConflict, ServiceE
 from gate.evidence import EvidenceContext, EvidenceMemory, EvidenceSlot, ServiceDecision, ServiceReceipt
 from gate.evidence.meaning import Meaning
 from gate.evidence.reading import texts_for
-from gate.memory.embedder import MiniLMEmbedder
+from gate.memory.embedder import judge_embedder
 
 DEFAULT_URL = "https://api.contextdb.ai"
 # The hosted contract: a query is 1-2000 characters (longer ones come back 400).
@@ -197,7 +197,7 @@ class CloudEngine:
             )
         except ValueError as exc:
             raise ConfigError(f"CONTEXTDB_API_KEY: {exc}") from exc
-        self._embedder = MiniLMEmbedder()
+        self._embedder = judge_embedder()
         self._meaning = Meaning(self._embedder)
 
     @classmethod

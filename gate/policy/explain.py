@@ -42,11 +42,9 @@ def dry_run_engine(memory_url: str, ledger: Ledger, settings: GateSettings | Non
     Raises:
         ConfigError: ``GATE_*`` settings are malformed.
     """
-    embedder = None
-    if (settings or GateSettings()).embedder == "minilm":
-        from gate.memory.embedder import MiniLMEmbedder
+    from gate.memory.embedder import embedder_for
 
-        embedder = MiniLMEmbedder()
+    embedder = embedder_for((settings or GateSettings()).embedder)
     return LocalEngine(memory_url, ledger, embedding_provider=embedder)
 
 
