@@ -472,9 +472,22 @@ _ANOTHER = re.compile(
 )
 
 
+_ASKS = re.compile(
+    r"\b(?:find|show|get|try|suggest|recommend|offer|give|got|have|is there|are there|any|"
+    r"what about|how about)\b",
+    re.IGNORECASE,
+)
+
+
 def asks_another(text: str) -> bool:
-    """Whether the caller asks for another option than the one offered ("find me something else")."""
-    return _ANOTHER.search(text) is not None
+    """Whether the caller asks for another option than the one offered ("find me something else",
+    "isn't there anything else?"); saying they got something else ("my gp switched me to
+    something else, so skip it") is not asking."""
+    for m in _ANOTHER.finditer(text):
+        lead = text[max(0, m.start() - 40) : m.start()]
+        if _ASKS.search(lead) or text[m.end() :].lstrip().startswith("?") or text.rstrip().endswith("?"):
+            return True
+    return False
 
 
 def _takes_up(r: rd.Reading, text: str) -> bool:
