@@ -254,6 +254,10 @@ def other_value_spans(text: str, spec: ArgumentSpec, request: TraceRequest) -> l
     if spec.kind == "text":
         others = _other_names(text, spec, request)
         own = value_spans(text, spec, request)
+        for word in _alternatives(spec.shown):
+            for span in name_spans(text, word):
+                if not any(_overlaps(span, o) for o in own + others):
+                    others.append(span)
         for choice in spec.choices:
             if choice.casefold() == spec.shown.casefold():
                 continue
@@ -278,6 +282,20 @@ def other_value_spans(text: str, spec: ArgumentSpec, request: TraceRequest) -> l
             continue
         out.append((m.start, m.end))
     return out
+
+
+@lru_cache(maxsize=4096)
+def _alternatives(shown: str) -> tuple[str, ...]:
+    """The values that exclude this one ("economy" for "business"), from :data:`words.ALTERNATIVES`.
+
+    Empty when the value says no word of a group, or words of two groups
+    (then it is not one of a group's plain choices).
+    """
+    groups = {words.ALTERNATIVE_OF[w] for w in words.ALTERNATIVE_OF if name_spans(shown, w)}
+    if len(groups) != 1:
+        return ()
+    group = words.ALTERNATIVES[groups.pop()]
+    return tuple(w for w in group if not name_spans(shown, w) and not name_spans(w, shown))
 
 
 _NAME_AFTER = re.compile(r"([^\W\d_][\w'’&.-]*(?:\s+[^\W\d_][\w'’&.-]*){0,2})")
@@ -663,7 +681,9 @@ def judge_span(
     if spec.kind in ("time", "date", "weekday"):
         bound = _bound_at(text, start)
         wanted = slot.bound if slot else None
-        end_point = slot is not None and slot.ends_at and bound in _END_POINT
+        end_point = (
+            (slot is not None and slot.ends_at) or spec.role == "to" or _ends(spec)
+        ) and bound in _END_POINT
         earliest = bound in _END_POINT and _after_negation(text, start)
         if bound != wanted and not end_point and not earliest:
             return said("trace.value.bound")
@@ -676,6 +696,11 @@ def judge_span(
     ):
         return said("trace.value.name")
     return said("trace.value")
+
+
+def _ends(spec: ArgumentSpec) -> bool:
+    """Whether the argument is where a span of time ends (a return, a drop-off, a check-out)."""
+    return bool(set(spec.cues) & {"dropoff", "return", "end", "until", "checkout", "out", "back", "last"})
 
 
 _NEG_BEFORE = re.compile(r"\b(?:not|can'?t|cannot|won'?t|don'?t|no sooner|isn'?t|aren'?t)\b[^.?!]*$", re.I)

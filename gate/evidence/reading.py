@@ -307,6 +307,8 @@ def _record_of(statement: Statement) -> str | None:
 
 def _closing_only(text: str) -> bool:
     said = _WORD.findall(text.casefold())
+    if re.search(r"\d", text) or forms.mentions_in(text, None):
+        return False  # "fine, 3 please" gives a value
     return bool(said) and all(w in words.CLOSING or w in words.AGREEMENT for w in said)
 
 
@@ -537,7 +539,10 @@ def known_other(verb: str, wanted: Sequence[str]) -> bool:
         return True  # "find me a restaurant": to know, not to book
     if first in utterance.opposite_words(wanted[0]) or verb in utterance.opposite_words(wanted[0]):
         return True
-    return any(first in family or verb in family for family in words.FAMILIES)
+    mine, theirs = words.VERB_CLASSES.get(first), words.VERB_CLASSES.get(wanted[0])
+    if verb in ("drop off", "send out", "put in", "sign up", "set up", "top up", "pick up"):
+        mine = "create"
+    return mine is not None and theirs is not None and mine != theirs
 
 
 _REMOVAL = frozenset(

@@ -184,7 +184,8 @@ def spec_for(
         norm=norm,
         kind=kind,
         cues=cues,
-        role=_role(cues),
+        # The name's own words first: "to_location" says its role in a word the cues drop.
+        role=_role((*name.casefold().split("_"), *cues)),
         unit=_unit(cues, kind),
         has_default=default is not _NO_DEFAULT,
         default=None if default is _NO_DEFAULT else default,

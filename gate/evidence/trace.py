@@ -29,6 +29,7 @@ said earlier changes what was said later. Pure: no I/O, no clock.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 
@@ -39,7 +40,7 @@ from gate.evidence.meaning import Similarities
 from gate.evidence.request import ArgumentSpec, TraceRequest
 from gate.evidence.statements import Statement
 from gate.evidence.types import Accepted, ActionTrace, ArgumentStatus, ArgumentTrace, Trace, Verdict
-from gate.utterance import defers, puts_off, states_wish
+from gate.utterance import defers, is_question, puts_off, states_wish
 
 _OFFER = re.compile(
     r"\b(?:would you like|do you want|shall i|should i|want me to|can i|may i|how about|what about|"
@@ -66,7 +67,11 @@ def trace(
     """
     readings = [rd.read(s, request, meaning) for s in statements]
     action = _action(readings, request, since)
-    arguments = tuple(_argument(spec, readings, request, action, since) for spec in request.arguments)
+    arguments = _one_part_each(
+        tuple(_argument(spec, readings, request, action, since) for spec in request.arguments),
+        request,
+        readings,
+    )
     return _verdict(action, arguments, readings)
 
 
@@ -364,11 +369,24 @@ def _argument(
                     trusted=s.trusted,
                 )
                 continue
-        if not r.counts and not _answers_agent(readings, n):
-            continue
         said = [x for x in r.said(spec.name) if x.fits]
         own = [x for x in said if x.same]
         others = [x for x in said if not x.same and not _belongs_elsewhere(x, r, spec)]
+        if current is not None and s.origin == "call" and s.speaker == "caller" and not own:
+            if others and not r.counts and r.stance == "value":
+                # Said once, then another of its kind with nothing around it ("no, three will do").
+                spoken_of = True
+                note = f"the caller later said {others[-1].words!r}"
+                current = _said_by(spec, r, "conflict", "trace.changed", note, span=others[-1].span)
+                continue
+            if r.stance == "retraction" and not others and not is_question(s.text):
+                # "actually, economy is fine": something was taken back, and not said what.
+                spoken_of = True
+                note = "the caller took something back after this was said, and did not say what"
+                current = _said_by(spec, r, "conflict", "trace.withdrawn", note)
+                continue
+        if not r.counts and not _answers_agent(readings, n):
+            continue
 
         if others and _another_request(r, spec, request):
             continue
@@ -388,7 +406,17 @@ def _argument(
             continue
         spoken_of = True
         last = max(own + others, key=lambda x: x.start)
-        if last.same:
+        if r.change and own and others:
+            # "make that Tuesday evening, I'm out in the afternoon": a change naming both.
+            current = _said_by(
+                spec,
+                r,
+                "conflict",
+                "trace.changed",
+                f"the caller also said {others[-1].words!r}",
+                span=others[-1].span,
+            )
+        elif last.same:
             current = _traced(spec, r, last)
         else:
             note = f"the caller's latest word on it is {last.words!r}"
@@ -403,6 +431,21 @@ def _argument(
             current = None
         else:
             return current
+    if standing is not None and action.status == "requested" and action.rule == "trace.action.offer":
+        # The caller said yes to the agent's offer to do it while this value stood offered.
+        yes = action.accepted
+        taken = next(
+            (
+                r
+                for r in readings
+                if yes is not None and (r.statement.text, r.statement.at) == (yes.words, yes.at)
+            ),
+            None,
+        )
+        if taken is not None and (standing[0].statement.turn or 0) < (taken.statement.turn or 0):
+            return _offer_taken(
+                spec, standing[0], standing[1], taken, note="offered by the agent; the caller said yes to it"
+            )
     if spec.at_default and not spoken_of:
         return ArgumentTrace(
             spec.name,
@@ -541,6 +584,31 @@ def _belongs_elsewhere(x: Said, r: rd.Reading, spec: ArgumentSpec) -> bool:
     )
 
 
+_ALSO_AGREEING = frozenset(
+    {
+        *(
+            "book",
+            "it",
+            "that",
+            "one",
+            "do",
+            "go",
+            "ahead",
+            "please",
+            "let's",
+            "with",
+            "by",
+            "to",
+            "me",
+            "us",
+        ),
+        *("all", "is", "be", "would", "will", "sure", "definitely", "absolutely", "sounds", "good", "nice"),
+        *("fine", "great", "perfect", "ok", "okay", "yeah", "yes", "yep", "thats", "that's", "i'm", "im"),
+        *("happy", "really", "just", "so", "quite", "pretty", "very", "totally", "cool", "alright"),
+    }
+)
+
+
 def _only_agreement(text: str) -> bool:
     """Whether the reply is agreement and politeness alone ("yes please", "that works, thanks")."""
     from gate.evidence import words
@@ -562,17 +630,22 @@ def _slot_memory(current: ArgumentTrace, readings: Sequence[rd.Reading]) -> bool
 
 
 def _offered_of_kind(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -> int:
-    """How many values of this argument's kind the agent's words name (a plain yes takes up only one)."""
-    from gate.evidence import forms
+    """How many values of this argument's kind the agent's words name (a plain yes takes up only one).
 
+    Names cannot be counted by kind: an offer of a name with a choice in it ("your checking
+    account, or your savings account?") counts as more than one.
+    """
     if spec.kind == "text":
-        return len(r.said(spec.name)) or 0
+        said = len(r.said(spec.name))
+        choice = _CHOICE.search(r.statement.text) is not None
+        return said + (1 if said and choice else 0)
     own = len(r.said(spec.name))
     others = len(forms.other_value_spans(r.statement.text, spec, request))
     return own + others
 
 
 _KEY_KINDS = frozenset({"ident", "text"})
+_CHOICE = re.compile(r"\bor\b|\beither\b|\bwhich (?:one|of)\b", re.IGNORECASE)
 
 
 def _another_request(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -> bool:
@@ -585,6 +658,58 @@ def _another_request(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -
     if spec.kind not in _KEY_KINDS:
         return False
     return r.stance == "request" and r.names_action and not r.change
+
+
+_ASKS_FROM = re.compile(
+    r"\b(?:from|leav\w*|depart\w*|start\w*|located|pick(?:ing)?\s+(?:you\s+)?up|origin|where are you)\b", re.I
+)
+_ASKS_TO = re.compile(r"\b(?:to|going|headed|heading|destination|arriv\w*|drop\w*|travel\w* to)\b", re.I)
+
+
+def _one_part_each(
+    arguments: tuple[ArgumentTrace, ...], request: TraceRequest, readings: Sequence[rd.Reading]
+) -> tuple[ArgumentTrace, ...]:
+    """One mention of a place is not both where a journey starts and where it ends.
+
+    When a "from" and a "to" argument are traced to the same words, the agent's question
+    they answer decides ("where are you leaving from?"); when nothing does, neither is traced.
+    """
+    specs = {s.name: s for s in request.arguments}
+    out = list(arguments)
+    for i, a in enumerate(out):
+        for j in range(i + 1, len(out)):
+            b = out[j]
+            ra, rb = specs[a.name].role, specs[b.name].role
+            same = (
+                a.status == b.status == "traced"
+                and a.span is not None
+                and (a.turn, a.span) == (b.turn, b.span)
+            )
+            if not same or not ra or not rb or ra == rb or a.words != b.words:
+                continue
+            asked = _asked_before(readings, a.turn)
+            wanted = (
+                "from"
+                if asked and _ASKS_FROM.search(asked)
+                else "to"
+                if asked and _ASKS_TO.search(asked)
+                else None
+            )
+            for k, role in ((i, ra), (j, rb)):
+                if role != wanted:
+                    out[k] = dataclasses.replace(
+                        out[k], status="missing", rule="trace.value.role", note="said once, for another part"
+                    )
+    return tuple(out)
+
+
+def _asked_before(readings: Sequence[rd.Reading], turn: int | None) -> str | None:
+    if turn is None:
+        return None
+    for r in readings:
+        if r.statement.turn == turn - 1 and r.statement.speaker == "agent":
+            return r.statement.text
+    return None
 
 
 def _verdict(

@@ -133,6 +133,10 @@ class ActionTrace:
     accepted: Accepted | None = None
     trusted: bool = True
 
+    @property
+    def accepted_id(self) -> str | None:
+        return self.accepted.message_id if self.accepted is not None else None
+
     def as_record(self) -> dict[str, Any]:
         return {
             "status": self.status,

@@ -192,6 +192,36 @@ RELATIVE_DAYS: dict[str, int] = {
 # Words before a weekday that put it in the week after the coming one.
 WEEK_AFTER = frozenset({"next", "nächsten", "nächster", "prochain", "prochaine", "próximo", "proximo"})
 
+# What a verb does, by class: a request with a verb of another class than the action's is for
+# another action ("cancel" is not "ship", "refund" is not "pay"); verbs of one class ask for the
+# same kind of thing in other words ("reserve the bus" buys its tickets).
+VERB_CLASSES: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            *("book", "reserve", "schedule", "buy", "order", "purchase", "rent", "hire", "arrange", "make"),
+            *("set", "add", "sign", "enrol", "enroll", "register", "play", "call", "send", "transfer", "pay"),
+            *("get", "grab", "start", "open", "subscribe", "join", "deliver", "ship", "release", "dispatch"),
+            *("wire", "settle", "deposit", "put", "stream", "cast", "watch", "listen", "visit", "see"),
+            *("fit", "pencil", "squeeze", "refill", "renew", "extend", "issue", "create", "apply", "claim"),
+            *("file", "lodge", "submit", "report", "reorder", "top", "raise", "increase"),
+        ),
+        "create",
+    ),
+    **dict.fromkeys(
+        (
+            *("cancel", "end", "stop", "terminate", "drop", "close", "delete", "remove", "unsubscribe"),
+            *("quit", "scrap", "ditch", "axe", "lose", "cut", "discontinue", "suspend", "freeze", "block"),
+        ),
+        "remove",
+    ),
+    **dict.fromkeys(
+        ("move", "change", "switch", "reschedule", "update", "upgrade", "downgrade", "swap", "shift", "push"),
+        "change",
+    ),
+    **dict.fromkeys(("refund", "return", "reimburse", "repay", "credit"), "refund"),
+    **dict.fromkeys(("keep", "hold", "retain", "leave"), "keep"),
+}
+
 # Verbs that ask to know or see something, not to change it: a request with one of them is
 # never a request to book, pay or cancel ("find me a restaurant in Danville").
 INQUIRY = frozenset(
@@ -246,3 +276,63 @@ FAMILIES: tuple[frozenset[str], ...] = tuple(
         "tour|trip|excursion|outing|visit",
     )
 )
+
+# Values that exclude one another: a caller who asked for one and later says
+# another of the same group has changed it ("business class" → "economy is
+# fine"). Each group lists one kind of choice a booking offers, in the
+# languages gate reads; a value matches a group when it says one of its words.
+ALTERNATIVES: tuple[tuple[str, ...], ...] = (
+    # parts of the day
+    (
+        *("morning", "afternoon", "evening", "night", "lunchtime", "midday"),
+        *("mañana", "tarde", "noche", "matin", "matinée", "après-midi", "soir", "soirée"),
+        *("vormittag", "nachmittag", "abend", "nacht"),
+    ),
+    # cabins and travel classes
+    (
+        "economy",
+        "premium economy",
+        "business",
+        "first class",
+        "coach",
+        "standard class",
+        "turista",
+        "affaires",
+    ),
+    # seats
+    ("window", "aisle", "middle seat", "ventana", "pasillo", "hublot", "couloir", "fenster"),
+    # rooms and beds
+    (
+        "single",
+        "double",
+        "twin",
+        "suite",
+        "king",
+        "queen",
+        "individual",
+        "doble",
+        "simple",
+        "einzelzimmer",
+        "doppelzimmer",
+    ),
+    # sizes
+    (
+        "small",
+        "medium",
+        "large",
+        "extra large",
+        "pequeño",
+        "mediano",
+        "grande",
+        "petit",
+        "moyen",
+        "klein",
+        "mittel",
+        "groß",
+    ),
+    # speed of delivery
+    ("standard", "express", "next day", "next-day", "overnight", "same day", "same-day", "economy delivery"),
+    # seats in a venue
+    ("stalls", "circle", "balcony", "general admission", "vip", "front row"),
+)
+ALTERNATIVE_OF: dict[str, int] = {w: n for n, group in enumerate(ALTERNATIVES) for w in group}
