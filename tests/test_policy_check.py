@@ -475,3 +475,20 @@ def test_a_query_too_long_for_the_service_is_never_sent(project: Project) -> Non
     code, output = _explain("--args", args, "--policies", "policies", "--tools", project.spec, "--json")
     assert code == 0, output
     assert "evidence.query_too_long" not in {r["rule"] for r in json.loads(output)["trace"]}
+
+
+async def test_a_gate_without_tools_needs_no_policy_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Caller memory alone: ``Gate([])`` starts anywhere, with no policies to read."""
+    monkeypatch.chdir(tmp_path)  # no ./policies here
+    monkeypatch.delenv("GATE_POLICIES", raising=False)
+    g = gate.Gate([], settings=gate.GateSettings(home=tmp_path / "home", embedder="mock"))
+    try:
+        assert g.policies == {}
+        await g.memory.remember("alice", "my dog is called Rex", source="user_stated", confidence=0.9)
+        assert [m.text for m in (await g.memory.snapshot("alice")).items] == ["my dog is called Rex"]
+    finally:
+        await g.aclose()
+    with pytest.raises(gate.PolicyError, match="no such policy directory"):
+        gate.Gate([], policies=tmp_path / "missing")  # a directory that is named is still checked
