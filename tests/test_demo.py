@@ -70,7 +70,7 @@ class Run:
     def decisions(self, run: int = 1) -> list[gate.ledger.DecisionRow]:
         ledger = gate.Ledger(self.ledger_url, create=False, read_only=True)
         try:
-            return ledger.decisions(caller_id=f"demo-alice-{run}")[::-1]
+            return ledger.decisions(caller_id=f"demo-alice-{run}")
         finally:
             ledger.close()
 
