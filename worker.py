@@ -144,7 +144,10 @@ def build_gate() -> Gate:
     try:
         g.warm_blocking()
     except BaseException:
-        asyncio.run(g.aclose())
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no loop runs here: close what was opened before raising
+            asyncio.run(g.aclose())
         raise
     return g
 
@@ -185,23 +188,27 @@ def prewarm(proc: Any = None) -> None:
     slow once (policy files, the ledger's schema, the memory engine, the
     embedder's model, about a second; every module a call imports) never
     stalls a call's audio. The gate is kept in ``proc.userdata["gate"]``.
-    Then what start-up created (LiveKit, the model, the libraries, nearly all
-    of the process's objects) is frozen out of the garbage collector's full
-    passes: such a pass walks every object, and with 25 calls in each of 8
-    processes on 2 cores it held each process still for 0.7-1.3 s, once per
-    run in every process, calls and decisions included (measured with a
-    thread that wakes every 10 ms). With the start-up objects frozen no pause
-    over 0.15 s was left. Raises what :func:`build_gate` raises.
+    Called with no process (a host that builds its own gate), it only loads
+    the modules and the embedder. Then what start-up created (LiveKit, the
+    model, the libraries, nearly all of the process's objects) is frozen out
+    of the garbage collector's full passes: such a pass walks every object,
+    and with 25 calls in each of 8 processes on 2 cores it held each process
+    still for 0.7-1.3 s, once per run in every process, calls and decisions
+    included (measured with a thread that wakes every 10 ms). With the
+    start-up objects frozen no pause over 0.15 s was left. Raises what
+    :func:`build_gate` raises.
     """
     import gc
 
+    from gate.gate import preload_modules
+    from gate.memory.embedder import warm
+
     _preload_call_modules()
-    g = build_gate()
     if proc is not None:
-        proc.userdata["gate"] = g
+        proc.userdata["gate"] = build_gate()
     else:
-        global _gate
-        _gate = g
+        preload_modules()
+        warm()
     gc.collect()
     gc.freeze()
     # A call allocates many short-lived objects; at the default threshold (700) the young
