@@ -35,8 +35,10 @@ class Gate:
     """Governs a set of gated tools. Build one per worker process.
 
     Args:
-        tools: the ``@gated_tool`` functions this gate governs.
+        tools: the ``@gated_tool`` functions this gate governs; none (``Gate([])``) for
+            caller memory alone, which needs no policy directory.
         policies: directory of policy files (default ``GATE_POLICIES`` or ``./policies``).
+            Read only when there are tools or when it is given.
         ledger: the audit ledger (default: ``GATE_DATABASE_URL`` or SQLite in ``GATE_HOME``).
         backend: the decision service (default: ContextDB Cloud when ``CONTEXTDB_API_KEY`` is
             set, else the embedded engine in ``GATE_HOME``).
@@ -45,6 +47,11 @@ class Gate:
         clock: the call's "now" as an aware ``datetime`` (default: the system clock, UTC).
             Relative dates in what the caller says ("next Tuesday", "tomorrow") are read
             against it; a replay of recorded dialogue passes the dialogue's own date.
+
+    Building one is blocking start-up work (policy files, the ledger's schema,
+    the memory engine): do it before the event loop serves calls, as the
+    worker's ``prewarm`` does, then :meth:`warm_blocking` (or ``await``
+    :meth:`warm`) so the first call finds everything loaded.
 
     Raises:
         MissingPolicy: a tool has no policy file.
@@ -70,7 +77,12 @@ class Gate:
         names = [t.name for t in self.tools]
         if len(set(names)) != len(names):
             raise ValueError(f"two gated tools share a name: {names}")
-        self.policies = self._load(Path(policies) if policies is not None else self.settings.policies)
+        # Memory alone needs no policies: a directory is read when there are tools to govern
+        # or when it was named (then it is checked as usual).
+        if self.tools or policies is not None:
+            self.policies = self._load(Path(policies) if policies is not None else self.settings.policies)
+        else:
+            self.policies = {}
         if ledger is None or backend is None:
             self.settings.ensure_home()
         self.ledger = ledger or Ledger(self.settings.ledger_url())
@@ -143,18 +155,30 @@ class Gate:
         return self.ledger.verify()
 
     async def warm(self) -> None:
-        """Load the embedder now (about a second) instead of on the first caller's words.
+        """:meth:`warm_blocking` on a thread, so the event loop keeps serving meanwhile."""
+        await asyncio.to_thread(self.warm_blocking)
 
-        Evidence is judged by meaning on the embedded engine and on ContextDB Cloud
-        alike, so an encoder is loaded whatever ``GATE_EMBEDDER`` says: the
-        multilingual one when it names it, else MiniLM.
+    def warm_blocking(self) -> None:
+        """Do now, in this thread, the one-off work a first call would otherwise do on the event loop.
+
+        Imports every module of the library a call may import on first use
+        (the answer reader, evidence rules, memory stores), reads one answer
+        so the answer reader's language data is loaded, and loads the
+        embedder (about a second). Evidence is judged by meaning on the
+        embedded engine and on ContextDB Cloud alike, so an encoder is loaded
+        whatever ``GATE_EMBEDDER`` says: the multilingual one when it names it,
+        else MiniLM. Idempotent; raises what loading the model raises.
         """
+        preload_modules()
+        from gate.confirm import classify_answer
+
+        classify_answer("yes", question="Shall I go ahead?", pending={}, lang="en")
         from gate.cloud.backend import CloudEngine
 
         if isinstance(self.backend, LocalEngine | CloudEngine):
             from gate.memory.embedder import warm
 
-            await asyncio.to_thread(warm, self.settings.embedder)
+            warm(self.settings.embedder)
 
     def start(self, *, reconcile_grace_s: float = 120.0) -> None:
         """Start background receipt delivery (and reconciliation of dead processes' decisions).
@@ -191,6 +215,41 @@ class Gate:
                     await self.backend.aclose()
                 finally:
                     self.ledger.close()
+
+
+# Not needed by a call: the command line, the test doubles, and Alembic's scripts
+# (which run migrations when imported).
+_NOT_PRELOADED = ("gate.cli", "gate.testing", "gate.ledger.migrations")
+# The embedded engine (pycontextdb) imports its memory and graph modules on its first read.
+_ENGINE_MODULES = (
+    "contextdb.memory.factual",
+    "contextdb.memory.experiential",
+    "contextdb.memory.working",
+    "contextdb.graphs.semantic",
+    "contextdb.graphs.entity",
+    "contextdb.graphs.causal",
+    "contextdb.graphs.temporal",
+)
+
+
+def preload_modules() -> None:
+    """Import every module of the library a call may need, so none is imported on the event loop.
+
+    Modules are found by walking the package rather than listed, so a module
+    added later is covered too. Raises what importing a module raises.
+    """
+    import importlib
+    import pkgutil
+
+    import gate
+
+    for found in pkgutil.walk_packages(gate.__path__, "gate."):
+        name = found.name
+        if any(name == skip or name.startswith(skip + ".") for skip in _NOT_PRELOADED):
+            continue
+        importlib.import_module(name)
+    for name in _ENGINE_MODULES:
+        importlib.import_module(name)
 
 
 async def forget_everywhere(

@@ -38,10 +38,10 @@ def test_audit_verify_without_a_ledger_is_one_clear_line(tmp_path: Path) -> None
 
 
 def test_policy_check(tmp_path: Path) -> None:
-    good = runner.invoke(app, ["policy", "check", str(POLICIES)])
+    good = runner.invoke(app, ["policy", "check", str(POLICIES), "--shape-only"])
     assert good.exit_code == 0 and "2 policies valid" in good.output
     (tmp_path / "a.yaml").write_text("tool: a\naction: x\nconfirm: sometimes\n")
     (tmp_path / "b.yaml").write_text("tool: b\naction: '1'\n")
-    bad = runner.invoke(app, ["policy", "check", str(tmp_path)])
+    bad = runner.invoke(app, ["policy", "check", str(tmp_path), "--shape-only"])
     assert bad.exit_code == 1
     assert "a.yaml:3: confirm:" in bad.output and "b.yaml:2: action:" in bad.output

@@ -208,16 +208,59 @@ def test_the_project_table_names_the_tools(project: Project) -> None:
     )
 
 
-def test_without_tools_only_the_shape_is_checked_and_it_says_so(project: Project) -> None:
+def test_without_tools_it_says_loudly_what_was_not_checked_and_fails_unless_shape_only(
+    project: Project,
+) -> None:
     project.edit("issue_refund", "refund order {order_id}", "refund order {order}")
     assert project.gate_issues()
     result = runner.invoke(app, ["policy", "check", "policies"])
-    assert result.exit_code == 0
-    assert "references to tool arguments not checked" in result.stderr
-    assert result.stdout.strip() == "2 policies valid in policies (shape only)"
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.strip() == (
+        "gate: references to tool arguments NOT checked: no tools known (pass --tools MODULE:NAME "
+        "or set tools in [tool.gate] of pyproject.toml); --shape-only checks the shape alone"
+    )
+    as_json = json.loads(runner.invoke(app, ["policy", "check", "policies", "--json"]).stdout)
+    assert as_json["ok"] is False and as_json["references_checked"] is False
+    shape = runner.invoke(app, ["policy", "check", "policies", "--shape-only"])
+    assert shape.exit_code == 0, shape.output
+    assert shape.stdout.strip() == "2 policies valid in policies (shape only: --shape-only)"
     project.edit("issue_refund", "max: 200", "max: .nan")  # a shape problem is found without tools
-    code, problems, _ = project.check("policies")
+    code, problems, _ = project.check("policies", "--shape-only")
     assert code == 1 and any("limits.amount.max: expected a finite number" in p for p in problems)
+    both = runner.invoke(app, ["policy", "check", "policies", "--shape-only", "--tools", project.spec])
+    assert both.exit_code == 2 and "--shape-only checks without the tools" in both.stderr
+
+
+def test_every_problem_of_a_file_is_reported_in_one_pass(project: Project) -> None:
+    """A typo'd key, a wrong type, a bad duration and a bad placeholder: one run, top to bottom."""
+    (project.policies / "issue_refund.yaml").write_text(
+        textwrap.dedent(
+            """\
+            tool: issue_refund
+            action: payment.refund
+            limitz: {amount: {max: 200}}
+            timeout_s: "fast"
+            rate: {max: 3, per: 1 fortnight}
+            audit: {mask: [card]}
+            messages:
+              ask: "Refund {amount} on order {order}?"
+            """
+        )
+    )
+    code, problems, _ = project.check("policies", "--tools", project.spec)
+    assert code == 1
+    where = "policies/issue_refund.yaml"
+    assert [p.split(": ")[0] + ": " + p.split(": ")[1] for p in problems] == [
+        f"{where}:3: limitz",
+        f"{where}:4: timeout_s",
+        f"{where}:5: rate.per",
+        f"{where}:6: audit.mask",
+        f"{where}:8: messages.ask",
+    ]
+    assert problems[-1].endswith(
+        "'order' is not an argument of issue_refund (expected one of: order_id, amount)"
+    )
+    assert problems == project.gate_issues()  # what start-up refuses, all at once too
 
 
 def test_tools_that_cannot_be_imported_are_one_line(project: Project) -> None:
@@ -475,3 +518,20 @@ def test_a_query_too_long_for_the_service_is_never_sent(project: Project) -> Non
     code, output = _explain("--args", args, "--policies", "policies", "--tools", project.spec, "--json")
     assert code == 0, output
     assert "evidence.query_too_long" not in {r["rule"] for r in json.loads(output)["trace"]}
+
+
+async def test_a_gate_without_tools_needs_no_policy_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Caller memory alone: ``Gate([])`` starts anywhere, with no policies to read."""
+    monkeypatch.chdir(tmp_path)  # no ./policies here
+    monkeypatch.delenv("GATE_POLICIES", raising=False)
+    g = gate.Gate([], settings=gate.GateSettings(home=tmp_path / "home", embedder="mock"))
+    try:
+        assert g.policies == {}
+        await g.memory.remember("alice", "my dog is called Rex", source="user_stated", confidence=0.9)
+        assert [m.text for m in (await g.memory.snapshot("alice")).items] == ["my dog is called Rex"]
+    finally:
+        await g.aclose()
+    with pytest.raises(gate.PolicyError, match="no such policy directory"):
+        gate.Gate([], policies=tmp_path / "missing")  # a directory that is named is still checked

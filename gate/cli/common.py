@@ -54,11 +54,26 @@ def open_ledger(database_url: str | None, *, write: bool = False) -> Ledger:
     if url.startswith("sqlite:///"):
         path = Path(url.removeprefix("sqlite:///"))
         if not path.exists():
-            fail(f"no ledger at {path} (set GATE_HOME or GATE_DATABASE_URL, or pass --database-url)")
+            fail(f"no ledger at {path} ({_where_to_look(path)})")
     try:
         return Ledger(url, create=False, read_only=not write)
     except ConfigError as exc:
         fail(describe(exc))
+
+
+# Where `gate demo` keeps its state when GATE_HOME is not set (gate.cli.demo_run.DEFAULT_HOME).
+DEMO_HOME = Path(".gate-demo")
+
+
+def _where_to_look(missing: Path) -> str:
+    """What to do about a missing ledger; names the demo's ledger when there is one here."""
+    demo = DEMO_HOME / "ledger.db"
+    if demo.exists() and demo.resolve() != missing.resolve():
+        return (
+            f"the demo's ledger is in {DEMO_HOME}: set GATE_HOME={DEMO_HOME}, "
+            f"e.g. GATE_HOME={DEMO_HOME} gate audit list"
+        )
+    return "set GATE_HOME or GATE_DATABASE_URL, or pass --database-url"
 
 
 def print_json(value: Any) -> None:

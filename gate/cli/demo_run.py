@@ -3,8 +3,13 @@
 Two calls of one caller through real text-mode AgentSessions, the real gate,
 engine, ledger and example tools, in ``GATE_HOME`` (default ``./.gate-demo``).
 The caller is scripted, and so is the model: a deterministic stand-in,
-labelled as such. Run it from the project checkout (it imports ``worker.py``
-and ``tools/``).
+labelled as such, that calls a tool as soon as the caller asks (so every
+question about an action is the gate's). The story is told as it happens:
+each decision numbered as it is made, what the agent remembers at the start
+of call 2, another customer's booking at the moment it lands; then the
+run's audit table with a legend for every value in it, and the commands to
+review it. Run it from the project checkout (it imports ``worker.py`` and
+``tools/``).
 
 Every run is a new story in the same home: a fresh system of record
 (``business.db``), a caller of its own (``demo-alice-<run>``, so no memory or
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import json
 import logging
 import os
 import shlex
@@ -32,9 +38,11 @@ from livekit.agents import AgentSession
 from livekit.agents.llm import ChatContext, ChatMessage, FunctionCall, FunctionCallOutput
 from livekit.agents.voice.run_result import RunResult
 from rich.console import Console
-from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
 
 from gate.caller import Caller
+from gate.cli.common import DEMO_HOME
 from gate.config import GateSettings
 from gate.errors import ConfigError
 from gate.gate import Gate
@@ -44,7 +52,7 @@ from gate.testing.llm import ScriptedLLM, Step, call, say
 
 DEMO_PREFIX = "demo-"
 MARKER = "gate-demo.txt"
-DEFAULT_HOME = Path(".gate-demo")
+DEFAULT_HOME = DEMO_HOME
 
 
 def _project(root: Path | None) -> tuple[Any, Any]:
@@ -112,19 +120,43 @@ def _question(chat_ctx: ChatContext) -> Step:
     return say("")
 
 
+def _greeting(chat_ctx: ChatContext) -> Step:
+    """The model greets the caller with what the memory in its instructions says about their visit."""
+    known = "\n".join(
+        item.text_content or ""
+        for item in chat_ctx.items
+        if isinstance(item, ChatMessage) and item.role == "system"
+    )
+    if "Thursday" in known:
+        return say("Welcome back! I see your visit is on Thursday. How can I help?")
+    return say("Welcome! How can I help?")
+
+
+def _arguments(raw: str) -> str:
+    """A tool call's JSON arguments as the caller would read them: ``day="Thursday"``."""
+    try:
+        values = json.loads(raw or "{}")
+    except ValueError:
+        return raw
+    if not isinstance(values, dict):
+        return raw
+    return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in values.items())
+
+
 class _Call:
-    def __init__(
-        self, console: Console, worker: Any, g: Gate, caller: Caller, session_id: str, title: str
-    ) -> None:
-        self.console, self.title = console, title
+    """One call of the story: a real text-mode session through the worker's own agent."""
+
+    def __init__(self, story: _Story, caller: Caller, session_id: str, title: str) -> None:
+        self.story, self.title = story, title
+        self.caller = caller
         self.model = ScriptedLLM()
         self.session: AgentSession[Any] = AgentSession(
             llm=self.model, vad=None, turn_handling={"turn_detection": None}
         )
-        self.agent, self.bound = worker.build_call(g, caller, self.session, session_id=session_id)
+        self.agent, self.bound = story.worker.build_call(story.g, caller, self.session, session_id=session_id)
 
     async def __aenter__(self) -> _Call:
-        self.console.rule(self.title)
+        self.story.console.rule(self.title)
         await self.session.start(self.agent)
         await asyncio.wait_for(self.agent._ready.wait(), 5)
         return self
@@ -132,23 +164,56 @@ class _Call:
     async def __aexit__(self, *exc: object) -> None:
         await self.session.aclose()
 
-    async def turn(self, words: str, *steps: Any, between: Any = None) -> RunResult[Any]:
-        self.console.print(f"[cyan]caller[/cyan]  {escape(words)}")
-        if between is not None:
-            between()
+    def memory(self) -> list[str]:
+        """What the agent's instructions hold about the caller at the start of this call."""
+        instructions = self.agent.instructions or ""
+        return [line[2:] for line in instructions.splitlines() if line.startswith("- (")]
+
+    async def turn(self, words: str, *steps: Any) -> RunResult[Any]:
+        say_ = self.story.say
+        say_("caller", words, "cyan")
         self.model.add(*steps)
         result: RunResult[Any] = await self.session.run(user_input=words)
+        decided = iter(self.story.new_decisions(self.caller.id))
         for ev in result.events:
             item = ev.item
             if isinstance(item, FunctionCall):
-                self.console.print(f"  tool   {item.name}({item.arguments})", style="dim", markup=False)
+                say_("model", f"calls {item.name}({_arguments(item.arguments)})", "dim")
             elif isinstance(item, FunctionCallOutput):
-                first = item.output.splitlines()[0] if item.output else ""
-                refused = "REFUSED " if item.is_error else ""
-                self.console.print(f"  gate   {refused}{first}", style="dim", markup=False)
+                answer = item.output.splitlines()[0] if item.output else ""
+                number = next(decided, None)
+                tag = f"[{number[0]}] {number[1].outcome} ({number[1].rule}): " if number else ""
+                say_("gate", f"{tag}{answer}", "yellow")
             elif isinstance(item, ChatMessage):
-                self.console.print(f"[green]agent[/green]   {escape(item.text_content or '')}")
+                say_("agent", item.text_content or "", "green")
         return result
+
+
+class _Story:
+    """The two calls, told as they happen, with each decision numbered as it is made."""
+
+    def __init__(self, console: Console, worker: Any, g: Gate, business: Any) -> None:
+        self.console, self.worker, self.g, self.business = console, worker, g, business
+        self.numbered: list[Any] = []
+
+    def say(self, who: str, text: str, style: str) -> None:
+        """One line of the story: who, then what, wrapped under itself."""
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(width=9, no_wrap=True, style=f"bold {style}" if style != "dim" else "dim")
+        grid.add_column(ratio=1, style="dim" if style == "dim" else "")
+        grid.add_row(who, Text(text))
+        self.console.print(grid)
+
+    def new_decisions(self, caller_id: str) -> list[tuple[int, Any]]:
+        """The decisions made since the last look, numbered in the order they were made."""
+        known = {d.id for d in self.numbered}
+        fresh = [d for d in self.g.ledger.decisions(caller_id=caller_id) if d.id not in known]
+        fresh.sort(key=lambda d: d.created_at)
+        out = []
+        for d in fresh:
+            self.numbered.append(d)
+            out.append((len(self.numbered), d))
+        return out
 
 
 @dataclass(frozen=True)
@@ -198,24 +263,38 @@ async def _run(console: Console, home: Path, database_url: str | None, root: Pat
         memory=LocalMemory(backend),
     )
     try:
-        return await _story(console, worker, g, business, alice, run, tag)
+        return await _tell(_Story(console, worker, g, business), alice, run, tag)
     finally:
         await g.aclose()
 
 
-async def _story(
-    console: Console, worker: Any, g: Gate, business: Any, alice: Caller, run: int, tag: str
-) -> Outcome:
+async def _tell(story: _Story, alice: Caller, run: int, tag: str) -> Outcome:
     """The two calls, the audit of this run and whether everything came out as designed."""
+    console, g, business = story.console, story.g, story.business
     await g.warm()
     console.print(
-        f"[bold]gate demo[/bold], run {run}: real sessions, gate, memory engine, ledger and tools; "
-        "the caller and the model are deterministic scripts (no LLM, no network)."
+        Text.assemble(
+            ("gate demo", "bold"),
+            f", run {run}: two calls of one caller through the example worker's own agent, with the "
+            "real gate, memory engine, audit ledger and example tools (a visits calendar, an order "
+            "book). The caller and the model are deterministic scripts (no LLM, no network); the "
+            "model calls a tool as soon as the caller asks, as a well-behaved agent does, so every "
+            "question about an action is the gate's.",
+        )
+    )
+    console.print(
+        Text(
+            f"{alice.id} is a verified customer with order A-1001 (300). The policies: book_visit asks "
+            "unless what the caller said before settles it; issue_refund always asks, and refuses "
+            "more than 200.",
+            style="dim",
+        )
     )
 
-    async with _Call(console, worker, g, alice, f"{tag}-call-1", f"call 1 ({alice.id})") as c1:
-        await c1.turn("Hi, I'd like my visit on Thursday please.", say("Thursday works. Shall I book it?"))
-        await c1.turn("Yes, book it.", call("book_visit", day="Thursday"), _question)
+    async with _Call(story, alice, f"{tag}-call-1", f"call 1: {alice.id}") as c1:
+        await c1.turn(
+            "Hi, I'd like my visit on Thursday please.", call("book_visit", day="Thursday"), _question
+        )
         await c1.turn("Yes.", call(CONFIRM_TOOL), say("Done: your visit is booked for Thursday."))
         await c1.turn(
             "Also refund 500 on order A-1001.",
@@ -223,23 +302,31 @@ async def _story(
             say("I can't refund that much on this call; the most I can do is 200."),
         )
 
-    async with _Call(console, worker, g, alice, f"{tag}-call-2", "call 2, the next day") as c2:
-        knows = "Thursday" in (c2.agent.instructions or "")
-        console.print(
-            f"  memory at the start of call 2 mentions Thursday: {knows}", style="dim", markup=False
+    async with _Call(story, alice, f"{tag}-call-2", "call 2: the next day, the same caller") as c2:
+        remembered = c2.memory()
+        story.say(
+            "memory", "the agent starts this call knowing:" if remembered else "nothing known", "magenta"
         )
-        await c2.turn("Hello again.", say("Welcome back! Your visit is booked for Thursday. How can I help?"))
-        await c2.turn("I'd like a second visit, on Friday.", say("Friday is possible. Shall I book it?"))
-        await c2.turn("Yes please.", call("book_visit", day="Friday"), _question)
-
-        def bob_takes_friday() -> None:
-            business_take(business, "Friday", "bob")
-
+        for line in remembered[:4]:
+            story.say("", line, "dim")
+        knows = await c2.turn("Hello again.", _greeting)
+        greeted = any(
+            isinstance(e.item, ChatMessage) and "Thursday" in (e.item.text_content or "")
+            for e in knows.events
+        )
+        await c2.turn("I'd like a second visit, on Friday.", call("book_visit", day="Friday"), _question)
+        version = business.slot("Friday").version
+        business_take(business, "Friday", "bob")
+        story.say(
+            "meanwhile",
+            f"another customer, bob, books Friday in the calendar directly (the slot's version "
+            f"{version} -> {version + 1}), before {alice.id} answers",
+            "red",
+        )
         await c2.turn(
             "Yes.",
             call(CONFIRM_TOOL),
             say("Sorry, Friday was just taken by someone else, so I did not book it."),
-            between=bob_takes_friday,
         )
         await c2.turn(
             "Then please refund 40 on order A-1001.",
@@ -249,15 +336,20 @@ async def _story(
         await c2.turn("Yes, go ahead.", call(CONFIRM_TOOL), say("Refunded 40 on A-1001."))
 
     await g.outbox.drain(reconcile_grace_s=None)
-    mine = g.ledger.decisions(caller_id=alice.id)
-    _audit(console, g, mine)
+    mine = list(story.numbered)
+    from gate.cli.demo_audit import audit_rows, print_audit
+
+    print_audit(console, audit_rows(mine, {r.decision_id: r for r in g.ledger.receipts()}))
     report = g.verify()
-    console.print(f"chain: {'verified' if report.ok else 'BROKEN'} ({report.checked} entries, all runs)")
+    console.print(
+        f"chain: {'verified' if report.ok else 'BROKEN'} ({report.checked} entries, every run in this home)",
+        markup=False,
+    )
     order = business.order("A-1001")
     visits = {d: business.slot(d).booked_by for d in ("Thursday", "Friday")}
     problems = [
         *([] if report.ok else [f"the chain does not verify ({report.first_broken})"]),
-        *([] if knows else ["call 2 did not start knowing call 1"]),
+        *([] if remembered and greeted else ["call 2 did not start knowing call 1"]),
         *(
             []
             if visits == {"Thursday": alice.id, "Friday": "bob"}
@@ -286,27 +378,6 @@ def business_take(business: Any, day: str, who: str) -> None:
         slot.booked_by, slot.version = who, slot.version + 1
         session.add(slot)
         session.commit()
-
-
-def _audit(console: Console, g: Gate, decisions: list[Any]) -> None:
-    from gate.cli.output import table
-
-    receipts = {r.decision_id: r for r in g.ledger.receipts()}
-    rows = []
-    for d in decisions:
-        r = receipts.get(d.id)
-        alignment = (r.policy_alignment or "local") if r else None
-        rows.append(
-            [d.id, d.tool, d.outcome, d.rule, r.status if r else None, r and r.external_ref, alignment]
-        )
-    columns = ("decision", "tool", "outcome", "rule", "receipt", "reference", "alignment")
-    table(columns, rows, title="audit of this run")
-    console.print(
-        "alignment: the decision service's verdict on each receipt (aligned: done as decided; "
-        "violated: executed after ask or abstain; local: decided by the policy alone, before the service)",
-        style="dim",
-        markup=False,
-    )
 
 
 def review_commands(home: Path, database_url: str | None, decision_id: str | None) -> list[str]:
@@ -348,7 +419,7 @@ def run_demo(home: Path | None = None, database_url: str | None = None, root: Pa
             or it is not run from the project checkout.
     """
     target = home_for(home)
-    console = Console(emoji=False, highlight=False, soft_wrap=True)
+    console = Console(emoji=False, highlight=False)
     quiet = logging.getLogger("livekit")
     level = quiet.level
     # The conversation is the output: the framework's own warnings about a scripted model are noise.
@@ -361,7 +432,7 @@ def run_demo(home: Path | None = None, database_url: str | None = None, root: Pa
         quiet.setLevel(level)
     console.print("\nReview what the gate did (the list, one decision's whole story, the chain, a browser):")
     for line in review_commands(target, database_url, outcome.showcase):
-        console.print(f"  {line}", markup=False)
+        console.print(f"  {line}", markup=False, soft_wrap=True)  # never folded: it is pasted
     if outcome.problems:
         from gate.cli.common import err
 

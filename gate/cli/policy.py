@@ -4,7 +4,8 @@
 does (``--tools MODULE:NAME``, else ``tools`` in the ``[tool.gate]`` table of
 ``./pyproject.toml`` when the directory is the one it names) and run the
 start-up check of :class:`gate.Gate` against them, so what passes here starts.
-Without tools only the policies' shape is checked, and the output says so.
+Without tools only the policies' shape can be checked: ``check`` then says so
+and exits non-zero unless ``--shape-only`` asked for exactly that.
 """
 
 from __future__ import annotations
@@ -45,10 +46,15 @@ ToolsSpec = Annotated[
         "(default: tools in the tool.gate table of pyproject.toml)",
     ),
 ]
-_NO_TOOLS = (
-    "references to tool arguments not checked: no tools known "
-    "(pass --tools MODULE:NAME or set tools in [tool.gate] of pyproject.toml)"
-)
+_NO_TOOLS = "no tools known (pass --tools MODULE:NAME or set tools in [tool.gate] of pyproject.toml)"
+ShapeOnly = Annotated[
+    bool,
+    typer.Option(
+        "--shape-only",
+        help="check only the files' shape, without importing the tools "
+        "(argument references are then not checked)",
+    ),
+]
 
 
 @dataclass(frozen=True)
@@ -90,7 +96,7 @@ def _target(directory: Path | None, tools: str | None) -> _Target:
         return _Target(chosen, None, None, _NO_TOOLS)
     if chosen.resolve() != configured.resolve():
         note = (
-            f"references to tool arguments not checked: [tool.gate] tools ({spec}) govern {configured}, "
+            f"[tool.gate] tools ({spec}) govern {configured}, "
             f"not {chosen} (pass --tools MODULE:NAME to check against tools)"
         )
         return _Target(chosen, None, None, note)
@@ -143,14 +149,24 @@ def _checked_or_fail(target: _Target) -> PolicyCheck:
 
 
 @policy_app.command("check")
-def policy_check(directory: Directory = None, tools: ToolsSpec = None, as_json: AsJson = False) -> None:
+def policy_check(
+    directory: Directory = None,
+    tools: ToolsSpec = None,
+    shape_only: ShapeOnly = False,
+    as_json: AsJson = False,
+) -> None:
     """Check policies as the worker does at start-up; list every problem with file, line and field.
 
-    Exit 0 when every policy is valid, 1 when any problem is found, 2 when the
-    tools cannot be imported.
+    Every problem of every file is reported in one pass. Exit 0 when every
+    policy is valid, 1 when any problem is found, 2 when the tools cannot be
+    imported, or are not known and --shape-only was not given (the argument
+    references were then not checked).
     """
-    target = _target(directory, tools)
+    if shape_only and tools is not None:
+        fail("--shape-only checks without the tools: drop --tools, or --shape-only")
+    target = _shape_only(directory) if shape_only else _target(directory, tools)
     check = _check(target)
+    unchecked = not check.references_checked and not shape_only
     if as_json:
         print_json(
             {
@@ -158,7 +174,7 @@ def policy_check(directory: Directory = None, tools: ToolsSpec = None, as_json: 
                 "tools": target.tools_from,
                 "references_checked": check.references_checked,
                 "note": target.note,
-                "ok": not check.issues,
+                "ok": not check.issues and not unchecked,
                 "policies": [
                     {"tool": p.policy.tool, "file": p.path, "hash": p.content_hash}
                     for p in _by_policy(check).values()
@@ -167,14 +183,12 @@ def policy_check(directory: Directory = None, tools: ToolsSpec = None, as_json: 
                 "issues": [_issue_dict(i) for i in check.issues],
             }
         )
-        if check.issues:
-            raise typer.Exit(1)
+        if check.issues or unchecked:
+            raise typer.Exit(1 if check.issues else 2)
         return
     _print_issues(check.issues)
     if _unreadable(check.issues):
         raise typer.Exit(1)
-    if target.note:
-        err.print(f"gate: note: {target.note}", markup=False, highlight=False)
     for unused in check.unused:
         err.print(
             f"gate: note: {unused.path} (tool: {unused.policy.tool}) governs none of {target.tools_from}",
@@ -183,9 +197,24 @@ def policy_check(directory: Directory = None, tools: ToolsSpec = None, as_json: 
         )
     if check.issues:
         err.print(f"gate: {len(check.issues)} problem(s) in {target.directory}", markup=False)
+    if unchecked:
+        err.print(
+            f"gate: references to tool arguments NOT checked: {target.note}; "
+            "--shape-only checks the shape alone",
+            markup=False,
+            highlight=False,
+        )
+        raise typer.Exit(1 if check.issues else 2)
+    if check.issues:
         raise typer.Exit(1)
-    against = f" against {target.tools_from}" if target.tools_from else " (shape only)"
+    against = f" against {target.tools_from}" if target.tools_from else " (shape only: --shape-only)"
     out.print(f"{len(check.policies)} policies valid in {target.directory}{against}", markup=False)
+
+
+def _shape_only(directory: Path | None) -> _Target:
+    config = _project_config()
+    configured = Path(config["policies"]) if "policies" in config else GateSettings().policies
+    return _Target(directory if directory is not None else configured, None, None, None)
 
 
 # -- explain -----------------------------------------------------------------------
@@ -379,9 +408,16 @@ def policy_replay(
     as_json: AsJson = False,
     database_url: DatabaseUrl = None,
 ) -> None:
-    """Re-decide recorded decisions under candidate policies; list those that would flip."""
+    """Re-decide recorded decisions under candidate policies; list those that would flip.
+
+    Caller, limit and rate rules are re-run from the recorded arguments, also
+    for decisions an earlier rule refused. A decision the candidate lets past
+    the rule that refused it, whose evidence was never looked up, is listed
+    as unsettled. Limits on a masked argument (recorded only as a digest) are
+    not re-run, and the output says so.
+    """
     from gate.audit import iso, parse_time
-    from gate.policy.replay import replay
+    from gate.policy.replay import Flip, replay
 
     try:
         start = parse_time(since, now=time.time()) if since else None
@@ -398,29 +434,46 @@ def policy_replay(
             {
                 "checked": report.checked,
                 "flips": [f.__dict__ | {"time": iso(f.time)} for f in report.flips],
+                "unsettled": [f.__dict__ | {"time": iso(f.time)} for f in report.unsettled],
                 "skipped": [{"decision_id": d, "reason": r} for d, r in report.skipped],
+                "notes": [{"decision_id": d, "note": n} for d, n in report.notes],
             }
         )
         return
+
+    def rows(flips: list[Flip]) -> list[list[str]]:
+        return [
+            [
+                iso(f.time) or "",
+                f.decision_id,
+                f.caller,
+                f.tool,
+                f"{f.recorded} ({f.recorded_rule})",
+                f"{f.candidate} ({f.candidate_rule})",
+                f.detail,
+            ]
+            for f in flips
+        ]
+
+    columns = ["time", "decision", "caller", "tool", "recorded", "candidate", "because"]
     out.print(f"{len(report.flips)} of {report.checked} decisions would flip", markup=False)
     if report.flips:
-        table(
-            ["time", "decision", "caller", "tool", "recorded", "candidate", "because"],
-            [
-                [
-                    iso(f.time) or "",
-                    f.decision_id,
-                    f.caller,
-                    f.tool,
-                    f"{f.recorded} ({f.recorded_rule})",
-                    f"{f.candidate} ({f.candidate_rule})",
-                    f.detail,
-                ]
-                for f in report.flips
-            ],
-        )
-    if report.skipped:
+        table(columns, rows(report.flips))
+    if report.unsettled:
         out.print(
-            f"{len(report.skipped)} not replayable, e.g. {report.skipped[0][0]}: {report.skipped[0][1]}",
+            f"{len(report.unsettled)} would no longer be refused by the rule that refused them; their "
+            "evidence was never looked up, so what the candidate finally decides is not known:",
             markup=False,
         )
+        table(columns, rows(report.unsettled))
+    for note, count in _counted(n for _, n in report.notes).items():
+        out.print(f"note: {count} decision(s): {note}", markup=False)
+    for reason, count in _counted(r for _, r in report.skipped).items():
+        out.print(f"{count} not replayable: {reason}", markup=False)
+
+
+def _counted(texts: Any) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for text in texts:
+        counts[text] = counts.get(text, 0) + 1
+    return counts

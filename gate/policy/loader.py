@@ -36,7 +36,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from gate.errors import MissingPolicy, PolicyError, PolicyIssue
-from gate.policy.schema import Policy
+from gate.policy.schema import Policy, references_in
 
 if TYPE_CHECKING:
     from gate.decorator import GatedTool
@@ -290,13 +290,35 @@ def parse_policy(path: str | Path) -> LoadedPolicy:
         PolicyError: the file is unreadable, not YAML, not a mapping, or breaks
             the schema; every schema problem in the file is listed.
     """
-    raw, data, lines = _read_yaml(path)
+    loaded, broken = _parse(path)
+    if loaded is None:
+        assert broken is not None
+        raise PolicyError(broken.issues)
+    return loaded
+
+
+@dataclass(frozen=True)
+class _Broken:
+    """A policy file whose shape is invalid: its problems, and what it said when it was YAML."""
+
+    path: str
+    issues: list[PolicyIssue]
+    data: dict[str, Any] | None = None
+    lines: dict[tuple[str, ...], int] = field(default_factory=dict)
+
+
+def _parse(path: str | Path) -> tuple[LoadedPolicy | None, _Broken | None]:
+    """The validated policy, or its problems with the raw data (for the references still checkable)."""
+    try:
+        raw, data, lines = _read_yaml(path)
+    except PolicyError as exc:
+        return None, _Broken(str(path), exc.issues)
     try:
         policy = Policy.model_validate(data)
     except ValidationError as exc:
         issues = [_from_pydantic(str(path), err, lines, Policy) for err in exc.errors()]
-        raise PolicyError(_capped(str(path), issues)) from exc
-    return LoadedPolicy(policy, str(path), "sha256:" + hashlib.sha256(raw).hexdigest(), lines)
+        return None, _Broken(str(path), _capped(str(path), issues), data, lines)
+    return LoadedPolicy(policy, str(path), "sha256:" + hashlib.sha256(raw).hexdigest(), lines), None
 
 
 def _from_pydantic(
@@ -394,22 +416,27 @@ def check_references(loaded: LoadedPolicy, tool: str, params: Iterable[str]) -> 
     placeholders, ``evidence.match``, ``limits`` and ``audit.mask``.
     """
     policy = loaded.policy
-    known = list(params)
     issues: list[PolicyIssue] = []
     if policy.tool != tool:
         issues.append(_issue(loaded.path, "tool", f"expected {tool!r}, got {policy.tool!r}", loaded._lines))
-    for field_path, name in policy.references():
-        if name not in known:
-            expected = ", ".join(known) or "(the tool takes no arguments)"
-            issues.append(
-                _issue(
-                    loaded.path,
-                    field_path,
-                    f"{name!r} is not an argument of {tool} (expected one of: {expected})",
-                    loaded._lines,
-                )
-            )
-    return issues
+    return issues + _unknown_arguments(loaded.path, loaded._lines, tool, params, policy.references())
+
+
+def _unknown_arguments(
+    path: str,
+    lines: dict[tuple[str, ...], int],
+    tool: str,
+    params: Iterable[str],
+    refs: list[tuple[str, str]],
+) -> list[PolicyIssue]:
+    known = list(params)
+    expected = ", ".join(known) or "(the tool takes no arguments)"
+    message = "{name!r} is not an argument of {tool} (expected one of: {expected})"
+    return [
+        _issue(path, field_path, message.format(name=name, tool=tool, expected=expected), lines)
+        for field_path, name in refs
+        if name not in known
+    ]
 
 
 def check_limit_types(loaded: LoadedPolicy, tool: GatedTool) -> list[PolicyIssue]:
@@ -472,6 +499,11 @@ def load_policy_dir(directory: str | Path) -> tuple[dict[str, LoadedPolicy], lis
     files for one tool are problems too. Only shapes are checked here;
     :func:`load_for_tools` adds what the tools make checkable.
     """
+    found, issues, _ = _load_dir(directory)
+    return found, issues
+
+
+def _load_dir(directory: str | Path) -> tuple[dict[str, LoadedPolicy], list[PolicyIssue], list[_Broken]]:
     root = Path(directory)
     if not root.is_dir():
         problem = (
@@ -479,17 +511,19 @@ def load_policy_dir(directory: str | Path) -> tuple[dict[str, LoadedPolicy], lis
             if root.exists()
             else "no such policy directory"
         )
-        return {}, [PolicyIssue(str(root), "(directory)", problem)]
+        return {}, [PolicyIssue(str(root), "(directory)", problem)], []
     paths = sorted([*root.glob("*.yaml"), *root.glob("*.yml")])
     if not paths:
-        return {}, [_no_files(root)]
+        return {}, [_no_files(root)], []
     found: dict[str, LoadedPolicy] = {}
     issues: list[PolicyIssue] = []
+    broken: list[_Broken] = []
     for path in paths:
-        try:
-            loaded = parse_policy(path)
-        except PolicyError as exc:
-            issues.extend(exc.issues)
+        loaded, bad = _parse(path)
+        if loaded is None:
+            assert bad is not None
+            issues.extend(bad.issues)
+            broken.append(bad)
             continue
         tool = loaded.policy.tool
         if tool in found:
@@ -500,7 +534,7 @@ def load_policy_dir(directory: str | Path) -> tuple[dict[str, LoadedPolicy], lis
             )
             continue
         found[tool] = loaded
-    return found, issues
+    return found, issues, broken
 
 
 def _no_files(root: Path) -> PolicyIssue:
@@ -533,19 +567,32 @@ def check_policy_dir(directory: str | Path, tools: Sequence[GatedTool] | None) -
     only. A policy whose tool is not among ``tools`` is not an error, as it is
     not one at start-up.
     """
-    found, issues = load_policy_dir(directory)
+    found, issues, broken = _load_dir(directory)
     if tools is None:
-        return PolicyCheck(found, issues, [], references_checked=False)
+        return PolicyCheck(found, _in_order(issues), [], references_checked=False)
     root = Path(directory)
     if tools and issues == [_no_files(root)]:
         issues = []  # each tool's missing policy says it more precisely
-    broken = {Path(i.file).stem for i in issues}
+    by_policy = {tool.policy: tool for tool in tools}
+    for bad in broken:
+        # A file whose shape is invalid still names arguments: check them in the same pass, so
+        # a bad placeholder does not wait until the typo next to it is fixed.
+        named = bad.data.get("tool") if bad.data is not None else None
+        tool = by_policy.get(named) if isinstance(named, str) else None
+        tool = tool or by_policy.get(Path(bad.path).stem)
+        if tool is not None and bad.data is not None:
+            refs = references_in(bad.data)
+            issues += _unknown_arguments(bad.path, bad.lines, tool.policy, tool.params, refs)
+    broken_names = {Path(b.path).stem for b in broken} | {
+        b.data["tool"] for b in broken if b.data is not None and isinstance(b.data.get("tool"), str)
+    }
+    broken_names |= {Path(i.file).stem for i in issues}
     missing: list[PolicyIssue] = []
     governed: dict[str, LoadedPolicy] = {}
     for tool in tools:
         loaded = found.get(tool.policy)
         if loaded is None:
-            if tool.policy not in broken:  # a broken file is already reported
+            if tool.policy not in broken_names:  # a broken file is already reported
                 missing.append(
                     PolicyIssue(
                         str(root / f"{tool.policy}.yaml"),
@@ -559,7 +606,16 @@ def check_policy_dir(directory: str | Path, tools: Sequence[GatedTool] | None) -
         governed[tool.name] = loaded
     wanted = {tool.policy for tool in tools}
     unused = [loaded for name, loaded in found.items() if name not in wanted]
-    return PolicyCheck(governed, issues + missing, missing, references_checked=True, unused=unused)
+    return PolicyCheck(governed, _in_order(issues) + missing, missing, references_checked=True, unused=unused)
+
+
+def _in_order(issues: list[PolicyIssue]) -> list[PolicyIssue]:
+    """Each file's problems top to bottom (files in the order they were read)."""
+    files = list(dict.fromkeys(issue.file for issue in issues))
+    return sorted(
+        issues,
+        key=lambda i: (files.index(i.file), i.line is None, i.line or 0),
+    )
 
 
 def load_for_tools(directory: str | Path, tools: Sequence[GatedTool]) -> dict[str, LoadedPolicy]:

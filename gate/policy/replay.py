@@ -3,9 +3,17 @@
 Each recorded decision is decided again by the live rules with the facts it
 was decided on: the caller and arguments as recorded, the rate count at that
 moment, the recorded state read and the recorded evidence answer. Nothing is
-executed and nothing is written. A decision that cannot be replayed honestly
-(the evidence was never looked up, or a rule needs an argument that was only
-stored as a digest) is listed as skipped with the reason, never guessed.
+executed and nothing is written, and nothing is guessed:
+
+- caller, argument-limit and rate rules need only the record, so they are
+  always re-run, also for a decision an earlier rule refused;
+- a decision that the candidate lets past the rule that refused it, where
+  what comes next (the evidence) was never looked up, is reported as
+  *unsettled*: it would no longer be refused there, and its final outcome
+  is not known;
+- an argument recorded only as a digest (``audit.mask``) cannot be compared
+  with a limit: limits on it are not re-run, and the report says so;
+- a decision whose arguments never reached the gate is skipped, with why.
 """
 
 from __future__ import annotations
@@ -43,9 +51,20 @@ class Flip:
 
 @dataclass
 class ReplayReport:
+    """What a replay found.
+
+    ``flips``: decided differently under the candidate. ``unsettled``: let
+    past the rule that refused them, with the rest never recorded (their
+    ``candidate`` is ``unknown`` and ``candidate_rule`` names what is
+    missing). ``skipped``: (decision id, why) for decisions that cannot be
+    replayed. ``notes``: (decision id, what was not re-run and why).
+    """
+
     checked: int = 0
     flips: list[Flip] = field(default_factory=list)
+    unsettled: list[Flip] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _is_digest(value: Any) -> bool:
@@ -87,11 +106,14 @@ async def _replay_one(
         )
     except ValueError:
         return f"its caller id {info['id']!r} is not one gate accepts any more"
-    args = json.loads(row.args_json)
-    needed = {name for _, name in policy.references()}
-    masked = sorted(n for n in needed if _is_digest(args.get(n)))
-    if masked:
-        return f"the candidate reads {', '.join(masked)}, recorded only as a digest"
+    recorded_args = json.loads(row.args_json)
+    masked = sorted(n for n, v in recorded_args.items() if _is_digest(v))
+    args = {n: v for n, v in recorded_args.items() if n not in masked}
+    limited = sorted(n for n in masked if n in policy.limits)
+    if limited:
+        report.notes.append(
+            (row.id, f"limits on {', '.join(limited)} not re-run: recorded only as a digest (audit.mask)")
+        )
     trace = {r["rule"]: r for r in json.loads(row.trace_json)}
     recorded_evidence = json.loads(row.evidence_json)
 
@@ -125,9 +147,13 @@ async def _replay_one(
     async def state() -> State | None:
         if "state.unavailable" in trace:
             raise RuntimeError("state reader failed")
-        return State(version=row.state_version) if row.state_version is not None else None
+        conflict = trace.get("state.conflict")
+        unavailable = str(conflict["detail"]) if conflict is not None else None
+        if row.state_version is None and unavailable is None:
+            return None
+        return State(version=row.state_version or 0, unavailable=unavailable)
 
-    has_state = row.state_version is not None or "state.unavailable" in trace
+    has_state = row.state_version is not None or "state.unavailable" in trace or "state.conflict" in trace
     try:
         verdict = await run_rules(
             policy,
@@ -140,7 +166,21 @@ async def _replay_one(
             force_ask="state.changed" if "state.changed" in trace else None,
         )
     except EvidenceNotRecorded:
-        return "the evidence was never looked up for it (an earlier rule decided), so it cannot be replayed"
+        # The candidate lets it past the rule that refused it; what comes next was never looked up.
+        report.unsettled.append(
+            Flip(
+                row.id,
+                row.created_at,
+                row.caller_id,
+                row.tool,
+                row.outcome,
+                row.rule,
+                "unknown",
+                "evidence",
+                f"no longer refused by {row.rule}; the evidence was never looked up for it",
+            )
+        )
+        return None
     if verdict.outcome != row.outcome:
         report.flips.append(
             Flip(

@@ -9,6 +9,7 @@ masks and ``evidence.match`` must name real arguments). Both raise
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import string
@@ -227,17 +228,51 @@ class Policy(_Strict):
 
     def references(self) -> list[tuple[str, str]]:
         """Every (field path, argument name) this policy names, to check against the tool."""
-        refs: list[tuple[str, str]] = []
-        if self.evidence is not None:
-            refs += [("evidence.query", n) for n in placeholders(self.evidence.query)]
-            if self.evidence.slot is not None and self.evidence.slot.value is not None:
-                refs += [("evidence.slot.value", n) for n in placeholders(self.evidence.slot.value)]
-            refs += [("evidence.match", n) for n in self.evidence.match or []]
-        refs += [(f"limits.{name}", name) for name in self.limits]
-        refs += [("audit.mask", name) for name in self.audit.mask]
-        for key in ("ask", "abstain", "conflict", "failure"):
-            refs += [(f"messages.{key}", n) for n in placeholders(getattr(self.messages, key))]
+        return references_in(self.model_dump())
+
+
+def references_in(data: Any) -> list[tuple[str, str]]:
+    """Every (field path, argument name) a policy's raw data names, whatever else is wrong with it.
+
+    Reads what a file says even when its shape is invalid (a typo'd key, a
+    wrong type elsewhere), so its references are checked in the same pass:
+    template placeholders (evidence query, slot value, messages), ``limits``
+    keys, ``audit.mask`` and ``evidence.match``. Parts that are not of the
+    expected type, and malformed templates, are skipped here: the shape check
+    reports them.
+    """
+    refs: list[tuple[str, str]] = []
+    if not isinstance(data, dict):
         return refs
+
+    def named(field_path: str, template: Any) -> None:
+        if isinstance(template, str):
+            # A malformed template is a shape problem, reported as such.
+            with contextlib.suppress(ValueError):
+                refs.extend((field_path, n) for n in placeholders(template))
+
+    def listed(field_path: str, names: Any) -> None:
+        if isinstance(names, list):
+            refs.extend((field_path, n) for n in names if isinstance(n, str))
+
+    evidence = data.get("evidence")
+    if isinstance(evidence, dict):
+        named("evidence.query", evidence.get("query"))
+        slot = evidence.get("slot")
+        if isinstance(slot, dict):
+            named("evidence.slot.value", slot.get("value"))
+        listed("evidence.match", evidence.get("match"))
+    limits = data.get("limits")
+    if isinstance(limits, dict):
+        refs += [(f"limits.{name}", name) for name in limits if isinstance(name, str)]
+    audit = data.get("audit")
+    if isinstance(audit, dict):
+        listed("audit.mask", audit.get("mask"))
+    messages = data.get("messages")
+    if isinstance(messages, dict):
+        for key in ("ask", "abstain", "conflict", "failure"):
+            named(f"messages.{key}", messages.get(key))
+    return refs
 
 
 def placeholders(template: str) -> list[str]:
