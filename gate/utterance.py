@@ -83,6 +83,7 @@ __all__ = [
     "is_question",
     "looks_like_instruction",
     "negation_of",
+    "opens_command",
     "opens_with",
     "opposes",
     "opposite_words",
@@ -458,6 +459,77 @@ def states_wish(text: str) -> bool:
     return False
 
 
+# What a clause that opens with a command says right after its verb: whom for, or what.
+_OBJECT_AFTER = (
+    r"(?:(?:me|us|my|our|the|this|that|these|those|it|them|a|an|some|all|both|"
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty|"
+    r"sixty|seventy|eighty|ninety|hundred|thousand)\b|[$£€])"
+)
+# Words a clause opens with that are not a command's verb.
+_NOT_A_COMMAND = frozenset(
+    {
+        *("i", "you", "we", "they", "he", "she", "it", "there", "here", "this", "that", "these", "those"),
+        *("the", "a", "an", "my", "our", "your", "his", "her", "their", "its", "some", "any", "all", "no"),
+        *("what", "when", "where", "which", "who", "why", "how", "whose", "whether", "if", "unless"),
+        *("because", "since", "as", "though", "although", "while", "after", "before", "until", "once"),
+        *("is", "are", "was", "were", "be", "been", "am", "do", "does", "did", "have", "has", "had"),
+        *("can", "could", "will", "would", "shall", "should", "may", "might", "must", "not", "never"),
+        *("maybe", "perhaps", "also", "still", "even", "only", "then", "now", "today", "tomorrow"),
+        *("yesterday", "thanks", "thank", "cheers", "sorry", "hope", "think", "guess", "mean", "like"),
+        *("love", "hate", "enjoy", "miss", "reckon", "suppose", "bet", "wonder", "seem", "wish"),
+        *("got", "saw", "sent", "paid", "made", "took", "gave", "went", "came", "bought", "told", "said"),
+        *("left", "thought", "heard", "found", "kept", "lost", "spent", "won", "met", "felt", "knew"),
+        *("for", "on", "at", "in", "to", "from", "with", "by", "of", "about", "over", "under", "into"),
+        *("yes", "no", "yeah", "nope", "ok", "okay", "not", "just", "so", "and", "but", "or"),
+    }
+)
+_EN_COMMAND = re.compile(rf"^{_FILLER}(?:please\s+)?([a-z]+)\s+{_OBJECT_AFTER}", re.IGNORECASE)
+# "mándale", "quítame", "apúntanos": a Spanish command carries its pronoun and an accent.
+_ES_COMMAND = re.compile(
+    r"^\W*(?:por favor\s*,?\s+)?\w*[áéíóú]\w*(?:me|te|le|les|nos|lo|la|los|las)(?![\w-])", re.IGNORECASE
+)
+# "envoyez", "réglez", "enlevez-moi": a French command to "vous".
+_FR_COMMAND = re.compile(
+    r"^\W*(?:s'il vous plaît\s*,?\s+)?(?!(?:chez|assez|nez)\b)\w{3,}ez(?:-(?:moi|nous|le|la|les|en|y))?\b",
+    re.IGNORECASE,
+)
+# "stellen Sie mich um", "bitte bestellen Sie": a German command to "Sie" (not a modal's question).
+_DE_COMMAND = re.compile(
+    r"^\W*(?:bitte\s+)?(?!(?:können|könnten|würden|haben|hätten|sind|wären|wollen|möchten|"
+    r"dürfen|müssen|sollen|werden|wissen)\b)\w+en\s+sie\b",
+    re.IGNORECASE,
+)
+
+
+def opens_command(text: str) -> bool:
+    """Whether a clause opens with a command by its grammar, whatever the verb.
+
+    For verbs no list names ("ditch sky cinema for me", "chuck 60 bucks at
+    inv-4412"): a verb first, then whom or what it is for; in Spanish a verb
+    carrying its pronoun and accent ("mándale"), in French the command to
+    "vous" ("réglez"), in German the command to "Sie" ("stellen Sie").
+    A word that opens statements (a pronoun, a past tense, an adverb in -ly)
+    is no command, and a clause that goes on as a narrative is not one.
+    Every language's form is looked for whatever the call's language: callers
+    switch. Pure; never raises.
+    """
+    for clause in clauses(_norm(text)):
+        if _RETRACT.search(clause) or _WITHDRAW.search(clause):
+            continue  # "send it there instead", "laissez tomber": a change or a take-back first
+        found = _EN_COMMAND.search(clause)
+        if found is not None:
+            verb = found.group(1).casefold()
+            if (
+                verb not in _NOT_A_COMMAND
+                and not verb.endswith(("ly", "ed", "ing", "s"))
+                and not _NARRATIVE.search(clause[found.end(1) :])
+            ):
+                return True
+        if _ES_COMMAND.search(clause) or _FR_COMMAND.search(clause) or _DE_COMMAND.search(clause):
+            return True
+    return False
+
+
 def opens_with(text: str, verb: str) -> bool:
     """Whether a clause of the utterance opens with ``verb`` as an imperative ("port my number to x").
 
@@ -791,7 +863,7 @@ _RETRACT = re.compile(
     r"keep (?:my|the|it|things)\s+(?:original|current|old|existing|usual|as it is|as they are|the same)|"
     r"leave (?:it|that|things) (?:as it is|as is|alone|as they are)|as it was|no changes?\b|"
     r"olvida|olvídalo|mejor|en realidad|cambié de opinión|cambie de opinion|"
-    r"oublie|finalement|en fait|j'ai changé d'avis|plutôt|"
+    r"oublie|finalement|en fait|j'ai changé d'avis|plutôt|laissez tomber|laisse tomber|déjalo|dejalo|"
     r"vergiss|eigentlich|doch lieber|ich habe es mir anders überlegt)\b",
     re.IGNORECASE,
 )

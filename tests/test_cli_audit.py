@@ -8,6 +8,7 @@ import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -60,7 +61,7 @@ def no_reprs(output: str) -> None:
 
 def test_list_is_newest_first_and_filters(db: str) -> None:
     rows = listed(db)
-    assert len(rows) == 7
+    assert len(rows) == 6
     assert [r["time"] for r in rows] == sorted((str(r["time"]) for r in rows), reverse=True)
     assert {r["tool"] for r in listed(db, "--tool", "issue_refund")} == {"issue_refund"}
     assert [r["rule"] for r in listed(db, "--outcome", "abstain")] == ["state.conflict", "limits.amount.max"]
@@ -68,11 +69,12 @@ def test_list_is_newest_first_and_filters(db: str) -> None:
     assert listed(db, "--caller", "bob") == []
     assert listed(db, "--violations") == []
     assert listed(db, "--undelivered") == []
-    assert len(listed(db, "--since", "1h")) == 7 and listed(db, "--until", "2000-01-01") == []
+    assert len(listed(db, "--since", "1h")) == 6 and listed(db, "--until", "2000-01-01") == []
     assert {r["delivery"] for r in rows} == {"delivered", "local"}
 
 
 def test_list_pages_by_key(db: str) -> None:
+    everything = [r["id"] for r in listed(db)]
     code, output = cli("audit", "list", "--database-url", db, "--json", "--limit", "4")
     first = json.loads(output)
     assert len(first["decisions"]) == 4 and first["next_after"] == first["decisions"][-1]["id"]
@@ -80,8 +82,7 @@ def test_list_pages_by_key(db: str) -> None:
         "audit", "list", "--database-url", db, "--json", "--limit", "4", "--after", first["next_after"]
     )
     second = json.loads(output)
-    assert len(second["decisions"]) == 3 and second["next_after"] is None
-    everything = [r["id"] for r in listed(db)]
+    assert len(second["decisions"]) == len(everything) - 4 == 2 and second["next_after"] is None
     assert [r["id"] for r in first["decisions"] + second["decisions"]] == everything
     code, output = cli("audit", "list", "--database-url", db, "--limit", "4")
     assert f"next page: --after {first['next_after']}" in output
@@ -121,9 +122,15 @@ def test_show_tells_the_whole_story(db: str) -> None:
     story = json.loads(output)
     d = story["decision"]
     assert d["caller"]["id"] == "demo-alice-1" and d["arguments"] == {"amount": 40.0, "order_id": "A-1001"}
-    assert d["policy"]["hash"].startswith("sha256:") and d["rule"] == "evidence"
+    assert d["policy"]["hash"].startswith("sha256:") and d["rule"] == "evidence.recorded"
     assert d["tool_call_id"].startswith("call_")
-    assert "refund 40 on order A-1001" in story["evidence"]["memories"][0]["content"]
+    # What the caller's words said: every argument traced to words that carry it.
+    traced = {a["name"]: a for a in story["evidence"]["arguments"]}
+    assert {name: (a["value"], a["status"]) for name, a in traced.items()} == {
+        "order_id": ("A-1001", "traced"),
+        "amount": (40.0, "traced"),
+    }
+    assert all("refund 40 on order A-1001" in a["words"] for a in traced.values())
     assert story["confirmed_by"]["caller_words"] == "Yes, go ahead."
     assert story["conversation"]["question"] == "Please confirm: refund 40 on order A-1001?"
     receipt = story["receipt"]
@@ -148,7 +155,7 @@ def test_show_unknown_id_is_one_line(db: str) -> None:
 
 def test_verify_and_a_tampered_ledger(db: str) -> None:
     code, output = cli("audit", "verify", "--database-url", db)
-    assert code == 0 and "chain verified: 25 entries" in output
+    assert code == 0 and "chain verified: 20 entries" in output
     code, output = cli("audit", "verify", "--database-url", db, "--json")
     assert json.loads(output)["ok"] is True
     ledger = gate.Ledger(db, create=False)
@@ -168,7 +175,7 @@ def test_export_streams_every_entry_with_the_state_as_of_it(db: str) -> None:
     code, output = cli("audit", "export", "--format", "jsonl", "--database-url", db)
     assert code == 0
     events = [json.loads(line) for line in output.splitlines()]
-    assert [e["gate.chain.seq"] for e in events] == list(range(1, 26))
+    assert [e["gate.chain.seq"] for e in events] == list(range(1, 21))
     decision = next(e for e in events if e["event.name"] == "gate.decision")
     assert decision["gen_ai.operation.name"] == "execute_tool"
     assert decision["gen_ai.tool.name"] == "book_visit" and decision["gen_ai.tool.call.id"]
@@ -185,7 +192,8 @@ def test_export_streams_every_entry_with_the_state_as_of_it(db: str) -> None:
     for asked, answer in answered:
         assert (asked["gate.confirmation.status"], asked["gate.confirmation.words"]) == ("pending", None)
         assert answer["gate.confirmation.status"] != "pending"
-    assert any(a["gate.confirmation.words"] == "Yes, go ahead." for _, a in answered)
+    # The yes to Friday (taken by another customer before it) and the yes to the refund of 40.
+    assert sorted(str(a["gate.confirmation.words"]) for _, a in answered) == ["Yes, go ahead.", "Yes."]
     code, output = cli("audit", "export", "--format", "csv", "--database-url", db)
     assert code == 2 and "unknown format" in output
 
@@ -201,18 +209,19 @@ def test_export_reports_a_missing_record_and_fails(db: str) -> None:
     result = runner.invoke(app, ["audit", "export", "--database-url", db])
     assert result.exit_code == 1
     assert f"gate: entry {seq} ({rid}): the receipt it records is missing" in result.stderr
-    assert len(result.stdout.splitlines()) == 24  # every other entry is still exported
+    assert len(result.stdout.splitlines()) == 19  # every other entry is still exported
 
 
 def test_stats(db: str) -> None:
     code, output = cli("audit", "stats", "--database-url", db, "--json")
     assert code == 0
     result = json.loads(output)
-    assert result["decisions"] == 7
-    assert result["by_tool"]["book_visit"] == {"act": 1, "ask": 2, "abstain": 1}
-    assert result["by_receipt_status"] == {"skipped": 5, "succeeded": 2}
+    assert result["decisions"] == 6
+    assert result["by_tool"]["book_visit"] == {"act": 1, "ask": 1, "abstain": 1}
+    assert result["by_tool"]["issue_refund"] == {"act": 1, "ask": 1, "abstain": 1}
+    assert result["by_receipt_status"] == {"skipped": 4, "succeeded": 2}
     assert 0 < result["latency_ms"]["p50"] <= result["latency_ms"]["p95"]
-    assert sum(b["count"] for b in result["latency_histogram"]) == 7
+    assert sum(b["count"] for b in result["latency_histogram"]) == 6
     code, output = cli("audit", "stats", "--database-url", db)
     assert code == 0 and "decision latency: p50" in output
     no_reprs(output)
@@ -364,26 +373,35 @@ def test_policy_explain_reads_the_callers_memory(tmp_path: Path, monkeypatch: py
     home = tmp_path / "home"
     assert run_demo(home) == 0
     monkeypatch.setenv("GATE_HOME", str(home))
-    code, output = cli(
-        "policy",
-        "explain",
-        "book_visit",
-        "--caller",
-        "demo-alice-1",
-        "--verified",
-        "--args",
-        '{"day": "Friday"}',
-        "--policies",
-        str(DEMO_POLICIES),
-        "--json",
-    )
-    assert code == 0, output
-    result = json.loads(output)
+
+    def explain(day: str) -> dict[str, Any]:
+        code, output = cli(
+            "policy",
+            "explain",
+            "book_visit",
+            "--caller",
+            "demo-alice-1",
+            "--verified",
+            "--args",
+            json.dumps({"day": day}),
+            "--policies",
+            str(DEMO_POLICIES),
+            "--json",
+        )
+        assert code == 0, output
+        result = json.loads(output)
+        assert isinstance(result, dict)
+        return result
+
+    friday = explain("Friday")
     # The caller said yes to Friday (the slot was taken only afterwards): that memory is trusted.
-    assert (result["outcome"], result["rule"]) == ("act", "evidence")
-    assert "Friday" in result["evidence"]["memories"][0]["content"]
+    assert (friday["outcome"], friday["rule"]) == ("act", "evidence.trace")
+    assert "Friday" in friday["evidence"]["memories"][0]["content"]
+    # A day the caller never said: nothing in memory gives it, so the gate would ask.
+    monday = explain("Monday")
+    assert (monday["outcome"], monday["rule"]) == ("ask", "evidence.missing")
     before = gate.Ledger(f"sqlite:///{home / 'ledger.db'}", create=False)
-    assert len(before.decisions()) == 7  # nothing was recorded
+    assert len(before.decisions()) == 6  # nothing was recorded
     before.close()
 
 
@@ -430,7 +448,7 @@ def test_policy_replay_lists_the_flips(db: str, tmp_path: Path) -> None:
     code, output = cli("policy", "replay", "--policies", str(candidate), "--database-url", db, "--json")
     assert code == 0, output
     report = json.loads(output)
-    assert report["checked"] == 7
+    assert report["checked"] == 6
     flips = report["flips"]
     assert len(flips) == 2  # the refund of 40: its ask and its act
     assert {(f["recorded"], f["candidate"], f["candidate_rule"]) for f in flips} == {
@@ -440,17 +458,17 @@ def test_policy_replay_lists_the_flips(db: str, tmp_path: Path) -> None:
     code, output = cli("policy", "replay", "--policies", str(DEMO_POLICIES), "--database-url", db, "--json")
     assert json.loads(output)["flips"] == []  # the live policies replay to themselves
     code, output = cli("policy", "replay", "--policies", str(candidate), "--database-url", db)
-    assert code == 0 and "2 of 7 decisions would flip" in output
+    assert code == 0 and "2 of 6 decisions would flip" in output
 
 
 def test_parallel_export_matches_the_serial_one(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from gate.audit import export_jsonl
 
-    monkeypatch.setattr("gate.audit._EXPORT_CHUNK", 5)  # five ranges for 25 entries
+    monkeypatch.setattr("gate.audit._EXPORT_CHUNK", 5)  # four ranges for 20 entries
     ledger = gate.Ledger(db, create=False, read_only=True)
     try:
         serial = "".join(text for text, _ in export_jsonl(ledger, parallel=False))
         parallel = "".join(text for text, _ in export_jsonl(ledger, parallel=True))
     finally:
         ledger.close()
-    assert parallel == serial and len(serial.splitlines()) == 25
+    assert parallel == serial and len(serial.splitlines()) == 20

@@ -32,13 +32,12 @@ from tests.conftest import ALICE, POLICIES, Calendar, make_tools
 
 ROOT = Path(__file__).resolve().parent.parent
 STORY = [
-    ("book_visit", "ask", "evidence"),
-    ("book_visit", "act", "evidence"),
+    ("book_visit", "act", "evidence.trace"),
     ("issue_refund", "abstain", "limits.amount.max"),
-    ("book_visit", "ask", "evidence"),
+    ("book_visit", "ask", "evidence.missing"),
     ("book_visit", "abstain", "state.conflict"),
     ("issue_refund", "ask", "confirm.always"),
-    ("issue_refund", "act", "evidence"),
+    ("issue_refund", "act", "evidence.recorded"),
 ]
 
 
@@ -106,7 +105,9 @@ def test_one_yes_per_question_and_every_question_is_the_gates(first: Run) -> Non
     put = [re.sub(r"^\[\d+\] ask \([\w.]+\): ", "", what) for who, what in lines if who == "gate"]
     assert asked and all(question in put for question in asked)  # the agent only reads the gate's questions
     answers = [what for who, what in lines if who == "caller" and what.lower().startswith("yes")]
-    assert len(answers) == len(asked) == 3
+    assert len(answers) == len(asked) == 2  # the Friday booking and the refund of 40
+    # The caller asked for Thursday and said the day: the gate booked it without a question.
+    assert not any("Thursday" in question for question in asked)
     for i, (who, what) in enumerate(lines):
         if who == "caller" and what.lower().startswith("yes"):  # each yes answers the question just put
             assert lines[i - 1][0] in ("agent", "meanwhile") and any(
@@ -121,7 +122,8 @@ def test_the_competing_booking_is_shown_as_it_happens(first: Run) -> None:
     assert lines[meanwhile - 1] == ("agent", "Just to confirm: shall I book your visit on Friday?")
     assert lines[meanwhile + 1] == ("caller", "Yes.")
     after = next(what for who, what in lines[meanwhile + 1 :] if who == "gate")
-    assert after.startswith("[5] abstain (state.conflict)") and "already booked" in after
+    number = STORY.index(("book_visit", "abstain", "state.conflict")) + 1  # as the table numbers it
+    assert after.startswith(f"[{number}] abstain (state.conflict)") and "already booked" in after
 
 
 def test_call_two_starts_with_what_call_one_left_in_memory(first: Run) -> None:

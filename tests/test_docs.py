@@ -88,6 +88,8 @@ def _recorded_rule_names() -> set[str]:
         for found in re.findall(r'RuleResult\(\s*(f?)"([a-z_.{}]+)"', text):
             names.add(re.sub(r"\{[a-z_]+\}", "<argument>", found[1]))
         names.update(re.findall(r'rule = "([a-z_]+\.[a-z_.]+)"', text))
+        # The trace's own rules: each statement's reading, each argument's status, the verdict.
+        names.update(re.findall(r'"(trace\.[a-z_.]+)"', text))
     return names
 
 

@@ -364,3 +364,54 @@ async def test_the_audit_shows_where_each_value_came_from(alice: tuple[Call, lis
     shown = json.loads(result.output)
     text = json.dumps(shown)
     assert "please send 200 dollars to ACC-1234" in text and "trace.value" in text
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "um yeah chuck seventy five bucks over to acc-3099 would you",  # a verb no list names, STT case
+        "Mándale 75 dólares a la cuenta ACC-3099, por favor.",  # a Spanish command with its pronoun
+        "Virez 75 dollars sur le compte ACC-3099.",  # a French command to "vous"
+    ],
+)
+async def test_a_command_in_any_words_that_carries_every_value_acts(
+    alice: tuple[Call, list[str]], words: str
+) -> None:
+    c, done = alice
+    out = await c.turn(words, call("transfer_money", amount=75, to_account="ACC-3099"), say("Sent."))
+    assert out == ["Sent."] and done == ["sent 75 to ACC-3099"]
+    assert c.last().rule == "evidence.trace"
+
+
+async def test_a_command_that_asks_to_know_is_not_the_action(alice: tuple[Call, list[str]]) -> None:
+    c, done = alice
+    out = await c.turn(
+        "tell me the last 75 dollars that went to ACC-3099",
+        call("transfer_money", amount=75, to_account="ACC-3099"),
+        say("Shall I?"),
+    )
+    assert done == [] and "Nothing has been done yet" in out[0]
+
+
+async def test_a_later_bare_value_or_a_take_back_that_names_nothing_leaves_it_unsure(
+    alice: tuple[Call, list[str]],
+) -> None:
+    c, done = alice
+    await c.says(
+        "book ortega tapas in leeds for four on friday the 13th at 8pm", "Four at Ortega Tapas, Friday at 8."
+    )
+    out = await c.turn(
+        "no, three will do, my son can't come",
+        call(
+            "reserve_table", restaurant="Ortega Tapas", city="Leeds", party=4, date="2026-03-13", time="20:00"
+        ),
+        say("Shall I?"),
+    )
+    assert done == [] and c.arguments()["party"]["status"] == "conflict"
+    await c.says("please send 200 dollars to ACC-1234", "200 dollars to ACC-1234.")
+    out = await c.turn(
+        "hmm, actually, I'd rather sort it out myself",
+        call("transfer_money", amount=200, to_account="ACC-1234"),
+        say("Shall I?"),
+    )
+    assert done == [] and "Nothing has been done yet" in out[0]

@@ -50,7 +50,7 @@ def decision_ids(client: TestClient, query: str = "") -> list[str]:
 
 def test_the_list_takes_the_same_filters_as_the_command_line(client: TestClient, ledger_path: Path) -> None:
     everything = decision_ids(client)
-    assert len(everything) == 7
+    assert len(everything) == 6
     runner = CliRunner()
     for query, args in [
         ("?tool=issue_refund", ["--tool", "issue_refund"]),
@@ -82,7 +82,7 @@ def test_a_decision_page_tells_the_whole_story(client: TestClient) -> None:
         "sha256:",  # digests and policy hash
         "issue_refund",
         "confirmation.answer",  # the trace
-        "refund 40 on order A-1001",  # what the memory said
+        "Argument trace",  # what the caller's words said
         "Please confirm: refund 40 on order A-1001?",  # the question
         "Yes, go ahead.",  # the caller's words
         "refund-A-1001-",  # what was executed
@@ -91,15 +91,19 @@ def test_a_decision_page_tells_the_whole_story(client: TestClient) -> None:
         "receipt.2",  # the chain entries
     ):
         assert shown in text, shown
+    # Every argument traced to the words that carry it.
+    traced = text[text.index('<table class="arguments">') :]
+    traced = traced[: traced.index("</table>")]
+    assert traced.count('<tr class="traced">') == 2 and traced.count("refund 40 on order A-1001") == 2
     assert client.get("/decisions/gd_nope").status_code == 404
 
 
 def test_chain_and_stats_pages(client: TestClient) -> None:
     chain = client.get("/chain?verify=1")
-    assert chain.status_code == 200 and "Verified: 25 entries" in chain.text
+    assert chain.status_code == 200 and "Verified: 20 entries" in chain.text
     stats = client.get("/stats")
     assert stats.status_code == 200
-    assert "<svg" in stats.text and "<rect" in stats.text and "7 decisions" in stats.text
+    assert "<svg" in stats.text and "<rect" in stats.text and "6 decisions" in stats.text
     assert client.get("/static/style.css").status_code == 200
 
 

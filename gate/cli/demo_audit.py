@@ -47,6 +47,11 @@ ALIGNMENTS = {
 RULES = {
     "evidence": "what the decision service read in the caller's own words about this action; "
     "an ask: not enough on its own, an act: the caller's spoken yes completed it",
+    "evidence.trace": "the caller asked for this action and said every value, in this call or an earlier one",
+    "evidence.missing": "nothing the caller said gives this value, so the gate asks the question carrying "
+    "every value",
+    "evidence.recorded": "the policy records what the caller said but does not require it; the caller's yes "
+    "to the question decided",
     "confirm.always": "this tool's policy has every call confirmed by the caller",
     "confirm.never": "this tool's policy never asks, so an unsure call is refused",
     "state.conflict": "the tool's own system says it can no longer be done",

@@ -284,9 +284,9 @@ async def _tell(story: _Story, alice: Caller, run: int, tag: str) -> Outcome:
     )
     console.print(
         Text(
-            f"{alice.id} is a verified customer with order A-1001 (300). The policies: book_visit asks "
-            "unless what the caller said before settles it; issue_refund always asks, and refuses "
-            "more than 200.",
+            f"{alice.id} is a verified customer with order A-1001 (300). The policies: book_visit acts "
+            "when the caller asked for the visit and said its day, and asks otherwise; issue_refund "
+            "always asks, and refuses more than 200.",
             style="dim",
         )
     )
@@ -295,7 +295,6 @@ async def _tell(story: _Story, alice: Caller, run: int, tag: str) -> Outcome:
         await c1.turn(
             "Hi, I'd like my visit on Thursday please.", call("book_visit", day="Thursday"), _question
         )
-        await c1.turn("Yes.", call(CONFIRM_TOOL), say("Done: your visit is booked for Thursday."))
         await c1.turn(
             "Also refund 500 on order A-1001.",
             call("issue_refund", order_id="A-1001", amount=500),
@@ -314,7 +313,12 @@ async def _tell(story: _Story, alice: Caller, run: int, tag: str) -> Outcome:
             isinstance(e.item, ChatMessage) and "Thursday" in (e.item.text_content or "")
             for e in knows.events
         )
-        await c2.turn("I'd like a second visit, on Friday.", call("book_visit", day="Friday"), _question)
+        # The caller names no day; the model picks one, so the gate asks before booking it.
+        await c2.turn(
+            "Could I have a second visit this week? Any day you have free.",
+            call("book_visit", day="Friday"),
+            _question,
+        )
         version = business.slot("Friday").version
         business_take(business, "Friday", "bob")
         story.say(

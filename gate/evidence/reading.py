@@ -24,11 +24,10 @@ the rule that decided it, a stable id; in order, the first that applies:
 A request is for *this* action when it is close in meaning to the action
 (the query with and without its values, the tool's description) or names
 its verb or its thing (a word of the query, its stem or its family); it
-asks for another action when its verb is of another family
-(``trace.other_action``), or for this action on another thing
-(``trace.other_thing``: "cancel my premium seats for the opera" is not the
-premium plan, "book a vet visit" not a home visit, "at the groomers" not
-"at the vet").
+asks for another action (``trace.other_action``) when its verb is of
+another family, or when it asks for this action on another thing ("cancel
+my premium seats for the opera" is not the premium plan, "book a vet
+visit" not a home visit, "at the groomers" not "at the vet").
 """
 
 from __future__ import annotations
@@ -497,7 +496,7 @@ def _clause(
         return _Clause(start, end, "later")
     if utterance.about_someone_else(part) or utterance.for_someone_else(part):
         return _Clause(start, end, "someone_else")
-    wish = utterance.states_wish(part) or _opens_with_action(part, request)
+    wish = utterance.states_wish(part) or _opens_with_action(part, request) or utterance.opens_command(part)
     if not _opens_with_action(part, request) and _fine_as_it_is(part, request):
         return _Clause(start, end, "put_off")  # "the jacket from order F-301 is fine": nothing asked for it
     asked = previous is not None and previous.stance == "request"

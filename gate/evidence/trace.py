@@ -15,7 +15,7 @@ decided each:
   offered, or by naming it, a distinctive part of a name included); another
   value said later replaces it (``trace.changed``); a no to it is
   ``trace.denied``. A later request that names another identifier or name for
-  the same action is another request, not a change (``trace.other_request``),
+  the same action is another request, not a change, and leaves the value standing,
   unless it says it replaces ("instead", "actually", "I meant"). An argument
   nobody spoke of and that the model passed at the tool's own default is
   ``trace.default``; one nothing traces is ``trace.missing``.
@@ -373,14 +373,30 @@ def _argument(
         own = [x for x in said if x.same]
         others = [x for x in said if not x.same and not _belongs_elsewhere(x, r, spec)]
         if current is not None and s.origin == "call" and s.speaker == "caller" and not own:
-            if others and not r.counts and r.stance == "value":
-                # Said once, then another of its kind with nothing around it ("no, three will do").
+            # Another of its kind with nothing around it ("no, three will do"), its label unsaid.
+            bare = [
+                x
+                for x in r.said(spec.name)
+                if not x.same
+                and x.rule in ("trace.value", "trace.value.label")
+                and not _belongs_elsewhere(x, r, spec)
+            ]
+            if bare and not r.counts and r.stance == "value":
                 spoken_of = True
-                note = f"the caller later said {others[-1].words!r}"
-                current = _said_by(spec, r, "conflict", "trace.changed", note, span=others[-1].span)
+                note = f"the caller later said {bare[-1].words!r}"
+                current = _said_by(spec, r, "conflict", "trace.changed", note, span=bare[-1].span)
                 continue
-            if r.stance == "retraction" and not others and not is_question(s.text):
-                # "actually, economy is fine": something was taken back, and not said what.
+            names_none = not any(x.fits for said_of in r.values.values() for x in said_of)
+            if (
+                (r.stance == "retraction" or (r.change and r.stance == "request"))
+                and names_none
+                and current.at is not None
+                and s.at is not None
+                and current.at < s.at
+                and not is_question(s.text)
+            ):
+                # "actually, economy is fine", "send it there instead": something was taken back
+                # or changed, and not said what.
                 spoken_of = True
                 note = "the caller took something back after this was said, and did not say what"
                 current = _said_by(spec, r, "conflict", "trace.withdrawn", note)
