@@ -224,7 +224,7 @@ _WEEK_FROM = re.compile(r"\ba\s+week\s+(?P<base>today|tomorrow)\b")
 
 def value_spans(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[tuple[int, int]]:
     """Where ``text`` says this argument's own value, in any of its forms."""
-    if spec.kind in ("bool", "other"):
+    if spec.kind == "other":
         return []
     if spec.kind == "text":
         spans = list(name_spans(text, spec.shown))

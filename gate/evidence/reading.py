@@ -342,6 +342,7 @@ class _Clause:
     denies_action: bool = False
     denied: frozenset[str] = frozenset()
     other: bool = False  # a request for another action, or for this one on another thing
+    search: bool = False  # that other action is a search ("find me concerts in Vancouver")
 
 
 def _moves_from(request: TraceRequest) -> bool:
@@ -510,7 +511,8 @@ def _clause(
         return _Clause(start, end, "question")
     if not wish:
         return _Clause(start, end, "value")
-    return _Clause(start, end, "request", other=_asks_other(part, request, meaning, strong_only=in_call))
+    other = _asks_other(part, request, meaning, strong_only=in_call)
+    return _Clause(start, end, "request", other=other, search=other and _searches(part, request))
 
 
 def _phrasal(text: str, verb: str) -> str:
@@ -564,6 +566,12 @@ def _asks_other(
     if verb is not None and wanted and known_other(_phrasal(part, verb), wanted):
         return True
     return _other_thing(part, request, meaning, strong_only=strong_only)
+
+
+def _searches(part: str, request: TraceRequest) -> bool:
+    """Whether a request clause asks to find or look for something ("look for concerts around Vancouver")."""
+    verb = asked_verb(part, request)
+    return verb is not None and verb.split()[0] in words.INQUIRY
 
 
 _PUT_LATER = re.compile(
@@ -711,12 +719,16 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
     kinds = {c.stance for c in clauses}
     whole_question = utterance.is_question(text, request.lang) and not requests
     other_action = bool(requests) and not ours
+    # A search's values say what the caller wants found: they count for the action asked for
+    # later on what was found ("concerts around Vancouver", then "get me tickets").
+    searching = other_action and all(c.search for c in requests)
     if (whole_question or requests) and (
         _other_qualifier(text, request, meaning)
         or _frame_clash(text, request)
         or (whole_question and _other_thing(text, request, meaning))
     ):
         other_action = True
+        searching = False
         ours = []
     values = _counted_values(text, clauses, request)
     carried = _carries_all(values, request)
@@ -733,7 +745,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
     )
     bare = _only_values(text, request) and not statement.trusted
     gives = any(x.fits for v in values.values() for x in v)
-    counts = not other_action and (
+    counts = (not other_action or searching) and (
         near >= RELATED
         or _bare_values(text, request)
         or names
@@ -863,14 +875,16 @@ def _counted_values(
 ) -> dict[str, tuple[forms.Said, ...]]:
     """Every value said in a clause that asks for this, gives values or asks about them.
 
-    Not in a clause that puts it off, asks on a condition or asks for another action.
+    Not in a clause that puts it off, asks on a condition or asks for another action
+    (a search aside: what the caller asks to find is what they want).
     When a statement names two things of a kind the request is about ("refund 40 on x-19
     and 300 on x-20"), only the part that names the request's own thing counts for it.
     """
     counted = [
         c
         for c in clauses
-        if c.stance in ("value", "question", "denial", "exception") or (c.stance == "request" and not c.other)
+        if c.stance in ("value", "question", "denial", "exception")
+        or (c.stance == "request" and (not c.other or c.search))
     ]
     parts = _own_parts(text, request)
     out: dict[str, tuple[forms.Said, ...]] = {}
