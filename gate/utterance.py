@@ -410,9 +410,12 @@ _WISH = re.compile(
     r"(?:is|are|sounds|would be)\s+(?:the\s+|just\s+|really\s+)?(?:fine|good|great|perfect|ok|okay|best|"
     r"better|ideal)|(?:should|needs? to|has to|must|will) be\b|\bis now\b|"
     r"i'?m (?:going|gonna) (?:with|for)|"
-    r"quiero|quisiera|me gustaría|me gustaria|por favor|prefiero|necesito|"
-    r"je veux|je voudrais|j'aimerais|s'il vous plaît|s'il te plaît|je préfère|"
-    r"ich möchte|ich will|ich hätte gern|bitte|ich brauche|lieber)\b",
+    r"quiero|quisiera|quería|queria|querría|queremos|queríamos|me gustaría|me gustaria|por favor|"
+    r"prefiero|necesito|necesitamos|"
+    r"je veux|je voudrais|j'aimerais|je souhaite|je souhaiterais|on voudrait|nous voudrions|"
+    r"il me faut|il me faudrait|il nous faut|il nous faudrait|s'il vous plaît|s'il te plaît|je préfère|"
+    r"ich möchte|ich will|ich hätte gern|ich hätte gerne|ich bräuchte|ich muss|wir möchten|wir wollen|"
+    r"wir brauchen|wir müssen|bitte|ich brauche|lieber)\b",
     re.IGNORECASE,
 )
 # Verbs a caller opens a request with ("cancel my premium plan", "book thursday").

@@ -415,3 +415,24 @@ async def test_a_later_bare_value_or_a_take_back_that_names_nothing_leaves_it_un
         say("Shall I?"),
     )
     assert done == [] and "Nothing has been done yet" in out[0]
+
+
+@pytest.mark.parametrize(
+    ("words", "acts"),
+    [
+        ("Quiero transferir 75 dólares a la cuenta ACC-3099.", True),
+        ("Je voudrais envoyer 75 dollars sur le compte ACC-3099, s'il vous plaît.", True),
+        ("ich möchte 75 dollar auf das konto acc-3099 überweisen", True),
+        ("Quiero anular los 75 dólares que mandé a la cuenta ACC-3099.", False),  # another family
+        ("Je voudrais annuler le virement de 75 dollars vers ACC-3099.", False),
+    ],
+)
+async def test_the_action_said_in_the_callers_language(
+    alice: tuple[Call, list[str]], words: str, acts: bool
+) -> None:
+    c, done = alice
+    out = await c.turn(words, call("transfer_money", amount=75, to_account="ACC-3099"), say("Sent."))
+    if acts:
+        assert out == ["Sent."] and done == ["sent 75 to ACC-3099"]
+    else:
+        assert done == [] and "Nothing has been done yet" in out[0]

@@ -180,6 +180,28 @@ def action_words(request: TraceRequest) -> tuple[str, ...]:
     return _action_words(request.masked_query)
 
 
+def foreign_families(text: str) -> list[frozenset[str]]:
+    """The families of the Spanish, French or German words ``text`` says, in the order said
+    (:data:`words.FOREIGN_VERBS`)."""
+    tokens = re.findall(r"[a-zà-ÿß]+", text.casefold())
+    found: list[tuple[int, frozenset[str]]] = []
+    for english, stems in words.FOREIGN_VERBS:
+        at = [i for i, t in enumerate(tokens) for s in stems if (t == s if len(s) <= 3 else t.startswith(s))]
+        if at:
+            found.append((min(at), english))
+    return [english for _, english in sorted(found, key=lambda x: x[0])]
+
+
+def _says_abroad(text: str, wanted: Sequence[str]) -> bool | None:
+    """Whether the first foreign verb in ``text`` is of the action's family (True) or of another
+    (False: "annuler le virement" cancels, whatever it cancels), or none is said (None)."""
+    found = foreign_families(text)
+    if not found or not wanted:
+        return None
+    first = found[0]
+    return shares_word(" ".join(sorted(first)), list(wanted)) or wanted[0] in first
+
+
 def _same_family(verb: str, wanted: Sequence[str]) -> bool:
     return shares_word(verb, wanted[:1]) or any(
         verb in family and any(w in family for w in wanted[:1]) for family in words.FAMILIES
@@ -565,6 +587,8 @@ def _asks_other(
     verb = asked_verb(part, request)
     if verb is not None and wanted and known_other(_phrasal(part, verb), wanted):
         return True
+    if verb is None and _says_abroad(part, wanted) is False:
+        return True  # "quiero anular ...": a verb of another family, in the caller's language
     return _other_thing(part, request, meaning, strong_only=strong_only)
 
 
@@ -740,6 +764,12 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             or rendered >= CLEAR_RENDERED
             or ((plain >= ABOUT or rendered >= ABOUT_RENDERED) and shares_word(text, wanted))
             or (carried and _distinctive(_within(values, ours), request) and near >= FLOOR)
+            # "quiero pagar la factura F-22019": the action's verb in the caller's language,
+            # with a value of it.
+            or (
+                any(_says_abroad(text[c.start : c.end], wanted) for c in ours)
+                and any(x.fits for v in values.values() for x in v)
+            )
             or (statement.origin == "call" and bool(ours) and near >= CALL_FLOOR)
         )
     )
@@ -993,9 +1023,12 @@ def _other_thing(
     """
     if _frame_clash(text, request) or _other_qualifier(text, request, meaning):
         return True
-    if strong_only:
-        return False
     wanted = query_thing(request)
+    if strong_only:
+        # In a call, only a thing known to be of another kind: "book a visit" in a call that
+        # also rents a car is not the car.
+        named = asked_thing(text, request)
+        return bool(named and wanted) and _known_other_thing(named[-1], [*wanted, *action_words(request)])
     if len(wanted) >= 2 and not shares_word(text, wanted[:-1]) and _tied_elsewhere(text, request):
         return True
     named = asked_thing(text, request)
@@ -1016,6 +1049,15 @@ def _other_thing(
     if shares_word(" ".join(named), known):
         return False
     return meaning.sim(" ".join(named), " ".join(wanted)) < SAME_THING
+
+
+def _known_other_thing(head: str, wanted: Sequence[str]) -> bool:
+    """Whether ``head`` is a thing of a family none of ``wanted`` is in (a visit, not a car)."""
+    mine = [f for f in words.FAMILIES if head in f]
+    if not mine or shares_word(head, wanted):
+        return False
+    theirs = [f for f in words.FAMILIES if any(w in f for w in wanted)]
+    return bool(theirs) and not any(f in theirs for f in mine)
 
 
 # Words that add a thing, against words that replace one: "an additional bin" is no replacement.

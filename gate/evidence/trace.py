@@ -388,7 +388,10 @@ def _argument(
                 continue
             names_none = not any(x.fits for said_of in r.values.values() for x in said_of)
             if (
-                (r.stance == "retraction" or (r.change and r.stance == "request"))
+                r.stance in ("retraction", "request")
+                and not r.other_action
+                and _CHANGES.search(s.text) is not None
+                and _FOR_NOW.search(s.text) is None
                 and names_none
                 and current.at is not None
                 and s.at is not None
@@ -680,6 +683,21 @@ _ASKS_FROM = re.compile(
     r"\b(?:from|leav\w*|depart\w*|start\w*|located|pick(?:ing)?\s+(?:you\s+)?up|origin|where are you)\b", re.I
 )
 _ASKS_TO = re.compile(r"\b(?:to|going|headed|heading|destination|arriv\w*|drop\w*|travel\w* to)\b", re.I)
+
+
+# Words that say the caller changes what they asked for (not that they put it off).
+_CHANGES = re.compile(
+    r"\b(?:actually|instead|rather|make (?:it|that)|i meant|change (?:it|that)|switch (?:it|that)|"
+    r"on second thoughts?|en fait|plutôt|finalement|laissez tomber|eigentlich|lieber|stattdessen|"
+    r"mejor|en realidad|en vez|en lugar)\b",
+    re.IGNORECASE,
+)
+
+
+# Words that put the request off rather than change it ("not now, I'll decide later").
+_FOR_NOW = re.compile(
+    r"\b(?:not now|for now|not yet|later|decide|think (?:about|it over)|sleep on|hold off|wait)\b", re.I
+)
 
 
 def _one_part_each(

@@ -336,3 +336,40 @@ ALTERNATIVES: tuple[tuple[str, ...], ...] = (
     ("stalls", "circle", "balcony", "general admission", "vip", "front row"),
 )
 ALTERNATIVE_OF: dict[str, int] = {w: n for n, group in enumerate(ALTERNATIVES) for w in group}
+
+# The verbs of the families above as callers say them in Spanish, French and German: stems,
+# matched at a word's start ("reserv" is reservar, réserver, reservieren), three letters or
+# fewer only as whole words. The English words say which family; no stem starts a common
+# English word of another family.
+FOREIGN_VERBS: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = tuple(
+    (frozenset(english.split("|")), tuple(stems.split("|")))
+    for english, stems in (
+        ("book|reserve|schedule|booking|reservation", "reserv|réserv|buche|buchen|gebucht|apúnt|apunt|agend"),
+        (
+            "cancel|end|stop|terminate|unsubscribe",
+            "cancel|anul|annul|résili|resili|kündig|kundig|storn|baja|désabonn|desabonn|abbestell|abmeld",
+        ),
+        (
+            "pay|settle|payment",
+            "pagar|pague|pago|págu|régl|regl|payer|paie|payez|zahl|bezahl|begleich|abonar|abóne|abone",
+        ),
+        (
+            "refund|reimburse|money back|return",
+            "devolv|devuelv|devuélv|reembols|rembours|erstatt|zurückerstatt|rückerstatt",
+        ),
+        (
+            "send|transfer|wire|pay",
+            "envía|envia|enviar|envíe|envoy|transfer|transfér|virez|virer|virement|überweis|uberweis|schick|mánd|mandar",
+        ),
+        (
+            "move|change|switch|swap|update",
+            "cambi|chang|änder|wechsel|umstell|pásame|pasarme|passer|passez",
+        ),
+        ("deliver|delivery|ship", "entreg|livr|liefer|zustell"),
+        ("remove|take off|drop|delete", "quít|quitar|quita|sacar|sáca|enlev|entfern|supprim|elimin"),
+        ("car|rental|hire car", "alquil|coche|voiture|louer|loue|miet|mietwagen"),
+        ("flight|fly|flying", "vuelo|volar|vol|vols|flieg|flug"),
+        ("table|restaurant|dinner|lunch", "mesa|cenar|comer|dîner|diner|déjeuner|tisch|essen"),
+        ("hotel|room|stay|accommodation", "habitaci|chambre|zimmer|hôtel|übernacht"),
+    )
+)
