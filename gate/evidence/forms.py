@@ -8,6 +8,7 @@ said in the argument's part, each check a named rule:
 
 ``trace.value.role``      "from Leeds" is not a journey to Leeds
 ``trace.value.unit``      "2 nights" is not a table for 2
+``trace.value.ordinal``   "the 3rd" is a day, not 3 of anything
 ``trace.value.currency``  "500 dollars" is not 500 pounds
 ``trace.value.period``    "85 a quarter" is not 85 a month
 ``trace.value.bound``     "any time after 2pm" is not 2pm
@@ -660,6 +661,8 @@ def judge_span(
     if wanted_role is not None and found_role is not None and found_role != wanted_role:
         return said("trace.value.role")
     if spec.kind == "number":
+        if re.match(r"(?:st|nd|rd|th)\b", text[end : end + 3], re.IGNORECASE):
+            return said("trace.value.ordinal")  # "the 3rd" is a day, not three of anything
         unit = unit_at(text, end)
         if unit is not None and unit != (spec.unit or (slot.unit if slot else None)):
             return said("trace.value.unit")

@@ -26,6 +26,10 @@ UNIT_FAMILIES: dict[str, frozenset[str]] = {
         }
     ),
     "room": frozenset({"room", "rooms", "habitación", "habitaciones", "chambre", "chambres", "zimmer"}),
+    # "2 bed rooms" and "3 star" count bedrooms and stars, not rooms or nights.
+    "bedroom": frozenset({"bed", "beds", "bedroom", "bedrooms", "dormitorios", "pièces", "schlafzimmer"}),
+    "bath": frozenset({"bath", "baths", "bathroom", "bathrooms", "baños", "bäder"}),
+    "rating": frozenset({"star", "stars", "estrellas", "étoiles", "sterne", "stelle"}),
     "hour": frozenset(
         {"hour", "hours", "hr", "hrs", "horas", "hora", "heures", "heure", "stunden", "stunde"}
     ),
