@@ -964,8 +964,24 @@ def defers(text: str) -> bool:
 
 
 def retracts(text: str) -> bool:
-    """Whether the utterance withdraws or changes something the caller said before."""
-    return _RETRACT.search(_norm(text)) is not None
+    """Whether the utterance withdraws or changes something the caller said before.
+
+    Words inside a title said in capitals ("the album Sing To Me Instead") are the
+    title's, not the caller's.
+    """
+    return _RETRACT.search(_norm(without_titles(text))) is not None
+
+
+# Two or more capitalised words in a row, not opening a sentence: a title or a name.
+_TITLE_RUN = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)+")
+
+
+def without_titles(text: str) -> str:
+    """``text`` with each run of capitalised words (a title or a name) replaced by "X".
+
+    A run opening the text or a sentence keeps its first word. Pure.
+    """
+    return _TITLE_RUN.sub("X", text)
 
 
 _OPPOSITES: dict[str, tuple[str, ...]] = {}

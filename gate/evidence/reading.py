@@ -585,11 +585,26 @@ def _asks_other(
     """Whether a request clause asks for another action, or for this one on another thing."""
     wanted = action_words(request)
     verb = asked_verb(part, request)
-    if verb is not None and wanted and known_other(_phrasal(part, verb), wanted):
+    cues = {_stem(c) for a in request.arguments for c in a.cues}
+    if (
+        verb is not None
+        and wanted
+        and known_other(_phrasal(part, verb), wanted)
+        and _stem(verb.split()[0]) not in cues
+    ):
+        # A verb its arguments speak of is this action's detail ("leave at 8:15" for leaving_time).
         return True
     if verb is None and _says_abroad(part, wanted) is False:
         return True  # "quiero anular ...": a verb of another family, in the caller's language
     return _other_thing(part, request, meaning, strong_only=strong_only)
+
+
+def _stem(word: str) -> str:
+    """A word without its inflection ("leaving", "leave" and "leaves" are "leav")."""
+    for ending in ("ing", "ed", "es", "e", "s"):
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[: -len(ending)]
+    return word
 
 
 def _searches(part: str, request: TraceRequest) -> bool:

@@ -40,7 +40,7 @@ from gate.evidence.meaning import Similarities
 from gate.evidence.request import ArgumentSpec, TraceRequest
 from gate.evidence.statements import Statement
 from gate.evidence.types import Accepted, ActionTrace, ArgumentStatus, ArgumentTrace, Trace, Verdict
-from gate.utterance import defers, is_question, puts_off, states_wish
+from gate.utterance import defers, is_question, puts_off, states_wish, without_titles
 
 _OFFER = re.compile(
     r"\b(?:would you like|do you want|shall i|should i|want me to|can i|may i|how about|what about|"
@@ -390,7 +390,7 @@ def _argument(
             if (
                 r.stance in ("retraction", "request")
                 and not r.other_action
-                and _CHANGES.search(s.text) is not None
+                and _CHANGES.search(without_titles(s.text)) is not None
                 and _FOR_NOW.search(s.text) is None
                 and names_none
                 and current.at is not None
