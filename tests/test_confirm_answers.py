@@ -80,7 +80,7 @@ def test_restated_values_are_neutral_and_new_values_are_a_change() -> None:
     assert classify_answer("yes refund the thirty five on k 118", question=question, pending=pending) == "yes"
     assert classify_answer("yes refund the $35.00", question=question, pending=pending) == "yes"
     reading = read_answer("yes but make it 45", question=question, pending=pending)
-    assert reading == AnswerReading("change", "new value: 45")
+    assert (reading.answer, reading.reason, reading.rule) == ("change", "new value: 45", "answer.new_value")
     assert classify_answer("yes on order K-119", question=question, pending=pending) == "change"
     # Without the pending values, the amount is a value the answer brought.
     assert classify_answer("yes the 35", question="Shall I refund it?") == "change"

@@ -19,10 +19,12 @@ card number is not spoken, so it is not passed).
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 
+from gate import lang as lang_data
+from gate.lang.text import words
 from gate.values import mentions
 
 __all__ = ["Heard", "question_heard"]
@@ -41,50 +43,31 @@ class Heard:
     reason: str = ""
 
 
-# Words of a closing question that only asks for the go-ahead, in the four languages.
-_GO_AHEAD_TEXT = """
-    shall should can may i we go ahead proceed do it that this is right correct okay ok alright all
-    sound sounds good fine confirm you want me to would like with does work works for yes or no
-    please then so just happy agree agreed are sure ready still want that's it's is everything what
-    you'd i'll now your ok
-    procedo confirmo de acuerdo esta bien lo hago le te parece correcto si o no vale quiere quieres
-    que continuo sigo adelante es asi todo bien puedo hacerlo lo la confirma confirmamos
-    je procede confirmez confirmer vous d'accord c'est ca est ce ok on y va continue vous va
-    correct oui ou non bien puis le faire valide valider tout bon convient
-    soll ich das so machen ist richtig korrekt einverstanden passt okay in ordnung darf fortfahren
-    weitermachen ja oder nein es sie wirklich alles bestatigen durchfuhren ausfuhren
-"""
-_GO_AHEAD_WORDS = frozenset(_GO_AHEAD_TEXT.split())
-# Verbs a closing question uses for the action itself ("Should I send it?", "Book it?").
-_ACTION_VERBS_TEXT = """
-    send make book do process submit place cancel put transfer pay change move schedule order
-    refund set update switch start finish complete apply arrange reserve add remove
-    envio envie hago reservo cancelo pago cambio proceso transfiero
-    envoie fais reserve annule paie change traite transfere
-    senden buchen stornieren zahlen andern uberweisen erledigen
-"""
-_ACTION_VERBS = frozenset(_ACTION_VERBS_TEXT.split())
 # A sentence ends at ".", "!" or "?" followed by a space: "49.99" and "A.1" stay whole.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
-def _fold(text: str) -> str:
-    text = text.lower().replace("’", "'")
-    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+@cache
+def _closing_words() -> frozenset[str]:
+    """Words of a closing question that only asks for the go-ahead, and the action's verbs."""
+    families = lang_data.verb_families()
+    verbs = frozenset(v for family in families.values() for v in family)
+    return (
+        lang_data.union_words("go_ahead")
+        | lang_data.union_words("details")
+        | lang_data.union_words("action_verbs")
+        | verbs
+    )
 
 
 def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s.strip(" .!?")]
 
 
-def _words(text: str) -> list[str]:
-    return re.findall(r"[^\W_]+(?:'[^\W_]+)*", _fold(text))
-
-
 def _asks_only_to_go_ahead(sentence: str, question_words: frozenset[str]) -> bool:
-    words = _words(sentence)
-    allowed = _GO_AHEAD_WORDS | _ACTION_VERBS | question_words
-    return bool(words) and all(w in allowed for w in words)
+    said = words(sentence)
+    allowed = _closing_words() | question_words
+    return bool(said) and all(w in allowed for w in said)
 
 
 def question_heard(
@@ -120,7 +103,7 @@ def question_heard(
         (i for i, s in enumerate(sentences) if any(_mentions(s, v, lang) for v in heard_values)),
         default=-1,
     )
-    own = frozenset(_words(question))
+    own = frozenset(words(question))
     for sentence in sentences[last + 1 :]:
         if sentence.endswith("?") and not _asks_only_to_go_ahead(sentence, own):
             return Heard(ok=False, reason=f"another question follows: {sentence[:80]}")

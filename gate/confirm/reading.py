@@ -1,0 +1,195 @@
+"""Reading an answer by rules: tokenise, tag, find the values, resolve, decide.
+
+1. **Tag** words and phrases (longest first) from the caller's language and English
+   (:mod:`gate.confirm.lexicon`, :mod:`gate.confirm.tagging`).
+2. **Values** (:mod:`gate.confirm.restate`): a pending value said in any form is neutral; any
+   other value is new, and a new value makes the answer a change. With the call's date,
+   "tomorrow" for a pending date that is tomorrow is that value.
+3. **The question's own words** are neutral where they would change or withdraw ("yes, cancel
+   it" to "cancel your visit?"), and so are verbs of the same family ("stop it").
+4. **Resolve** tags in context (:mod:`gate.confirm.rules`), then the **verdict**
+   (:mod:`gate.confirm.verdict`) names the rule that decided.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from functools import lru_cache
+
+from gate import lang as lang_data
+from gate.confirm.lexicon import AFF, CHANGE, NEGVERB, NEUT, NEWTIME, QUEST, answer_tokens, table
+from gate.confirm.lexicon import words as W
+from gate.confirm.restate import (
+    compound_dayparts,
+    day_of,
+    is_duration,
+    only_part,
+    part_of_pending,
+    pronoun_one,
+    resolve_dayparts,
+    said_as_parts,
+    short_days,
+)
+from gate.confirm.rules import (
+    echoes_question,
+    names_person,
+    negate_in_scope,
+    noun_of_verb,
+    resolve_aux,
+    resolve_clitics,
+    resolve_eager,
+    resolve_irony,
+    resolve_leave,
+    resolve_other,
+    resolve_particles,
+    resolve_scope,
+    resolve_self,
+    resolve_si,
+    resolve_soft,
+    resolve_stop_words,
+    resolve_unable,
+    resolve_when,
+    resolve_wide,
+    rhetorical_yes,
+    speaks_as_named,
+    thanks_for,
+)
+from gate.confirm.tagging import Tagged, bare, mark, overlay, question_terms, tag, with_families
+from gate.confirm.verdict import AnswerReading, _reading, verdict
+from gate.lang.text import stem_match
+from gate.values import Mention, Value, currencies, find_mentions, locate
+from gate.values import _currency_names as currency_names
+
+__all__ = ["read_rules"]
+
+# Tags that the question's own words can neutralise ("cancel" to "cancel your visit?").
+_QUESTION_CAN_NEUTRALISE = frozenset({CHANGE, NEGVERB, NEWTIME, "unknown"})
+
+
+@lru_cache(maxsize=2048)
+def read_rules(
+    words: str, question: str, pending: tuple[Value, ...], lang: str, today: date | None = None
+) -> AnswerReading:
+    """The rules' verdict on ``words`` as an answer to ``question`` about ``pending`` (cached).
+
+    ``lang`` is a language code gate has; ``today`` the call's date (relative dates in the answer
+    are then read as dates: "tomorrow" said for a pending date that is tomorrow is that date).
+    """
+    tokens = answer_tokens(words)
+    if not tokens:
+        return _reading("unclear", "answer.empty")
+    lexicon = table(lang)
+    phrases_of = lexicon.phrases
+    tagged = tag(tokens, lexicon)
+    overlay(tagged, lexicon)
+
+    # Values: pending ones are neutral; any other value is a change, even one the question
+    # offered as an alternative ("Friday, or would Saturday suit?" - "yes, Saturday").
+    pending_spans = [span for value in pending for span in locate(words, value, lang, today=today)]
+    for start, end in pending_spans:
+        mark(tagged, start, end, "value")
+    fresh: list[Mention] = []
+    for mention in find_mentions(words, lang, today=today):
+        covered = [t for t in tagged if t.tok.start < mention.end and t.tok.end > mention.start]
+        if not covered or any(t.tag == "value" for t in covered):
+            continue
+        if pronoun_one(tagged, covered):
+            continue  # "the thursday one", "the other one": which one, not a number
+        if all(t.phrase_len > 1 for t in covered) or is_duration(tagged, covered):
+            continue  # "that one", "mil gracias", "deux secondes": the phrase explains the number
+        if any(mention.means(value) or day_of(mention.value, value) for value in pending):
+            mark(tagged, mention.start, mention.end, "value")
+            continue
+        fresh.append(mention)
+    short_days(tagged, pending)
+    parts, letters = said_as_parts(words, fresh, pending)
+    for mention in parts:
+        mark(tagged, mention.start, mention.end, "value")
+        fresh.remove(mention)
+    for start, end in letters:
+        mark(tagged, start, end, "value")
+    if speaks_as_named(words, tagged, question, lexicon, pending):
+        return _reading("unclear", "answer.speaker_named")
+    new_values: list[str] = []
+    for mention in fresh:
+        mark(tagged, mention.start, mention.end, "newvalue")
+        new_values.append(words[mention.start : mention.end].strip())
+    said_values = len(new_values)
+    part_of = part_of_pending(words, pending, lang, tagged)
+    if part_of:
+        new_values.append(part_of)
+
+    compound_dayparts(tagged)
+    # The question's own words are neutral where they would otherwise change or withdraw; so
+    # are verbs of the same family ("stop it" to "cancel your plan?", "sign me up" to "enrol?").
+    terms = with_families(question_terms(question, phrases_of))
+    # A phrase is the question's own when each of its words is the question's or a function
+    # word: "switch it" to "switch your plan?", but not "next month" to "for 12 months?".
+    phrases: dict[int, list[Tagged]] = {}
+    for t in tagged:
+        if t.tag in _QUESTION_CAN_NEUTRALISE:
+            phrases.setdefault(t.phrase, []).append(t)
+    restated = {
+        pid
+        for pid, members in phrases.items()
+        if any(stem_match(bare(m.tok.key), terms, compound=m.tag == "unknown") for m in members)
+        and not any(noun_of_verb(tagged, m, terms) for m in members)
+        and all(
+            phrases_of.get((m.tok.key,)) == NEUT
+            or stem_match(bare(m.tok.key), terms, compound=m.tag == "unknown")
+            for m in members
+        )
+        and not any(m.tag == NEWTIME and bare(m.tok.key) not in terms for m in members)
+    }
+    for t in tagged:
+        if t.phrase in restated and t.tag in _QUESTION_CAN_NEUTRALISE:
+            t.tag = "qterm"
+
+    # A currency or unit the question did not use is a new value ("yes, 85 euros" to "85 dollars?").
+    names = currency_names()
+    asked_in = currencies(question) | {v.key for v in pending if v.kind == "text" and v.key in names}
+    said_in = currencies(words)
+    if said_in - asked_in and (asked_in or "%" in said_in):
+        new_values.extend(sorted(said_in - asked_in))
+
+    part = only_part(tagged, question, lexicon)
+    if part:
+        new_values.append(part)
+
+    if echoes_question(tagged, question, lexicon):
+        return _reading("unclear", "answer.echo")
+    resolve_unable(tagged, terms)
+    resolve_soft(tagged)
+    resolve_wide(tagged, question, pending)
+    resolve_other(tagged, terms, question)
+    resolve_particles(tagged, terms)
+    resolve_when(tagged, question, pending)
+    resolve_scope(tagged, question, pending)
+    resolve_self(tagged)
+    thanks_for(tagged, words)
+    negate_in_scope(tagged)
+    resolve_dayparts(tagged, pending)
+    if lang_data.language(lang).flag("clitic_objects"):
+        resolve_clitics(tagged, terms)
+    resolve_si(tagged, lexicon)
+    resolve_eager(tagged)
+    resolve_stop_words(tagged)
+    resolve_leave(tagged)
+    resolve_irony(tagged)
+    resolve_aux(tagged)
+    last = tagged[-1]
+    if (
+        len(tagged) > 2
+        and last.tok.key in W().checking_tags
+        and last.phrase_len == 1
+        and tagged[-2].tag not in (AFF, NEUT)
+    ):
+        last.tag = QUEST  # "yes and that's for two, right": checking, not agreeing
+    rhetorical = rhetorical_yes(tagged)
+    for t in tagged:
+        if t.tag == "unknown" and t.tok.key in W().accented_questions and t.tok.raw != t.tok.key:
+            t.tag = QUEST
+        if t.tok.key in ("?", "¿"):
+            t.tag = NEUT if rhetorical else QUEST
+
+    return verdict(tagged, new_values, terms, said_values, names_person(question))
