@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from functools import cache
 
 from gate import lang as lang_data
@@ -71,7 +72,12 @@ def _asks_only_to_go_ahead(sentence: str, question_words: frozenset[str]) -> boo
 
 
 def question_heard(
-    agent_words: str, pending: Mapping[str, object], *, lang: str | None = None, question: str = ""
+    agent_words: str,
+    pending: Mapping[str, object],
+    *,
+    lang: str | None = None,
+    question: str = "",
+    today: date | None = None,
 ) -> Heard:
     """Whether ``agent_words`` put the pending question: every value in ``pending`` (name ->
     value) said as a value, and no other question asked after the last of them.
@@ -79,6 +85,8 @@ def question_heard(
     ``lang`` narrows how values are read ("en", "es", "fr", "de"); None reads all four.
     ``question``: the gate's own question; a closing question made of its words, go-ahead
     words and a verb for the action ("Should I send it?") is part of the pending question.
+    ``today`` is the call's date: with it "tomorrow", "next Friday" or "Friday" said for a
+    pending date are that date.
     A value that cannot be a value (NaN, infinity, a bool, a list) can never have been heard:
     it is reported missing rather than raised, so a bad argument fails closed.
     An empty ``pending`` is heard by any message, including an empty one.
@@ -87,7 +95,7 @@ def question_heard(
     heard_values: list[object] = []
     for name, value in pending.items():
         try:
-            heard = mentions(agent_words, value, lang)
+            heard = mentions(agent_words, value, lang, today=today)
         except (ValueError, TypeError):
             heard = False
         if heard:
@@ -100,7 +108,7 @@ def question_heard(
         return Heard(ok=True)
     sentences = _sentences(agent_words)
     last = max(
-        (i for i, s in enumerate(sentences) if any(_mentions(s, v, lang) for v in heard_values)),
+        (i for i, s in enumerate(sentences) if any(_mentions(s, v, lang, today) for v in heard_values)),
         default=-1,
     )
     own = frozenset(words(question))
@@ -110,8 +118,8 @@ def question_heard(
     return Heard(ok=True)
 
 
-def _mentions(sentence: str, value: object, lang: str | None) -> bool:
+def _mentions(sentence: str, value: object, lang: str | None, today: date | None) -> bool:
     try:
-        return mentions(sentence, value, lang)
+        return mentions(sentence, value, lang, today=today)
     except (ValueError, TypeError):
         return False

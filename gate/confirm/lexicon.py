@@ -222,8 +222,18 @@ class Words:
     question_words: frozenset[Phrase]
     terms: frozenset[str]
     info_requests: tuple[Phrase, ...]
+    question_openers: tuple[Phrase, ...]
+    doubts: tuple[Phrase, ...]
+    question_verbs: frozenset[str]
+    info_verbs: frozenset[str]
+    thing_words: frozenset[str]  # determiners of a thing asked for: "give me *the* address"
+    agent_subjects: frozenset[str]
+    request_auxiliaries: frozenset[str]
+    reservation_words: frozenset[str]  # "but", "pero", "mais", "aber"
+    offer_pronouns: frozenset[str]
     and_words: tuple[str, ...]
     also_words: tuple[str, ...]
+    additive: frozenset[str]  # "also", "too", "plus": in a side question, more of the same asking
     introductions: re.Pattern[str]
     introductions_after: re.Pattern[str]
     two_things: re.Pattern[str]
@@ -330,8 +340,18 @@ def words() -> Words:
         question_words=frozenset(_token_phrases(phrases("question_words"))),
         terms=union("terms"),
         info_requests=_token_phrases(phrases("info_requests")),
+        question_openers=_token_phrases(phrases("question_openers")),
+        doubts=_token_phrases(phrases("doubts")),
+        question_verbs=union("question_verbs"),
+        info_verbs=union("info_verbs"),
+        thing_words=frozenset(w for p in phrases("thing_determiners") for w in p.split()) | union("articles"),
+        agent_subjects=union("agent_subjects"),
+        request_auxiliaries=union("request_auxiliaries"),
+        reservation_words=frozenset(p for p in phrases("reservations") if " " not in p),
+        offer_pronouns=union("offer_pronouns"),
         and_words=phrases("and_words"),
         also_words=phrases("also_words"),
+        additive=frozenset(w for p in phrases("also_words") + phrases("question_openers") for w in p.split()),
         introductions=re.compile(rf"(?:\b(?:{_alternation(phrases('introductions'))})\s*[,:]?\s*)$"),
         introductions_after=re.compile(rf"^\s*[,:]?\s*(?:{_alternation(phrases('introductions_after'))})\b"),
         two_things=re.compile(

@@ -17,7 +17,23 @@ from datetime import date
 from functools import lru_cache
 
 from gate import lang as lang_data
-from gate.confirm.lexicon import AFF, CHANGE, NEGVERB, NEUT, NEWTIME, QUEST, answer_tokens, table
+from gate.confirm.lexicon import (
+    AFF,
+    BUT,
+    CHANGE,
+    COND,
+    DEFER,
+    HEDGE,
+    NEGVERB,
+    NEUT,
+    NEWTIME,
+    OTHER,
+    QAUX,
+    QUEST,
+    SELF,
+    answer_tokens,
+    table,
+)
 from gate.confirm.lexicon import words as W
 from gate.confirm.restate import (
     compound_dayparts,
@@ -68,12 +84,21 @@ _QUESTION_CAN_NEUTRALISE = frozenset({CHANGE, NEGVERB, NEWTIME, "unknown"})
 
 @lru_cache(maxsize=2048)
 def read_rules(
-    words: str, question: str, pending: tuple[Value, ...], lang: str, today: date | None = None
+    words: str,
+    question: str,
+    pending: tuple[Value, ...],
+    lang: str,
+    today: date | None = None,
+    *,
+    side: bool = False,
 ) -> AnswerReading:
     """The rules' verdict on ``words`` as an answer to ``question`` about ``pending`` (cached).
 
     ``lang`` is a language code gate has; ``today`` the call's date (relative dates in the answer
     are then read as dates: "tomorrow" said for a pending date that is tomorrow is that date).
+    With ``side``, ``words`` are a side question after a yes: its question words, auxiliaries
+    and "also" are its own and weigh nothing, and it needs no yes word; every veto still holds
+    (a new value, a change word, a condition, a negation...).
     """
     tokens = answer_tokens(words)
     if not tokens:
@@ -82,6 +107,13 @@ def read_rules(
     phrases_of = lexicon.phrases
     tagged = tag(tokens, lexicon)
     overlay(tagged, lexicon)
+    if side:
+        for t in tagged:
+            if t.tag in (OTHER, SELF, HEDGE):
+                # "their phone number", "where can I reach them", "what kind of food": the thing
+                # asked about; what the caller may do under the deal is read as a question
+                # about its terms (gate.confirm.side).
+                t.tag = NEUT
 
     # Values: pending ones are neutral; any other value is a change, even one the question
     # offered as an alternative ("Friday, or would Saturday suit?" - "yes, Saturday").
@@ -110,12 +142,14 @@ def read_rules(
         mark(tagged, start, end, "value")
     if speaks_as_named(words, tagged, question, lexicon, pending):
         return _reading("unclear", "answer.speaker_named")
+    if side:
+        fresh = [m for m in fresh if not _asked_about(m, words, tagged, pending)]
     new_values: list[str] = []
     for mention in fresh:
         mark(tagged, mention.start, mention.end, "newvalue")
         new_values.append(words[mention.start : mention.end].strip())
     said_values = len(new_values)
-    part_of = part_of_pending(words, pending, lang, tagged)
+    part_of = "" if side else part_of_pending(words, pending, lang, tagged)
     if part_of:
         new_values.append(part_of)
 
@@ -152,7 +186,7 @@ def read_rules(
     if said_in - asked_in and (asked_in or "%" in said_in):
         new_values.extend(sorted(said_in - asked_in))
 
-    part = only_part(tagged, question, lexicon)
+    part = "" if side else only_part(tagged, question, lexicon)
     if part:
         new_values.append(part)
 
@@ -185,6 +219,9 @@ def read_rules(
         and tagged[-2].tag not in (AFF, NEUT)
     ):
         last.tag = QUEST  # "yes and that's for two, right": checking, not agreeing
+    if side:
+        _question_is_its_own(tagged, words)
+        return verdict(tagged, new_values, terms, said_values, names_person(question))
     rhetorical = rhetorical_yes(tagged)
     for t in tagged:
         if t.tag == "unknown" and t.tok.key in W().accented_questions and t.tok.raw != t.tok.key:
@@ -193,3 +230,59 @@ def read_rules(
             t.tag = NEUT if rhetorical else QUEST
 
     return verdict(tagged, new_values, terms, said_values, names_person(question))
+
+
+def _asked_about(mention: Mention, text: str, tagged: list[Tagged], pending: tuple[Value, ...]) -> bool:
+    """Whether a number in a side question asks about the thing ("does it have 2 bedrooms?",
+    "is it from 2011?") rather than changing the request: a plain number (no currency, no time
+    or date) when no pending value is a number, or the "one" of "one more thing"."""
+    covered = [t for t in tagged if t.tok.start < mention.end and t.tok.end > mention.start]
+    if covered and all(t.phrase_len > 1 and t.tag in (HEDGE, CHANGE, NEUT) for t in covered):
+        return True
+    if mention.value.kind != "number" or currencies(text[mention.start : mention.end]):
+        return False
+    return not any(v.kind == "number" for v in pending)
+
+
+def _question_is_its_own(tagged: list[Tagged], text: str) -> None:
+    """In a side question, its question words and markers, "also", and "if" after a verb of
+    asking ("can you check if they have parking") are the question itself, not a veto; so is
+    "I need to" after a question word ("how much do I need to pay?")."""
+    words = W()
+    asking = {w for phrase in words.info_requests for w in phrase} | words.question_verbs | words.info_verbs
+    keys = [t.tok.key for t in tagged]
+    for t in tagged:
+        if t.tag == BUT and t.phrase_len == 1:
+            t.tag = NEUT  # "yes, but who is the actor?": the "but" leads into the question
+        elif t.tag not in (NEUT, CHANGE, HEDGE) and t.tok.key not in words.additive:
+            break
+    for k, t in enumerate(tagged):
+        if t.tag in (QUEST, QAUX, OTHER, SELF) or t.tok.key in ("?", "¿"):
+            # "their phone number", "where can I reach them": the thing asked about; what the
+            # caller may do under the deal is read as a question about its terms.
+            t.tag = NEUT
+        elif t.tag == CHANGE and t.tok.key in words.additive:
+            t.tag = NEUT  # "also, what's the address?", "the phone number too"
+        elif t.tag == COND and (
+            (t.phrase_len == 1 and (t.tok.key,) in words.question_words) or any(w in asking for w in keys[:k])
+        ):
+            t.tag = NEUT  # "when does it start", "find out if pets are allowed"
+        elif t.tag == DEFER and _after_question_word(tagged, k, text):
+            t.tag = NEUT  # "where do I have to go?"
+    for k in range(len(tagged)):
+        for phrase in (*words.question_openers, *words.info_requests):
+            if len(phrase) > 1 and tuple(keys[k : k + len(phrase)]) == phrase:
+                for t in tagged[k : k + len(phrase)]:
+                    if t.tag in (HEDGE, CHANGE, DEFER):
+                        t.tag = NEUT  # "one more thing", "quick question", "let me know"
+
+
+def _after_question_word(tagged: list[Tagged], k: int, text: str) -> bool:
+    """Whether a question word comes before word ``k`` in the same sentence."""
+    question_words = W().question_words
+    for j in range(k - 1, -1, -1):
+        if any(mark in text[tagged[j].tok.end : tagged[j + 1].tok.start] for mark in ".!?"):
+            return False
+        if (tagged[j].tok.key,) in question_words:
+            return True
+    return False

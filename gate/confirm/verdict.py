@@ -74,6 +74,8 @@ RULES: dict[str, str] = {
     "answer.model": "read as a yes by the learned reader, no rule against it",
     "answer.side_question": "affirmative, then a question for information",
     "answer.side_question.terms": "affirmative, then a question about the terms",
+    "answer.side_question.doubt": "affirmative, then a question that doubts the offer",
+    "answer.side_question.request": "affirmative, then a request for something else",
 }
 SOFT_RULES = frozenset({"answer.no_affirmative", "answer.unrecognised"})
 _MAX_REASON_WORDS = 7
