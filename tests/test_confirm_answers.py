@@ -10,6 +10,7 @@ import yaml
 
 from gate import classify_answer
 from gate.confirm import AnswerReading, read_answer
+from gate.confirm.answer import RULES
 
 CORPUS: list[dict[str, Any]] = yaml.safe_load(
     (Path(__file__).parent / "data" / "confirm_answers.yaml").read_text()
@@ -107,12 +108,16 @@ def test_only_pending_values_are_neutral() -> None:
     assert read_answer("yes saturday", question=question, pending={"day": "friday"}).answer == "change"
 
 
-def test_reasons_name_what_decided() -> None:
-    assert read_answer("yes if it's before noon").reason.startswith("condition")
-    assert read_answer("yeah but how much").reason.startswith("question follows")
-    assert read_answer("yes darling").reason.startswith("addressed to someone else")
-    assert read_answer("nope").reason.startswith("refusal")
+def test_every_verdict_names_the_rule_that_decided() -> None:
+    assert read_answer("yes if it's before noon").rule == "answer.condition"
+    assert read_answer("yeah but how much").rule == "answer.side_question"
+    assert read_answer("yes darling").rule == "answer.addressee"
+    assert read_answer("nope").rule == "answer.no"
+    assert read_answer("yes please").rule == "answer.yes"
     assert read_answer("yes please").reason == "affirmative"
+    assert read_answer("yes darling").reason.startswith("addressed to someone else")
+    for entry in CORPUS:
+        assert _read(entry).rule in RULES, entry
 
 
 def test_language_comes_from_the_caller_and_english_is_always_read() -> None:
