@@ -122,6 +122,8 @@ def table(lang: str) -> Table:
     inner = frozenset(w for p, tag in phrases.items() if len(p) > 1 and tag in (NEUT, AFF) for w in p)
     inner -= frozenset(p[0] for p, tag in phrases.items() if len(p) == 1 and tag != NEUT)
     inner -= words().not_inner
+    # An action's verb is never filler: "order" of "in order" is the question's own verb.
+    inner -= frozenset(v for family in lang_data.verb_families().values() for v in family)
     anywhere: dict[str, list[tuple[Phrase, str]]] = {}
     for keys, tag in phrases.items():
         if tag in ANYWHERE and len(keys) > 1:

@@ -35,6 +35,7 @@ from gate.confirm.lexicon import (
     table,
 )
 from gate.confirm.lexicon import words as W
+from gate.confirm.polarity import polarity_flip
 from gate.confirm.restate import (
     compound_dayparts,
     day_of,
@@ -229,6 +230,9 @@ def read_rules(
         if t.tok.key in ("?", "¿"):
             t.tag = NEUT if rhetorical else QUEST
 
+    flipped = polarity_flip(tagged, words, question, terms)
+    if flipped:
+        return _reading("change", "answer.polarity", flipped)
     return verdict(tagged, new_values, terms, said_values, names_person(question))
 
 

@@ -130,7 +130,34 @@ def resolve_wide(tagged: list[Tagged], question: str, pending: tuple[Value, ...]
         or any(sum(v.kind == kind for v in pending) >= 2 for kind in ("weekday", "date", "time"))
     )
     for t in wide:
-        t.tag = NEUT if several else CHANGE
+        t.tag = NEUT if several or _judged(tagged, t) else CHANGE
+
+
+def _judged(tagged: list[Tagged], t: Tagged) -> bool:
+    """ "everything looks right", "alles passt", "tout est bon": "all of it" as the subject of a
+    yes that judges it, not more than was asked."""
+    k = max(i for i, u in enumerate(tagged) if u.phrase == t.phrase) + 1
+    for u in tagged[k : k + 3]:
+        if u.tag == AFF:
+            return u.tok.key not in W().warm_words and u.tok.key not in W().doubled_yes
+        if u.tag not in (NEUT, WIDE):
+            return False
+    return False
+
+
+def _after_go_ahead(tagged: list[Tagged], t: Tagged) -> bool:
+    """ "go ahead now", "you may proceed right away", "allez-y maintenant": when to go ahead
+    with what was asked, not a new time for the thing itself ("book it now" stays a change)."""
+    k = min(i for i, u in enumerate(tagged) if u.phrase == t.phrase)
+    words = W()
+    for u in reversed(tagged[max(0, k - 3) : k]):
+        if u.tag == AFF:
+            # A bare "yes right away" to a booking for Tuesday still says when.
+            plain = u.tok.key in words.doubled_yes or u.tok.key in words.weak_affirmations
+            return u.phrase_len > 1 or not (plain or u.tok.key in words.warm_words)
+        if u.tag != NEUT or u.tok.key not in words.objects:
+            return False
+    return False
 
 
 @lru_cache(maxsize=1024)
@@ -215,7 +242,7 @@ def resolve_when(tagged: list[Tagged], question: str, pending: tuple[Value, ...]
     )
     asked = {t.key for t in answer_tokens(question)}
     for t in when:
-        t.tag = CHANGE if fixed and t.tok.key not in asked else NEUT
+        t.tag = CHANGE if fixed and t.tok.key not in asked and not _after_go_ahead(tagged, t) else NEUT
 
 
 def resolve_scope(tagged: list[Tagged], question: str, pending: tuple[Value, ...] = ()) -> None:

@@ -1,0 +1,81 @@
+"""A detail of the question said back the other way round: "you have no extra luggage" -
+"I do have extra luggage"; "without subtitles?" - "yes, with subtitles".
+
+The question's words are neutral when the caller says them back, which is how "yes, cancel it"
+is a yes. But a word the question negates ("no", "without", "non-", "not", "sin", "sans",
+"ohne", "kein") said back without its negation, or a word the question states said back after
+a negating determiner ("yes, no subtitles" to "with subtitles?"), flips the detail: that is a
+change, never a yes. Said back with the same polarity ("yes, no subtitles" to "no subtitles?"),
+the negation is the question's own and weighs nothing.
+"""
+
+from __future__ import annotations
+
+from gate.confirm.lexicon import AFF, NEG, NEUT, answer_tokens
+from gate.confirm.lexicon import words as W
+from gate.confirm.tagging import Tagged, bare
+from gate.lang.text import stem_match
+
+__all__ = ["polarity_flip"]
+
+_WINDOW = 3  # a negation reaches this many words ahead: "no extra checked luggage"
+_MARKS = ".,;:!?"
+
+
+def _negated_at(keys: list[str], gaps: list[str], k: int, negators: frozenset[str]) -> str:
+    """The negator that governs word ``k`` (within the window, in the same clause), or ""."""
+    stops = W().clause_openers
+    for j in range(k - 1, max(-1, k - 1 - _WINDOW), -1):
+        if any(mark in gaps[j + 1] for mark in _MARKS) or keys[j] in stops:
+            return ""
+        if keys[j] in negators:
+            return keys[j]
+    return ""
+
+
+def _gaps(text: str, starts: list[int], ends: list[int]) -> list[str]:
+    """The text between each word and the one before it (the first: what precedes it)."""
+    return [text[(ends[k - 1] if k else 0) : starts[k]] for k in range(len(starts))]
+
+
+def polarity_flip(tagged: list[Tagged], text: str, question: str, terms: frozenset[str]) -> str:
+    """The caller's word that says a question's detail the other way round, or "".
+
+    Also marks a negation the caller says back with its detail ("no subtitles" to "no
+    subtitles?") as neutral.
+    """
+    words = W()
+    negators = words.negators
+    determiners = negators - words.statement_negations - words.scoping_negations
+    asked = list(answer_tokens(question))
+    q_keys = [t.key for t in asked]
+    q_gaps = _gaps(question, [t.start for t in asked], [t.end for t in asked])
+    negated: dict[str, bool] = {}
+    for k, key in enumerate(q_keys):
+        word = bare(key)
+        if word in terms and word not in negators:
+            polarity = bool(_negated_at(q_keys, q_gaps, k, negators))
+            negated[word] = negated.get(word, polarity) and polarity if word in negated else polarity
+    if not negated:
+        return ""
+    a_keys = [t.tok.key for t in tagged]
+    a_gaps = _gaps(text, [t.tok.start for t in tagged], [t.tok.end for t in tagged])
+    for k, t in enumerate(tagged):
+        word = bare(t.tok.key)
+        if word in negators or t.tag == NEG and t.phrase_len == 1:
+            continue
+        said = next((w for w in negated if w == word or stem_match(word, frozenset({w}))), None)
+        if said is None:
+            continue
+        negation = _negated_at(a_keys, a_gaps, k, negators)
+        after = a_keys[k + 1] if k + 1 < len(a_keys) else ""
+        if negated[said] and not negation and after not in negators:
+            return t.tok.raw  # "no extra luggage" - "I do have extra luggage"
+        agreed = any(u.tag == AFF for u in tagged[:k])
+        if not negated[said] and negation in determiners and agreed:
+            return t.tok.raw  # "with subtitles?" - "yes, no subtitles" (a bare "no" is a refusal)
+        if negated[said] and negation:
+            for u in tagged[max(0, k - _WINDOW) : k]:
+                if u.tok.key == negation and u.tag == NEG:
+                    u.tag = NEUT  # "no subtitles" said back to "no subtitles?"
+    return ""
