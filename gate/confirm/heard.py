@@ -25,7 +25,7 @@ from datetime import date
 from functools import cache
 
 from gate import lang as lang_data
-from gate.lang.text import words
+from gate.lang.text import fold, words
 from gate.values import mentions
 
 __all__ = ["Heard", "question_heard"]
@@ -62,13 +62,45 @@ def _closing_words() -> frozenset[str]:
 
 
 def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip(" .!?")]
+    """The sentences of ``text``; a period after an abbreviation ("Dr.", "Ave.") or an initial
+    ("C.", "M.D.") ends none."""
+    out: list[str] = []
+    current = ""
+    for piece in _SENTENCE_END.split(text):
+        current = f"{current} {piece}" if current else piece
+        last = current.rstrip().rsplit(None, 1)[-1] if current.strip() else ""
+        word = fold(last.rstrip(".!?"))
+        if last.endswith(".") and (len(word.replace(".", "")) <= 1 or word in _abbreviations() or "." in word):
+            continue
+        out.append(current)
+        current = ""
+    if current:
+        out.append(current)
+    return [s.strip() for s in out if s.strip(" .!?")]
 
 
-def _asks_only_to_go_ahead(sentence: str, question_words: frozenset[str]) -> bool:
+@cache
+def _abbreviations() -> frozenset[str]:
+    return lang_data.union_words("abbreviations")
+
+
+@cache
+def _judgements() -> frozenset[str]:
+    """Words that ask whether the details are right ("correct", "right", "accurate", "details")."""
+    return lang_data.union_words("details") | frozenset(
+        w for p in lang_data.union_phrases("doubts") for w in p.split() if len(p.split()) == 1
+    )
+
+
+def _asks_only_to_go_ahead(sentence: str, question_words: frozenset[str], earlier: frozenset[str]) -> bool:
+    """A closing question of go-ahead words, the action's verbs and the gate's own words; or one
+    that asks whether the details just given are right, naming only what was said before it
+    ("Are all the event details correct?")."""
     said = words(sentence)
     allowed = _closing_words() | question_words
-    return bool(said) and all(w in allowed for w in said)
+    if said and all(w in allowed for w in said):
+        return True
+    return bool(said) and any(w in _judgements() for w in said) and all(w in allowed | earlier for w in said)
 
 
 def question_heard(
@@ -112,8 +144,9 @@ def question_heard(
         default=-1,
     )
     own = frozenset(words(question))
+    earlier = frozenset(w for sentence in sentences[: last + 1] for w in words(sentence))
     for sentence in sentences[last + 1 :]:
-        if sentence.endswith("?") and not _asks_only_to_go_ahead(sentence, own):
+        if sentence.endswith("?") and not _asks_only_to_go_ahead(sentence, own, earlier):
             return Heard(ok=False, reason=f"another question follows: {sentence[:80]}")
     return Heard(ok=True)
 

@@ -231,6 +231,8 @@ class Words:
     thing_words: frozenset[str]  # determiners of a thing asked for: "give me *the* address"
     agent_subjects: frozenset[str]
     request_auxiliaries: frozenset[str]
+    relative_leads: frozenset[str]
+    unchanged: frozenset[Phrase]
     reservation_words: frozenset[str]  # "but", "pero", "mais", "aber"
     offer_pronouns: frozenset[str]
     and_words: tuple[str, ...]
@@ -349,6 +351,8 @@ def words() -> Words:
         thing_words=frozenset(w for p in phrases("thing_determiners") for w in p.split()) | union("articles"),
         agent_subjects=union("agent_subjects"),
         request_auxiliaries=union("request_auxiliaries"),
+        relative_leads=union("relative_leads"),
+        unchanged=frozenset(_token_phrases(phrases("unchanged"))),
         reservation_words=frozenset(p for p in phrases("reservations") if " " not in p),
         offer_pronouns=union("offer_pronouns"),
         and_words=phrases("and_words"),

@@ -77,5 +77,7 @@ def polarity_flip(tagged: list[Tagged], text: str, question: str, terms: frozens
         if negated[said] and negation:
             for u in tagged[max(0, k - _WINDOW) : k]:
                 if u.tok.key == negation and u.tag == NEG:
-                    u.tag = NEUT  # "no subtitles" said back to "no subtitles?"
+                    for v in tagged:
+                        if v.phrase == u.phrase:
+                            v.tag = NEUT  # "no subtitles", "no need of subtitles" to "no subtitles?"
     return ""

@@ -53,6 +53,8 @@ from gate.confirm.rules import (
     negate_in_scope,
     noun_of_verb,
     resolve_aux,
+    resolve_relative,
+    resolve_unchanged,
     resolve_clitics,
     resolve_eager,
     resolve_irony,
@@ -212,6 +214,8 @@ def read_rules(
     resolve_leave(tagged)
     resolve_irony(tagged)
     resolve_aux(tagged)
+    resolve_relative(tagged)
+    resolve_unchanged(tagged)
     last = tagged[-1]
     if (
         len(tagged) > 2

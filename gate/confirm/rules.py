@@ -140,7 +140,7 @@ def _judged(tagged: list[Tagged], t: Tagged) -> bool:
     for u in tagged[k : k + 3]:
         if u.tag == AFF:
             return u.tok.key not in W().warm_words and u.tok.key not in W().doubled_yes
-        if u.tag not in (NEUT, WIDE):
+        if u.tag not in (NEUT, WIDE, QAUX):
             return False
     return False
 
@@ -499,3 +499,36 @@ def resolve_aux(tagged: list[Tagged]) -> None:
             t.tag = QUEST
         else:
             t.tag = NEG if t.tok.key.endswith("n't") else NEUT  # "yes, won't" is no yes
+
+
+def resolve_relative(tagged: list[Tagged]) -> None:
+    """ "that's what I wanted", "exactly what we need": a question word after a copula opens a
+    relative clause, not a question; "really" before a yes ("sounds really good") intensifies it."""
+    words = W()
+    for k, t in enumerate(tagged):
+        if t.tag != QUEST or t.phrase_len != 1 or k == 0:
+            continue
+        before = tagged[k - 1].tok.key
+        if (t.tok.key,) in words.question_words and before in words.relative_leads:
+            t.tag = NEUT
+        elif t.tok.key in words.intensifiers and k + 1 < len(tagged) and tagged[k + 1].tag == AFF:
+            t.tag = NEUT
+
+
+def resolve_unchanged(tagged: list[Tagged]) -> None:
+    """ "proceed as it is", "you can make it as it is": unchanged, after a go-ahead, is a yes;
+    on its own ("leave it as it is") it stays a no."""
+    words = W()
+    for k, t in enumerate(tagged):
+        if t.tag != NEG or not k:
+            continue
+        phrase = [u for u in tagged if u.phrase == t.phrase]
+        if tagged.index(phrase[0]) != k:
+            continue
+        keys = tuple(u.tok.key for u in phrase)
+        if keys not in words.unchanged:
+            continue
+        before = [u for u in tagged[max(0, k - 3) : k] if u.tag != NEUT]
+        if before and before[-1].tag in (AFF, "qterm"):
+            for u in phrase:
+                u.tag = NEUT
