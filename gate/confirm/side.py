@@ -133,6 +133,7 @@ def side_question_start(text: str, lang: str) -> int | None:
         return None
     keys = [t.key for t in tokens]
     lexicon = table(lang)
+    auxiliaries = _auxiliaries(lang)
     # A question starts a phrase of its own: "do that" in "yes please do that" is a yes.
     tagged = tag(tokens, lexicon)
     phrase_starts = {k for k in range(len(tagged)) if k == 0 or tagged[k].phrase != tagged[k - 1].phrase}
@@ -147,8 +148,8 @@ def side_question_start(text: str, lang: str) -> int | None:
         if keys[k] in ("?", "¿") or keys[k - 1] == "¿":
             continue
         words_before = [t for t in tokens[:k] if t.key not in ("?", "¿")]
-        if not words_before or k not in phrase_starts or k in bound:
-            continue
+        if not words_before or k not in phrase_starts or k in bound or keys[k - 1] in auxiliaries:
+            continue  # after an auxiliary the question began before: "can you tell me"
         start = k if keys[k] != "¿" else k + 1
         if k in sentence_starts and asked_from.get(k, False):
             return tokens[k].start
