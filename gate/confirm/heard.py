@@ -70,7 +70,8 @@ def _sentences(text: str) -> list[str]:
         current = f"{current} {piece}" if current else piece
         last = current.rstrip().rsplit(None, 1)[-1] if current.strip() else ""
         word = fold(last.rstrip(".!?"))
-        if last.endswith(".") and (len(word.replace(".", "")) <= 1 or word in _abbreviations() or "." in word):
+        short = len(word.replace(".", "")) <= 1 or word in _abbreviations() or "." in word
+        if last.endswith(".") and short:
             continue
         out.append(current)
         current = ""
@@ -87,9 +88,7 @@ def _abbreviations() -> frozenset[str]:
 @cache
 def _judgements() -> frozenset[str]:
     """Words that ask whether the details are right ("correct", "right", "accurate", "details")."""
-    return lang_data.union_words("details") | frozenset(
-        w for p in lang_data.union_phrases("doubts") for w in p.split() if len(p.split()) == 1
-    )
+    return lang_data.union_words("details") | lang_data.union_words("checks")
 
 
 def _asks_only_to_go_ahead(sentence: str, question_words: frozenset[str], earlier: frozenset[str]) -> bool:

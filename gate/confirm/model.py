@@ -122,7 +122,9 @@ def load(path: Path = MODEL_FILE) -> Model | None:
         buckets = int(meta["buckets"])
         if len(weights) != buckets or buckets & (buckets - 1):
             raise ValueError(f"expected {buckets} weights, got {len(weights)}")
-        return Model(buckets, float(meta["scale"]), float(meta["bias"]), float(meta["threshold"]), weights, meta)
+        return Model(
+            buckets, float(meta["scale"]), float(meta["bias"]), float(meta["threshold"]), weights, meta
+        )
     except (OSError, ValueError, KeyError) as exc:
         _LOG.warning("gate.confirm.model: the learned answer reader is off (%s: %s)", path.name, exc)
         return None

@@ -24,6 +24,7 @@ from gate.confirm.lexicon import (
     COND,
     DEFER,
     HEDGE,
+    HES,
     NEGVERB,
     NEUT,
     NEWTIME,
@@ -31,6 +32,7 @@ from gate.confirm.lexicon import (
     QAUX,
     QUEST,
     SELF,
+    WIDE,
     answer_tokens,
     table,
 )
@@ -112,7 +114,7 @@ def read_rules(
     overlay(tagged, lexicon)
     if side:
         for t in tagged:
-            if t.tag in (OTHER, SELF, HEDGE):
+            if t.tag in (OTHER, SELF, HEDGE, WIDE):
                 # "their phone number", "where can I reach them", "what kind of food": the thing
                 # asked about; what the caller may do under the deal is read as a question
                 # about its terms (gate.confirm.side).
@@ -146,7 +148,8 @@ def read_rules(
     if speaks_as_named(words, tagged, question, lexicon, pending):
         return _reading("unclear", "answer.speaker_named")
     if side:
-        fresh = [m for m in fresh if not _asked_about(m, words, tagged, pending)]
+        asked_terms = with_families(question_terms(question, lexicon.phrases))
+        fresh = [m for m in fresh if not _asked_about(m, words, tagged, pending, asked_terms)]
     new_values: list[str] = []
     for mention in fresh:
         mark(tagged, mention.start, mention.end, "newvalue")
@@ -193,7 +196,7 @@ def read_rules(
     if part:
         new_values.append(part)
 
-    if echoes_question(tagged, question, lexicon):
+    if not side and echoes_question(tagged, question, lexicon):
         return _reading("unclear", "answer.echo")
     resolve_unable(tagged, terms)
     resolve_soft(tagged)
@@ -240,16 +243,22 @@ def read_rules(
     return verdict(tagged, new_values, terms, said_values, names_person(question))
 
 
-def _asked_about(mention: Mention, text: str, tagged: list[Tagged], pending: tuple[Value, ...]) -> bool:
-    """Whether a number in a side question asks about the thing ("does it have 2 bedrooms?",
-    "is it from 2011?") rather than changing the request: a plain number (no currency, no time
-    or date) when no pending value is a number, or the "one" of "one more thing"."""
+def _asked_about(
+    mention: Mention, text: str, tagged: list[Tagged], pending: tuple[Value, ...], terms: frozenset[str]
+) -> bool:
+    """Whether a number in a side question asks about the thing ("are there 0 transfers?", "is
+    it from 2011?") rather than changing the request: a plain number (no currency, no time or
+    date) that counts something the question did not ("3 people" to "a table for 2 people?" is
+    a change), or the "one" of "one more thing"."""
     covered = [t for t in tagged if t.tok.start < mention.end and t.tok.end > mention.start]
     if covered and all(t.phrase_len > 1 and t.tag in (HEDGE, CHANGE, NEUT) for t in covered):
         return True
     if mention.value.kind != "number" or currencies(text[mention.start : mention.end]):
         return False
-    return not any(v.kind == "number" for v in pending)
+    if not any(v.kind == "number" for v in pending):
+        return True
+    after = next((t for t in tagged if t.tok.start >= mention.end), None)
+    return after is not None and after.tok.key not in terms and bare(after.tok.key) not in terms
 
 
 def _question_is_its_own(tagged: list[Tagged], text: str) -> None:
@@ -275,14 +284,25 @@ def _question_is_its_own(tagged: list[Tagged], text: str) -> None:
             (t.phrase_len == 1 and (t.tok.key,) in words.question_words) or any(w in asking for w in keys[:k])
         ):
             t.tag = NEUT  # "when does it start", "find out if pets are allowed"
-        elif t.tag == DEFER and _after_question_word(tagged, k, text):
-            t.tag = NEUT  # "where do I have to go?"
+        elif t.tag in (DEFER, HES) and _after_question_word(tagged, k, text):
+            t.tag = NEUT  # "where do I have to go?", "how long is the wait?"
+        elif t.tag == CHANGE and all(
+            u.tok.key in words.thanks_for or u.tok.key in words.their_words or u.tok.key in words.third_person
+            for u in tagged
+            if u.phrase == t.phrase
+        ):
+            t.tag = NEUT  # "what address is given for them?"
     for k in range(len(tagged)):
-        for phrase in (*words.question_openers, *words.info_requests):
+        for phrase in words.question_openers:
             if len(phrase) > 1 and tuple(keys[k : k + len(phrase)]) == phrase:
                 for t in tagged[k : k + len(phrase)]:
                     if t.tag in (HEDGE, CHANGE, DEFER):
-                        t.tag = NEUT  # "one more thing", "quick question", "let me know"
+                        t.tag = NEUT  # "one more thing", "quick question"
+        for phrase in words.info_requests:
+            if tuple(keys[k : k + len(phrase)]) == phrase:
+                for t in tagged[k : k + len(phrase)]:
+                    if t.tag not in ("value", "newvalue"):
+                        t.tag = NEUT  # "let me know", "if you could tell me", "whether or not"
 
 
 def _after_question_word(tagged: list[Tagged], k: int, text: str) -> bool:

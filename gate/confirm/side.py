@@ -61,7 +61,15 @@ def _openers(lang: str) -> tuple[frozenset[str], frozenset[Phrase]]:
     return _auxiliaries(lang), frozenset(words.question_words)
 
 
-def _opens(keys: list[str], k: int, lang: str, *, asked: bool, sentence_start: bool) -> bool:
+def _opens(
+    keys: list[str],
+    k: int,
+    lang: str,
+    *,
+    asked: bool,
+    sentence_start: bool,
+    after_yes: frozenset[str] = frozenset(),
+) -> bool:
     """Whether a question opens at ``k``: a request for information, a question word (at the
     start of a sentence, or followed by its verb, unless the sentence ends with "?"), or an
     auxiliary before its subject where a clause starts."""
@@ -91,18 +99,27 @@ def _opens(keys: list[str], k: int, lang: str, *, asked: bool, sentence_start: b
     nxt = keys[k + 1] if k + 1 < len(keys) else ""
     if keys[k] in auxiliaries and nxt in words.agent_subjects and _asks_for_information(keys, k + 1):
         return True
+    if (
+        asked
+        and keys[k] in auxiliaries
+        and nxt
+        and k > 0
+        and keys[k - 1] in after_yes
+        and nxt not in words.objects
+    ):
+        return True  # "yes are pets allowed?", "ok does the room have wifi?"
     return keys[k] in auxiliaries and (nxt in words.subjects or nxt in words.agent_subjects)
 
 
 # What follows a verb that asks for information: "tell *me*", "check *whether*", "find *out*".
-_INFO_OBJECTS = frozenset({"me", "us", "out", "whether", "if", "about", "on", "for"})
+_INFO_OBJECTS = frozenset({"me", "us", "out", "whether", "if", "about", "on", "for", "up"})
 
 
 @lru_cache(maxsize=1)
 def _not_clause_start() -> frozenset[str]:
     """Subjects: an auxiliary right after one continues a statement ("you have", "I can")."""
     words = W()
-    return words.subjects | words.statement_subjects | words.agent_subjects | words.reason_subjects
+    return words.subjects | words.statement_subjects | words.agent_subjects
 
 
 def _asks_for_information(keys: list[str], k: int) -> bool:
@@ -148,13 +165,15 @@ def side_question_start(text: str, lang: str) -> int | None:
         if keys[k] in ("?", "¿") or keys[k - 1] == "¿":
             continue
         words_before = [t for t in tokens[:k] if t.key not in ("?", "¿")]
-        if not words_before or k not in phrase_starts or k in bound or keys[k - 1] in auxiliaries:
+        after_auxiliary = keys[k - 1] in auxiliaries and k not in sentence_starts
+        if not words_before or k not in phrase_starts or k in bound or after_auxiliary:
             continue  # after an auxiliary the question began before: "can you tell me"
         start = k if keys[k] != "¿" else k + 1
         if k in sentence_starts and asked_from.get(k, False):
             return tokens[k].start
         asked = asked_from.get(_sentence_of(k, sentence_starts), False)
-        if _opens(keys, start, lang, asked=asked, sentence_start=k in sentence_starts):
+        yes_words = frozenset(t.tok.key for t in tagged[:k] if t.tag == AFF)
+        if _opens(keys, start, lang, asked=asked, sentence_start=k in sentence_starts, after_yes=yes_words):
             return tokens[k].start
     return None
 
