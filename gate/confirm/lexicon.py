@@ -233,6 +233,7 @@ class Words:
     request_auxiliaries: frozenset[str]
     relative_leads: frozenset[str]
     unchanged: frozenset[Phrase]
+    choosing: frozenset[Phrase]
     reservation_words: frozenset[str]  # "but", "pero", "mais", "aber"
     offer_pronouns: frozenset[str]
     and_words: tuple[str, ...]
@@ -353,6 +354,7 @@ def words() -> Words:
         request_auxiliaries=union("request_auxiliaries"),
         relative_leads=union("relative_leads"),
         unchanged=frozenset(_token_phrases(phrases("unchanged"))),
+        choosing=frozenset(_token_phrases(phrases("choosing"))),
         reservation_words=frozenset(p for p in phrases("reservations") if " " not in p),
         offer_pronouns=union("offer_pronouns"),
         and_words=phrases("and_words"),

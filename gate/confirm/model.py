@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 
-from gate.confirm.lexicon import AFF, NEUT, answer_tokens, table
-from gate.lang import codes, verb_families
+from gate.confirm.lexicon import AFF, NEUT, QAUX, answer_tokens, table
 from gate.confirm.lexicon import words as W
 from gate.confirm.tagging import bare, question_terms, with_families
+from gate.lang import codes, verb_families
 from gate.values import Value, find_mentions, locate
 
 __all__ = ["Model", "features", "load", "threshold", "yes_score"]
@@ -143,7 +143,7 @@ def _risky(lang: str) -> frozenset[str]:
     does not already know as neutral."""
     w = W()
     known = table(lang).phrases
-    neutral = {p[0] for p, found in known.items() if len(p) == 1 and found in (NEUT, AFF)}
+    neutral = {p[0] for p, found in known.items() if len(p) == 1 and found in (NEUT, AFF, QAUX)}
     return (
         (w.reason_risks - neutral)
         | w.people
@@ -180,7 +180,8 @@ def vetoed(words: str, lang: str, question: str = "") -> bool:
     for k, t in enumerate(tokens):
         if t.key in risky or bare(t.key) in risky:
             return True
-        if bare(t.key) in _verbs() and bare(t.key) not in terms:
+        noun = k > 0 and tokens[k - 1].key in W().thing_words  # "my schedule", "the order"
+        if bare(t.key) in _verbs() and bare(t.key) not in terms and not noun:
             return True
         raw = words[t.start : t.end]
         sentence_start = not words[: t.start].strip() or words[: t.start].rstrip()[-1] in ".!?"

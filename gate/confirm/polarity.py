@@ -62,7 +62,7 @@ def polarity_flip(tagged: list[Tagged], text: str, question: str, terms: frozens
     a_gaps = _gaps(text, [t.tok.start for t in tagged], [t.tok.end for t in tagged])
     for k, t in enumerate(tagged):
         word = bare(t.tok.key)
-        if word in negators or t.tag == NEG and t.phrase_len == 1:
+        if word in negators or (t.tag == NEG and t.phrase_len == 1):
             continue
         said = next((w for w in negated if w == word or stem_match(word, frozenset({w}))), None)
         if said is None:

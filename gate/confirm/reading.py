@@ -54,21 +54,22 @@ from gate.confirm.rules import (
     names_person,
     negate_in_scope,
     noun_of_verb,
+    resolve_agreeing,
     resolve_aux,
-    resolve_relative,
-    resolve_unchanged,
     resolve_clitics,
     resolve_eager,
     resolve_irony,
     resolve_leave,
     resolve_other,
     resolve_particles,
+    resolve_relative,
     resolve_scope,
     resolve_self,
     resolve_si,
     resolve_soft,
     resolve_stop_words,
     resolve_unable,
+    resolve_unchanged,
     resolve_when,
     resolve_wide,
     rhetorical_yes,
@@ -219,6 +220,7 @@ def read_rules(
     resolve_aux(tagged)
     resolve_relative(tagged)
     resolve_unchanged(tagged)
+    resolve_agreeing(tagged)
     last = tagged[-1]
     if (
         len(tagged) > 2
@@ -268,6 +270,8 @@ def _question_is_its_own(tagged: list[Tagged], text: str) -> None:
     words = W()
     asking = {w for phrase in words.info_requests for w in phrase} | words.question_verbs | words.info_verbs
     keys = [t.tok.key for t in tagged]
+    if tagged and tagged[-1].tag == BUT and tagged[-1].phrase_len == 1:
+        tagged[-1].tag = NEUT  # "what stations are involved though?"
     for t in tagged:
         if t.tag == BUT and t.phrase_len == 1:
             t.tag = NEUT  # "yes, but who is the actor?": the "but" leads into the question

@@ -240,7 +240,10 @@ def only_part(tagged: list[Tagged], question: str, lexicon: Table) -> str:
     "yes, the gym" to "cancel your gym membership and your magazine subscription?" is a change:
     the caller named one of the two. Only the two things' own words count, not the verb.
     """
-    found = W().two_things.match(" ".join(fold(question).split()))
+    # The two things are asked together in one question ("... and your magazine subscription?"),
+    # not two details stated one after the other ("... at 3 pm and the appointment is on the 12th.").
+    asked = [s for s in re.split(r"(?<=[.!?])\s+", " ".join(question.split())) if s.endswith("?")]
+    found = next((m for m in (W().two_things.match(fold(s)) for s in asked) if m is not None), None)
     if found is None:
         return ""
     thing_a = W().last_determiner.sub(

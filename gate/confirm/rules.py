@@ -137,10 +137,10 @@ def _judged(tagged: list[Tagged], t: Tagged) -> bool:
     """ "everything looks right", "alles passt", "tout est bon": "all of it" as the subject of a
     yes that judges it, not more than was asked."""
     k = max(i for i, u in enumerate(tagged) if u.phrase == t.phrase) + 1
-    for u in tagged[k : k + 3]:
+    for u in tagged[k : k + 4]:
         if u.tag == AFF:
             return u.tok.key not in W().warm_words and u.tok.key not in W().doubled_yes
-        if u.tag not in (NEUT, WIDE, QAUX):
+        if u.tag not in (NEUT, WIDE, QAUX, "unknown", "qterm"):
             return False
     return False
 
@@ -150,13 +150,13 @@ def _after_go_ahead(tagged: list[Tagged], t: Tagged) -> bool:
     with what was asked, not a new time for the thing itself ("book it now" stays a change)."""
     k = min(i for i, u in enumerate(tagged) if u.phrase == t.phrase)
     words = W()
-    for u in reversed(tagged[max(0, k - 3) : k]):
+    for u in reversed(tagged[max(0, k - 5) : k]):
         if u.tag == AFF:
             # A bare "yes right away" to a booking for Tuesday still says when.
-            plain = u.tok.key in words.doubled_yes or u.tok.key in words.weak_affirmations
-            return u.phrase_len > 1 or not (plain or u.tok.key in words.warm_words)
-        if u.tag != NEUT or u.tok.key not in words.objects:
-            return False
+            plain = u.tok.key in words.doubled_yes or u.tok.key in words.warm_words
+            return u.phrase_len > 1 or not plain
+        if u.tag != NEUT:
+            return False  # "book it now": the thing itself, now
     return False
 
 
@@ -509,9 +509,9 @@ def resolve_relative(tagged: list[Tagged]) -> None:
         if t.tag != QUEST or t.phrase_len != 1 or k == 0:
             continue
         before = tagged[k - 1].tok.key
-        if (t.tok.key,) in words.question_words and before in words.relative_leads:
-            t.tag = NEUT
-        elif t.tok.key in words.intensifiers and k + 1 < len(tagged) and tagged[k + 1].tag == AFF:
+        if ((t.tok.key,) in words.question_words and before in words.relative_leads) or (
+            t.tok.key in words.intensifiers and k + 1 < len(tagged) and tagged[k + 1].tag == AFF
+        ):
             t.tag = NEUT
 
 
@@ -532,3 +532,36 @@ def resolve_unchanged(tagged: list[Tagged]) -> None:
         if before and before[-1].tag in (AFF, "qterm"):
             for u in phrase:
                 u.tag = NEUT
+
+
+def resolve_agreeing(tagged: list[Tagged]) -> None:
+    """ "perfect for us", "fine with me too", "that works for us as well": who agrees, after a yes,
+    is the caller's own party; and "go with the reservation" chooses what was offered."""
+    words = W()
+    for k, t in enumerate(tagged):
+        if t.tag != CHANGE and t.tag != OTHER:
+            continue
+        before = [u for u in tagged[:k] if u.phrase != t.phrase]
+        prev = before[-1] if before else None
+        first_person = prev is not None and prev.tok.key in words.reason_subjects | {"us"}
+        if (
+            t.tok.key in words.additive
+            and k == len(tagged) - 1
+            and prev is not None
+            and (prev.tag == AFF or (first_person and any(u.tag == AFF for u in before)))
+        ):
+            t.tag = NEUT  # "that is fine with me too" ("book her in too" stays a change)
+        elif (
+            t.tok.key in words.reason_subjects | {"us"}
+            and prev is not None
+            and prev.tok.key in words.thanks_for | {"with"}
+            and len(before) > 1
+            and before[-2].tag == AFF
+        ):
+            t.tag = NEUT  # "perfect for us"
+        elif tuple(u.tok.key for u in tagged if u.phrase == t.phrase) in words.choosing:
+            after = [u for u in tagged[k + 1 :] if u.phrase != t.phrase and u.tag != NEUT]
+            if after and after[0].tag in ("qterm", "value"):
+                for u in tagged:
+                    if u.phrase == t.phrase:
+                        u.tag = NEUT  # "go with the reservation"

@@ -166,7 +166,8 @@ def side_question_start(text: str, lang: str) -> int | None:
             continue
         words_before = [t for t in tokens[:k] if t.key not in ("?", "¿")]
         after_auxiliary = keys[k - 1] in auxiliaries and k not in sentence_starts
-        if not words_before or k not in phrase_starts or k in bound or after_auxiliary:
+        phrase_start = k in phrase_starts or k in sentence_starts  # "schedule it. Is it...": not "it is"
+        if not words_before or not phrase_start or k in bound or after_auxiliary:
             continue  # after an auxiliary the question began before: "can you tell me"
         start = k if keys[k] != "¿" else k + 1
         if k in sentence_starts and asked_from.get(k, False):
@@ -218,8 +219,10 @@ def kind_of_question(text: str, lang: str) -> QuestionKind:
         if not opens or key not in auxiliaries or k + 1 >= len(keys):
             continue
         subject, rest = keys[k + 1], keys[k + 2 :]
+        while rest and _starts_with(rest, 0, words.question_openers):
+            rest = rest[_starts_with(rest, 0, words.question_openers) :]  # "ist das dann alles"
         if subject in words.offer_pronouns:
-            if not rest or any(_starts_with(rest, j, words.doubts) for j in range(len(rest))):
+            if not rest or _starts_with(rest, 0, words.doubts):
                 return "doubt"  # "is that right?", "is that the cheapest?"
         elif subject in words.agent_subjects:
             if rest and _starts_with(rest, 0, words.doubts):
