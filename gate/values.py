@@ -205,6 +205,7 @@ class _Common:
     tens_twenty_thirty: dict[str, int]  # "twenty", "thirty" before an ordinal ("twenty first")
     vigesimal_numbers: _W  # numbers of the languages that count in twenties
     articles: frozenset[str]
+    daypart_words: frozenset[str]  # "mañana", "Morgen": also a part of the day after an article
 
 
 @lru_cache(maxsize=1)
@@ -284,6 +285,11 @@ def _common() -> _Common:
         },
         vigesimal_numbers=vigesimal,
         articles=lang_data.union_words("articles"),
+        daypart_words=frozenset(
+            w
+            for field in ("daypart_hours", "compound_dayparts", "article_dayparts")
+            for w in lang_data.union_table(field)
+        ),
     )
 
 
@@ -952,10 +958,9 @@ class _Scanner:
         if self.today is None:
             return None
         relative = self.phrase(i, ((w, str(n)) for w, n in self.lex.relative_days))
-        if relative is not None and not (
-            relative[1] - i == 1
-            and (self.word(i - 1) in self.c.articles or self.word(i - 1) in self.c.day_leads)
-        ):
+        before = self.word(i - 1)
+        daypart = relative is not None and relative[1] - i == 1 and self.word(i) in self.c.daypart_words
+        if relative is not None and not (daypart and (before in self.c.articles or before in self.c.day_leads)):
             day = self.today + timedelta(days=int(relative[0]))
             return Mention(Value("date", day.isoformat()), *self.span(i, relative[1])), relative[1]
         for words, strictly in ((self.lex.next_weekday, True), (self.lex.this_weekday, False)):
