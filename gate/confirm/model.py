@@ -23,6 +23,7 @@ soft verdict stays unclear): the rules alone decide, on the safe side.
 from __future__ import annotations
 
 import array
+import itertools
 import json
 import logging
 import math
@@ -95,7 +96,7 @@ def features(words: str, question: str, pending: tuple[Value, ...], lang: str) -
     feats = [f"lang={lang}", f"len={min(len(keys), 12)}"]
     padded = ["<s>", *keys, "</s>"]
     feats += [f"w={k}" for k in keys]
-    feats += [f"b={a}|{b}" for a, b in zip(padded, padded[1:], strict=False)]
+    feats += [f"b={a}|{b}" for a, b in itertools.pairwise(padded)]
     feats += [f"t={a}|{b}|{c}" for a, b, c in zip(padded, padded[1:], padded[2:], strict=False)]
     for key in keys:
         if key.startswith("<"):

@@ -25,6 +25,7 @@ from gate.confirm.lexicon import (
     DEFER,
     HEDGE,
     HES,
+    NEG,
     NEGVERB,
     NEUT,
     NEWTIME,
@@ -270,8 +271,22 @@ def _question_is_its_own(tagged: list[Tagged], text: str) -> None:
     words = W()
     asking = {w for phrase in words.info_requests for w in phrase} | words.question_verbs | words.info_verbs
     keys = [t.tok.key for t in tagged]
-    if tagged and tagged[-1].tag == BUT and tagged[-1].phrase_len == 1:
-        tagged[-1].tag = NEUT  # "what stations are involved though?"
+    for k, t in enumerate(tagged):
+        nxt = tagged[k + 1] if k + 1 < len(tagged) else None
+        ends = (
+            nxt is None
+            or nxt.tok.key in ("?", "¿")
+            or any(m in text[t.tok.end : nxt.tok.start] for m in ".!?")
+        )
+        if t.tag == BUT and t.phrase_len == 1 and ends:
+            t.tag = NEUT  # "what stations are involved though?"
+        elif (
+            t.tag == NEG
+            and t.tok.key in words.negators
+            and k
+            and tagged[k - 1].tok.key in ("or", "o", "ou", "oder")
+        ):
+            t.tag = NEUT  # "whether it is furnished or not"
     for t in tagged:
         if t.tag == BUT and t.phrase_len == 1:
             t.tag = NEUT  # "yes, but who is the actor?": the "but" leads into the question

@@ -69,6 +69,7 @@ def _opens(
     asked: bool,
     sentence_start: bool,
     after_yes: frozenset[str] = frozenset(),
+    unaccented: frozenset[int] = frozenset(),
 ) -> bool:
     """Whether a question opens at ``k``: a request for information, a question word (at the
     start of a sentence, or followed by its verb, unless the sentence ends with "?"), or an
@@ -88,7 +89,7 @@ def _opens(
         return False
     if _starts_with(keys, k, words.info_requests) or _asks_for_information(keys, k):
         return True
-    n = _starts_with(keys, k, question_words)
+    n = _starts_with(keys, k, question_words) if k not in unaccented else 0
     contracted = keys[k].endswith("'s") and (keys[k][:-2],) in question_words  # "who's", "where's"
     if n or contracted:
         after = keys[k + max(n, 1)] if k + max(n, 1) < len(keys) else ""
@@ -159,6 +160,10 @@ def side_question_start(text: str, lang: str) -> int | None:
         k for k in range(1, len(tokens)) if _SENTENCE_GAP.search(text[tokens[k - 1].end : tokens[k].start])
     }
     asked_from = _asked_sentences(text, tokens, sentence_starts)
+    # "que" without its accent is "that", not "qué": it opens no question.
+    unaccented = frozenset(
+        k for k, t in enumerate(tokens) if t.key in W().accented_questions and t.raw == t.key
+    )
     for k in range(1, len(tokens)):
         if keys[k] == "¿" and any(t.key not in ("?", "¿") for t in tokens[:k]):
             return tokens[k].start  # "sí, ¿hay terraza?": the inverted mark opens a question
@@ -166,15 +171,30 @@ def side_question_start(text: str, lang: str) -> int | None:
             continue
         words_before = [t for t in tokens[:k] if t.key not in ("?", "¿")]
         after_auxiliary = keys[k - 1] in auxiliaries and k not in sentence_starts
-        phrase_start = k in phrase_starts or k in sentence_starts  # "schedule it. Is it...": not "it is"
-        if not words_before or not phrase_start or k in bound or after_auxiliary:
+        # At a sentence start the greedy phrases do not count: "schedule it. Is it..." is no "it is".
+        phrase_start = k in phrase_starts or k in sentence_starts
+        if (
+            not words_before
+            or not phrase_start
+            or (k in bound and k not in sentence_starts)
+            or after_auxiliary
+        ):
             continue  # after an auxiliary the question began before: "can you tell me"
         start = k if keys[k] != "¿" else k + 1
         if k in sentence_starts and asked_from.get(k, False):
             return tokens[k].start
         asked = asked_from.get(_sentence_of(k, sentence_starts), False)
         yes_words = frozenset(t.tok.key for t in tagged[:k] if t.tag == AFF)
-        if _opens(keys, start, lang, asked=asked, sentence_start=k in sentence_starts, after_yes=yes_words):
+        clause_start = k in sentence_starts or "," in text[tokens[k - 1].end : tokens[k].start]
+        if _opens(
+            keys,
+            start,
+            lang,
+            asked=asked,
+            sentence_start=clause_start,
+            after_yes=yes_words,
+            unaccented=unaccented,
+        ):
             return tokens[k].start
     return None
 
