@@ -232,6 +232,9 @@ def read_rules(
         last.tag = QUEST  # "yes and that's for two, right": checking, not agreeing
     if side:
         _question_is_its_own(tagged, words)
+        flipped = polarity_flip(tagged, words, question, terms)
+        if flipped:
+            return _reading("change", "answer.polarity", flipped)
         return verdict(tagged, new_values, terms, said_values, names_person(question))
     rhetorical = rhetorical_yes(tagged)
     for t in tagged:

@@ -109,7 +109,15 @@ def _opens(
         and nxt not in words.objects
     ):
         return True  # "yes are pets allowed?", "ok does the room have wifi?"
-    return keys[k] in auxiliaries and (nxt in words.subjects or nxt in words.agent_subjects)
+    # An auxiliary before its subject asks only where a clause starts: "yes that's right, does
+    # the room have wifi", not "I would like to have the movie".
+    clause = (
+        sentence_start
+        or opened
+        or asked
+        or (k > 0 and (keys[k - 1] in after_yes or keys[k - 1] in words.clause_openers))
+    )
+    return clause and keys[k] in auxiliaries and (nxt in words.subjects or nxt in words.agent_subjects)
 
 
 # What follows a verb that asks for information: "tell *me*", "check *whether*", "find *out*".
@@ -184,7 +192,10 @@ def side_question_start(text: str, lang: str) -> int | None:
         if k in sentence_starts and asked_from.get(k, False):
             return tokens[k].start
         asked = asked_from.get(_sentence_of(k, sentence_starts), False)
-        yes_words = frozenset(t.tok.key for t in tagged[:k] if t.tag == AFF)
+        # Where the yes ends, a question may start: after a yes word, thanks or "please".
+        yes_words = frozenset(t.tok.key for t in tagged[:k] if t.tag == AFF) | W().thanks | W().warm_words
+        if k > 1 and keys[k - 1] in W().agent_subjects and keys[k - 2] in W().thanks:
+            yes_words |= {keys[k - 1]}  # "thank you, can I ..."
         clause_start = k in sentence_starts or "," in text[tokens[k - 1].end : tokens[k].start]
         if _opens(
             keys,
