@@ -123,7 +123,9 @@ class Mention:
         if self.value.kind == "date" and self.value.key.startswith("---") and value.kind == "number":
             return value.key == str(int(self.value.key[3:]))
         if self.value.kind == "weekday" and value.kind == "date":
-            return value.key in self.also  # the coming weekday, read with the call's clock
+            return value.key in self.also  # the weekday's date, read with the call's clock
+        if self.value.kind == "date" and value.kind == "weekday" and _is_iso(self.value.key):
+            return _WEEKDAY_KEYS[date.fromisoformat(self.value.key).weekday()] == value.key
         if value.kind != self.value.kind:
             return False
         return any(_same_key(value.kind, key, value.key) for key in (self.value.key, *self.also))
@@ -960,7 +962,9 @@ class _Scanner:
         relative = self.phrase(i, ((w, str(n)) for w, n in self.lex.relative_days))
         before = self.word(i - 1)
         daypart = relative is not None and relative[1] - i == 1 and self.word(i) in self.c.daypart_words
-        if relative is not None and not (daypart and (before in self.c.articles or before in self.c.day_leads)):
+        if relative is not None and not (
+            daypart and (before in self.c.articles or before in self.c.day_leads)
+        ):
             day = self.today + timedelta(days=int(relative[0]))
             return Mention(Value("date", day.isoformat()), *self.span(i, relative[1])), relative[1]
         for words, strictly in ((self.lex.next_weekday, True), (self.lex.this_weekday, False)):
@@ -968,14 +972,16 @@ class _Scanner:
             if lead is not None and lead[1] < len(self.t):
                 weekday = self.lex.weekdays.get(self.word(lead[1]))
                 if weekday is not None:
+                    # Still that weekday, and also the date it names today.
                     day = _coming(self.today, weekday, strictly=strictly)
-                    return Mention(Value("date", day.isoformat()), *self.span(i, lead[1] + 1)), lead[1] + 1
+                    also = frozenset({day.isoformat()})
+                    return Mention(Value("weekday", weekday), *self.span(i, lead[1] + 1), also), lead[1] + 1
         weekday = self.lex.weekdays.get(self.word(i)) if self.t[i].kind == "word" else None
         if weekday is not None:
             after = self.phrase(i + 1, ((w, "") for w in self.lex.next_weekday))
             if after is not None:
-                day = _coming(self.today, weekday, strictly=True)
-                return Mention(Value("date", day.isoformat()), *self.span(i, after[1])), after[1]
+                also = frozenset({_coming(self.today, weekday, strictly=True).isoformat()})
+                return Mention(Value("weekday", weekday), *self.span(i, after[1]), also), after[1]
         return None
 
     # -- times ----------------------------------------------------------------------------
@@ -1344,6 +1350,10 @@ class _Scanner:
 
 
 _WEEKDAY_KEYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def _is_iso(key: str) -> bool:
+    return len(key) == 10 and key[4] == "-" and key[:4].isdigit()
 
 
 def _coming(today: date, weekday: str, *, strictly: bool) -> date:

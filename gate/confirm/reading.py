@@ -127,8 +127,14 @@ def read_rules(
     pending_spans = [span for value in pending for span in locate(words, value, lang, today=today)]
     for start, end in pending_spans:
         mark(tagged, start, end, "value")
+    # A day said relative to today ("tomorrow", "next Friday") restates a pending date it names;
+    # any other is read by its words ("tomorrow" is a new time, "thanks for today" politeness).
+    absolute = {(m.start, m.end) for m in find_mentions(words, lang)}
     fresh: list[Mention] = []
     for mention in find_mentions(words, lang, today=today):
+        relative = (mention.start, mention.end) not in absolute
+        if relative and not any(mention.means(value) for value in pending):
+            continue
         covered = [t for t in tagged if t.tok.start < mention.end and t.tok.end > mention.start]
         if not covered or any(t.tag == "value" for t in covered):
             continue

@@ -23,6 +23,7 @@ import re
 from functools import lru_cache
 from typing import Literal
 
+from gate import lang as lang_data
 from gate.confirm.lexicon import AFF, NEUT, QAUX, SOFT, AnswerTok, Phrase, answer_tokens, table
 from gate.confirm.lexicon import words as W
 from gate.confirm.tagging import tag
@@ -131,6 +132,14 @@ def _not_clause_start() -> frozenset[str]:
     return words.subjects | words.statement_subjects | words.agent_subjects
 
 
+@lru_cache(maxsize=1)
+def _action_verbs() -> frozenset[str]:
+    families = lang_data.verb_families()
+    return frozenset(v for family in families.values() for v in family) | lang_data.union_words(
+        "action_verbs"
+    )
+
+
 def _asks_for_information(keys: list[str], k: int) -> bool:
     """ "tell me the address", "check whether pets are allowed", "can you send me the number"."""
     words = W()
@@ -141,11 +150,10 @@ def _asks_for_information(keys: list[str], k: int) -> bool:
     if k + 1 >= len(keys) or keys[k] not in words.info_verbs:
         return False
     nxt = keys[k + 1]
-    return (
-        nxt in _INFO_OBJECTS
-        or nxt in words.thing_words
-        or _starts_with(keys, k + 1, words.question_words) > 0
-    )
+    if nxt in _INFO_OBJECTS or _starts_with(keys, k + 1, words.question_words) > 0:
+        return True
+    # "tell the price" asks; "send the 900 dollars" is the action itself.
+    return nxt in words.thing_words and keys[k] not in _action_verbs()
 
 
 def side_question_start(text: str, lang: str) -> int | None:
