@@ -305,7 +305,12 @@ def story(ledger: Ledger, decision_id: str) -> dict[str, Any] | None:
     ]
     evidence = json.loads(d["evidence_json"]) or None
     trace = json.loads(d["trace_json"])
-    said = {t.get("rule"): str(t.get("detail") or "") for t in trace if isinstance(t, dict)}
+    # The person's own words are in "words"; decisions recorded before that held them in "detail".
+    said = {
+        t.get("rule"): str(t["words"] if "words" in t else t.get("detail") or "")
+        for t in trace
+        if isinstance(t, dict)
+    }
     heard = said.get("confirmation.heard")
     answer = said.get("confirmation.answer")
     receipt_story = None
