@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
@@ -208,6 +208,8 @@ class _Common:
     vigesimal_numbers: _W  # numbers of the languages that count in twenties
     articles: frozenset[str]
     daypart_words: frozenset[str]  # "mañana", "Morgen": also a part of the day after an article
+    number_languages: dict[str, frozenset[str]]  # number word -> the languages that have it
+    daypart_languages: dict[tuple[str, ...], frozenset[str]]  # part of the day -> its languages
 
 
 @lru_cache(maxsize=1)
@@ -292,7 +294,20 @@ def _common() -> _Common:
             for field in ("daypart_hours", "compound_dayparts", "article_dayparts")
             for w in lang_data.union_table(field)
         ),
+        number_languages=_languages_of(lambda lang: lang.table("numbers")),
+        daypart_languages={
+            tuple(t.key for t in tokens(phrase)): codes
+            for phrase, codes in _languages_of(lambda lang: lang.table("dayparts")).items()
+        },
     )
+
+
+def _languages_of(read: Callable[[Language], Iterable[str]]) -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for lang in lang_data.languages():
+        for word in read(lang):
+            out.setdefault(word, set()).add(lang.code)
+    return {word: frozenset(codes) for word, codes in out.items()}
 
 
 class _CurrencyNames(Mapping[str, tuple[str, ...]]):
@@ -747,6 +762,15 @@ class _Scanner:
                 i += 1
         return found
 
+    def same_language(self, hour: Token, j: int, end: int) -> bool:
+        """Whether a part of the day at tokens [j, end) can follow the hour ``hour``: after digits
+        any can; after a number word, only a part of the day of a language that has that word."""
+        if hour.kind != "word":
+            return True
+        words = tuple(self.word(k) for k in range(j, end))
+        spoken = self.c.number_languages.get(hour.key, frozenset())
+        return not spoken or bool(spoken & self.c.daypart_languages.get(words, frozenset()))
+
     def span(self, i: int, j: int) -> tuple[int, int]:
         return self.t[i].start, self.t[j - 1].end
 
@@ -1123,6 +1147,8 @@ class _Scanner:
         if minute < 0:
             hour, minute = (hour - 1) % 24, 60 + minute
         part = self.phrase(j, self.lex.dayparts)
+        if part is not None and not self.same_language(tok, j, part[1]):
+            part = None  # "vier am Samstag": German "am", not a.m. after a German number
         if part is not None:
             if part[0] in ("am", "pm") and not 1 <= hour <= 12:
                 return None

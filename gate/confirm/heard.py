@@ -25,7 +25,7 @@ from datetime import date
 from functools import cache
 
 from gate import lang as lang_data
-from gate.lang.text import fold, words
+from gate.lang.text import fold, stem_match, words
 from gate.values import mentions
 
 __all__ = ["Heard", "question_heard"]
@@ -70,7 +70,8 @@ def _sentences(text: str) -> list[str]:
         current = f"{current} {piece}" if current else piece
         last = current.rstrip().rsplit(None, 1)[-1] if current.strip() else ""
         word = fold(last.rstrip(".!?"))
-        short = len(word.replace(".", "")) <= 1 or word in _abbreviations() or "." in word
+        initial = len(last.rstrip(".")) == 1 and last[0].isupper()  # "C.", not "19 h."
+        short = initial or word in _abbreviations() or "." in word
         if last.endswith(".") and short:
             continue
         out.append(current)
@@ -97,9 +98,15 @@ def _asks_only_to_go_ahead(sentence: str, question_words: frozenset[str], earlie
     ("Are all the event details correct?")."""
     said = words(sentence)
     allowed = _closing_words() | question_words
-    if said and all(w in allowed for w in said):
+    if said and all(_allowed(w, allowed) for w in said):
         return True
-    return bool(said) and any(w in _judgements() for w in said) and all(w in allowed | earlier for w in said)
+    judged = any(_allowed(w, _judgements()) for w in said)
+    return bool(said) and judged and all(_allowed(w, allowed | earlier) for w in said)
+
+
+def _allowed(word: str, allowed: frozenset[str]) -> bool:
+    """The word, or a longer form of it ("correctos" for "correcto", "correctly" for "correct")."""
+    return word in allowed or (len(word) >= 6 and stem_match(word, allowed))
 
 
 def question_heard(

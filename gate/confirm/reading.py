@@ -23,6 +23,7 @@ from gate.confirm.lexicon import (
     CHANGE,
     COND,
     DEFER,
+    ELSE,
     HEDGE,
     HES,
     NEG,
@@ -77,6 +78,7 @@ from gate.confirm.rules import (
     speaks_as_named,
     thanks_for,
 )
+from gate.confirm.side import asks_about
 from gate.confirm.tagging import Tagged, bare, mark, overlay, question_terms, tag, with_families
 from gate.confirm.verdict import AnswerReading, _reading, verdict
 from gate.lang.text import stem_match
@@ -115,7 +117,9 @@ def read_rules(
     tagged = tag(tokens, lexicon)
     overlay(tagged, lexicon)
     if side:
-        for t in tagged:
+        for k, t in enumerate(tagged):
+            if t.tag == ELSE and k and tagged[k - 1].tok.key in W().thing_words:
+                t.tag = NEUT  # "do they have a kids menu?": a thing, not the caller's kids
             if t.tag in (OTHER, SELF, HEDGE, WIDE):
                 # "their phone number", "where can I reach them", "what kind of food": the thing
                 # asked about; what the caller may do under the deal is read as a question
@@ -274,6 +278,16 @@ def _asked_about(
 
 
 def _question_is_its_own(tagged: list[Tagged], text: str) -> None:
+    # A time asked about ("who plays tonight?") is not a new time for the action.
+    keys = [t.tok.key for t in tagged if t.tok.key not in ("?", "¿")]
+    if asks_about(keys, asked=any(t.tok.key == "?" for t in tagged) or "?" in text):
+        for t in tagged:
+            if t.tag == NEWTIME:
+                t.tag = NEUT
+    _question_words_are_its_own(tagged, text)
+
+
+def _question_words_are_its_own(tagged: list[Tagged], text: str) -> None:
     """In a side question, its question words and markers, "also", and "if" after a verb of
     asking ("can you check if they have parking") are the question itself, not a veto; so is
     "I need to" after a question word ("how much do I need to pay?")."""

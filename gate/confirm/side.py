@@ -71,6 +71,7 @@ def _opens(
     sentence_start: bool,
     after_yes: frozenset[str] = frozenset(),
     unaccented: frozenset[int] = frozenset(),
+    bound: frozenset[int] = frozenset(),
 ) -> bool:
     """Whether a question opens at ``k``: a request for information, a question word (at the
     start of a sentence, or followed by its verb, unless the sentence ends with "?"), or an
@@ -86,8 +87,8 @@ def _opens(
             break
         k += skip
         opened = True  # "also, which station", "but who is the actor"
-    if k >= len(keys):
-        return False
+    if k >= len(keys) or k in bound:
+        return False  # "go ahead and do it now": "do it" is a yes, not a question
     if _starts_with(keys, k, words.info_requests) or _asks_for_information(keys, k):
         return True
     n = _starts_with(keys, k, question_words) if k not in unaccented else 0
@@ -171,7 +172,7 @@ def side_question_start(text: str, lang: str) -> int | None:
     # A question starts a phrase of its own: "do that" in "yes please do that" is a yes.
     tagged = tag(tokens, lexicon)
     phrase_starts = {k for k in range(len(tagged)) if k == 0 or tagged[k].phrase != tagged[k - 1].phrase}
-    bound = {k for k, t in enumerate(tagged) if t.phrase_len > 1 and t.tag in (AFF, NEUT, SOFT)}
+    bound = frozenset(k for k, t in enumerate(tagged) if t.phrase_len > 1 and t.tag in (AFF, NEUT, SOFT))
     sentence_starts = {0} | {
         k for k in range(1, len(tokens)) if _SENTENCE_GAP.search(text[tokens[k - 1].end : tokens[k].start])
     }
@@ -213,6 +214,7 @@ def side_question_start(text: str, lang: str) -> int | None:
             sentence_start=clause_start,
             after_yes=yes_words,
             unaccented=unaccented,
+            bound=bound - sentence_starts,
         ):
             return tokens[k].start
     return None
@@ -266,6 +268,31 @@ def kind_of_question(text: str, lang: str) -> QuestionKind:
         elif subject in words.agent_subjects:
             if rest and _starts_with(rest, 0, words.doubts):
                 return "doubt"  # "are you sure?"
-            if key in words.request_auxiliaries and not _asks_for_information(keys, k + 1):
-                return "request"  # "can you email me a receipt?"
+            verb_last = lang_data.language(lang).flag("verb_last")
+            asks = _asks_for_information(keys, k + 1) or (
+                verb_last and any(w in words.info_verbs for w in rest)
+            )
+            if key in words.request_auxiliaries and not asks:
+                return "request"  # "can you email me a receipt?" ("können Sie mir ... sagen" asks)
     return "info"
+
+
+def asks_about(keys: list[str], *, asked: bool = False) -> bool:
+    """Whether a side question asks with a question word and its verb ("who plays tonight?",
+    "what time does it start tomorrow?"), or opens with one and ends with "?" (``asked``): a time
+    in it is what is asked about, not a new one. "What about tomorrow?" proposes: its change
+    words stay a veto."""
+    words = W()
+    k = 0
+    while k < len(keys) and _starts_with(keys, k, words.question_openers):
+        k += _starts_with(keys, k, words.question_openers)
+    n = _starts_with(keys, k, frozenset(words.question_words))
+    if not n or k + n >= len(keys):
+        return False
+    nxt = keys[k + n]
+    return asked or nxt in words.question_verbs or nxt in _all_auxiliaries()
+
+
+@lru_cache(maxsize=1)
+def _all_auxiliaries() -> frozenset[str]:
+    return frozenset(p for code in lang_data.codes() for p in _auxiliaries(code))
