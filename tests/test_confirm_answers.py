@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -9,12 +10,22 @@ import pytest
 import yaml
 
 from gate import classify_answer
-from gate.confirm import AnswerReading, read_answer
+from gate.confirm import AnswerReading, model, read_answer
 from gate.confirm.answer import RULES
 
-CORPUS: list[dict[str, Any]] = yaml.safe_load(
-    (Path(__file__).parent / "data" / "confirm_answers.yaml").read_text()
-)
+HERE = Path(__file__).parent
+
+
+def _corpus() -> list[dict[str, Any]]:
+    """The labelled answers: tests/data/confirm_answers.yaml and each language's tests/lang/<code>/."""
+    entries: list[dict[str, Any]] = yaml.safe_load((HERE / "data" / "confirm_answers.yaml").read_text())
+    for path in sorted((HERE / "lang").glob("*/answers.yaml")):
+        for entry in yaml.safe_load(path.read_text()):
+            entries.append({"lang": path.parent.name, **entry})
+    return entries
+
+
+CORPUS = _corpus()
 CLASSES = sorted({entry["class"] for entry in CORPUS})
 REQUIRED_CLASSES = {
     "plain_yes", "restates_values", "restates_terms", "politeness_long", "spoken_affirmative",
@@ -25,6 +36,11 @@ REQUIRED_CLASSES = {
     "answers_other_question", "scope_or_person", "spoken_value_forms", "action_family", "plain_reason",
     "person_object", "eager_yes", "placement", "regional_yes", "spelled_identifier", "statement_in_reason",
     "looks_like_question_word", "exact_only", "need_gone", "not_decided", "speaker_named",
+}  # fmt: skip
+# Classes read since the reader took real callers' answers: each has answers in all four languages.
+NEW_CLASSES = {
+    "polarity_flip", "unlisted_affirmation", "no_yes_word", "approval", "go_ahead", "side_question",
+    "side_question_terms", "vetoes_unlisted",
 }  # fmt: skip
 
 
@@ -54,6 +70,8 @@ def test_the_corpus_covers_every_class_and_language() -> None:
     assert {e["label"] for e in CORPUS} == {"yes", "yes_question", "no", "change", "unclear"}
     for entry in CORPUS:
         assert set(entry) == {"class", "label", "lang", "question", "pending", "answer"}, entry
+    for cls in NEW_CLASSES:
+        assert {e["lang"] for e in CORPUS if e["class"] == cls} == {"en", "es", "fr", "de"}, cls
 
 
 def test_no_false_yes_and_plain_yes_recognised() -> None:
@@ -70,6 +88,12 @@ def test_no_false_yes_and_plain_yes_recognised() -> None:
             false_yes.append(_line(entry, got))
     recall = (yes_total - len(missed)) / yes_total
     print(f"\nconfirm answers: {len(CORPUS)} answers; false yes {len(false_yes)}; yes recall {recall:.1%}")
+    for lang in ("en", "es", "fr", "de"):
+        own = [e for e in CORPUS if e["lang"] == lang]
+        yes = [e for e in own if e["label"] in ("yes", "yes_question")]
+        got = sum(_label(_read(e)) == e["label"] for e in yes)
+        wrong = sum(_read(e).answer == "yes" for e in own if e not in yes)
+        print(f"  {lang}: {len(own)} answers, {len(yes)} yes; recognised {got}; false yes {wrong}")
     assert not false_yes, "answers read as yes that are not:\n" + "\n".join(false_yes)
     assert recall >= 0.97, "plain yes answers not recognised:\n" + "\n".join(missed)
 
@@ -144,3 +168,75 @@ def test_odd_input_is_never_a_yes(words: str) -> None:
 def test_pending_values_that_cannot_be_values_are_ignored() -> None:
     pending: dict[str, object] = {"amount": float("nan"), "ok": True, "items": [1, 2]}
     assert classify_answer("yes please", question="Refund it?", pending=pending) == "yes"
+
+
+def test_a_yes_with_a_side_question_carries_the_question() -> None:
+    question = "Shall I book a table for two on Friday at 8 pm?"
+    pending = {"people": 2, "day": "friday", "time": "20:00"}
+    reading = read_answer("yes that's right, do they have a terrace?", question=question, pending=pending)
+    assert (reading.answer, reading.rule, reading.side_question) == (
+        "yes",
+        "answer.side_question",
+        "do they have a terrace?",
+    )
+    held = read_answer("yes, can I cancel it later for free?", question=question, pending=pending)
+    assert (held.answer, held.rule) == ("unclear", "answer.side_question.terms")
+    assert held.side_question == "can I cancel it later for free?"
+    # A change put as a question is a change.
+    assert (
+        read_answer("sure, could we make it 9 instead?", question=question, pending=pending).answer
+        == "change"
+    )
+    # A question on its own is no yes.
+    assert read_answer("do they have a terrace?", question=question, pending=pending).answer == "unclear"
+
+
+def test_relative_days_read_with_the_call_s_date() -> None:
+    question = "Shall I book the plumber for Thursday the 14th?"
+    pending = {"date": "2026-05-14"}
+    today = date(2026, 5, 13)
+    assert classify_answer("yes tomorrow is fine", question=question, pending=pending, today=today) == "yes"
+    assert classify_answer("yes tomorrow is fine", question=question, pending=pending) != "yes"
+    assert (
+        classify_answer("yes, the day after tomorrow", question=question, pending=pending, today=today)
+        != "yes"
+    )
+
+
+def test_the_learned_reader_only_reads_where_no_rule_vetoed() -> None:
+    question = "Shall I reserve the 7:30 showing for two?"
+    pending = {"time": "19:30", "seats": 2}
+    reading = read_answer("you read my mind", question=question, pending=pending)
+    assert reading.rule == "answer.model" and reading.answer == "yes"
+    assert reading.score is not None and reading.score >= model.threshold()
+    # The same words with a veto of the rules in them are never a yes.
+    for words in (
+        "you read my mind, but make it 9 pm",
+        "you read my mind if it's not sold out",
+        "hmm you read my mind",
+    ):
+        assert read_answer(words, question=question, pending=pending).answer != "yes", words
+    # Words of another language than the caller's, another action's verb, another person: not read.
+    assert read_answer("sí, adelante", lang="en").rule != "answer.model"
+    assert classify_answer("yes pause it", question="Shall I renew your subscription?") != "yes"
+    assert classify_answer("nailed it, my brother will pay", question=question, pending=pending) != "yes"
+
+
+def test_the_learned_reader_is_deterministic_and_small() -> None:
+    loaded = model.load()
+    assert loaded is not None
+    assert model.MODEL_FILE.stat().st_size < 400_000
+    assert 0.5 <= loaded.threshold < 1.0
+    feats = model.features("yes that suits me down to the ground", "Shall I book it?", (), "en")
+    assert loaded.score(feats) == loaded.score(list(feats))
+    assert "SGD train" in str(loaded.meta["trained_on"])
+
+
+def test_without_its_weights_the_learned_reader_abstains(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = tmp_path / "answer_model.bin"
+    broken.write_bytes(b"not a model")
+    with caplog.at_level("WARNING", logger="gate.confirm.model"):
+        assert model.load(broken) is None
+    assert "learned answer reader is off" in caplog.text

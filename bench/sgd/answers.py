@@ -103,7 +103,10 @@ def report(pairs: list[Confirmation], variant: str, show: int) -> dict[str, floa
         "missed": len(missed) / n_yes if n_yes else 0.0,
         "side_ran": side_ran / n_side if n_side else 0.0,
     }
-    print(f"\n## {variant} values: {len(pairs)} pairs (yes {n_yes}, yes + question {n_side}, change {by_label['change']})")
+    print(
+        f"\n## {variant} values: {len(pairs)} pairs "
+        f"(yes {n_yes}, yes + question {n_side}, change {by_label['change']})"
+    )
     print(f"false yes (a no or a change that ran): {len(false_yes)} of {by_label['change']} (goal 0)")
     print(f"missed plain yes: {len(missed)} of {n_yes} = {figures['missed']:.1%} (goal <= 3%)")
     print(
@@ -122,7 +125,9 @@ def report(pairs: list[Confirmation], variant: str, show: int) -> dict[str, floa
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sgd", default=None, help="the SGD checkout (default: GATE_SGD_DIR)")
     parser.add_argument("--split", default="dev", choices=("train", "dev"))
     parser.add_argument("--variant", default="both", choices=("spoken", "canonical", "both"))

@@ -45,7 +45,10 @@ from gate.confirm.restate import pending_values  # noqa: E402
 from gate.confirm.side import side_question_start  # noqa: E402
 from gate.values import Value  # noqa: E402
 
-CORPUS_FILES = [ROOT / "tests" / "data" / "confirm_answers.yaml", *sorted((ROOT / "tests" / "lang").glob("*/answers.yaml"))]
+CORPUS_FILES = [
+    ROOT / "tests" / "data" / "confirm_answers.yaml",
+    *sorted((ROOT / "tests" / "lang").glob("*/answers.yaml")),
+]
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,17 @@ def examples(base: Path) -> list[Example]:
         if text is None:
             continue
         pending = tuple(pending_values(entry["pending"], lang))
-        out.append(Example(text, entry["question"], pending, lang, entry["label"] in ("yes", "yes_question"), 3.0, "corpus"))
+        out.append(
+            Example(
+                text,
+                entry["question"],
+                pending,
+                lang,
+                entry["label"] in ("yes", "yes_question"),
+                3.0,
+                "corpus",
+            )
+        )
     return out
 
 
@@ -128,7 +141,9 @@ def train(indices: np.ndarray, indptr: np.ndarray, y: np.ndarray, sample: np.nda
     return w, b
 
 
-def asked_texts(words: str, question: str, pending: dict[str, Any], lang: str, today: date | None) -> list[tuple[str, float | None]]:
+def asked_texts(
+    words: str, question: str, pending: dict[str, Any], lang: str, today: date | None
+) -> list[tuple[str, float | None]]:
     """The texts the reader hands the learned reader for one answer, with their scores."""
     seen: list[tuple[str, tuple[Value, ...], str]] = []
     original = model.yes_score
@@ -148,7 +163,9 @@ def asked_texts(words: str, question: str, pending: dict[str, Any], lang: str, t
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sgd", default=None)
     parser.add_argument("--buckets", type=int, default=1 << 17)
     parser.add_argument("--epochs", type=int, default=400)
@@ -203,10 +220,15 @@ def main() -> int:
         "calibrated_on": "SGD dev split", "examples": len(data), "epochs": args.epochs, "l2": args.l2,
         "weights_sha256": hashlib.sha256(quantized.tobytes()).hexdigest(),
     }  # fmt: skip
-    Path(args.out).write_bytes(model.MAGIC + json.dumps(meta, sort_keys=True).encode() + b"\n" + quantized.tobytes())
+    Path(args.out).write_bytes(
+        model.MAGIC + json.dumps(meta, sort_keys=True).encode() + b"\n" + quantized.tobytes()
+    )
     print(f"{len(data)} examples ({sum(e.yes for e in data)} yes); weights {args.buckets} x int16")
     print(f"calibration: {len(negatives)} non-yes asked, highest score {highest:.3f}; threshold {threshold}")
-    print(f"yes answers the rules left unclear and the learned reader reads as yes: {gained} of {len(positives)}")
+    print(
+        "yes answers the rules left unclear and the learned reader reads as yes: "
+        f"{gained} of {len(positives)}"
+    )
     print(f"wrote {args.out}")
     return 0
 

@@ -47,6 +47,7 @@ __all__ = [
     "family_of",
     "language",
     "languages",
+    "load_folder",
     "union_phrases",
     "union_table",
     "union_words",
@@ -158,6 +159,17 @@ def languages() -> tuple[Language, ...]:
 def _load(code: str) -> Language:
     with _LOCK:
         return Language(code, _read_folder(_HERE / code))
+
+
+def load_folder(folder: str | Path) -> Language:
+    """Read a language folder that is not (yet) registered, as :func:`language` would: to check a
+    new language before adding it. Its code is the folder's name.
+
+    Raises:
+        LanguageDataError: the folder does not hold what the schema declares.
+    """
+    path = Path(folder)
+    return Language(path.name, _read_folder(path))
 
 
 def _read_folder(folder: Path) -> dict[str, Any]:
