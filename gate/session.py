@@ -29,6 +29,8 @@ from gate.confirm.answer import AnswerReading, read_answer
 from gate.confirm.heard import Heard, question_heard
 from gate.confirm.pending import spoken_values
 from gate.confirm.transcript import Exchange, latest_exchange, plays_transcript
+from gate.confirm.warm import ready as reader_ready
+from gate.confirm.warm import warm as warm_reader
 from gate.decorator import Action, Executed, GatedTool
 from gate.errors import StaleState, describe
 from gate.inflight import InFlight
@@ -369,6 +371,9 @@ class GateSession:
         """
         asked: _Asked | None = None
         try:
+            if not reader_ready():
+                # The reader's data is read once per process; never on the event loop.
+                await asyncio.to_thread(warm_reader)
             pending = await asyncio.to_thread(self._pipeline.ledger.live_confirmation, self.id)
             if pending is None or pending.id not in self._asked:
                 raise ToolError("There is no action waiting for confirmation, so nothing was done.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -240,3 +241,19 @@ def test_without_its_weights_the_learned_reader_abstains(
     with caplog.at_level("WARNING", logger="gate.confirm.model"):
         assert model.load(broken) is None
     assert "learned answer reader is off" in caplog.text
+
+
+SGD = os.environ.get("GATE_SGD_DIR")
+
+
+@pytest.mark.skipif(not SGD, reason="GATE_SGD_DIR is not set (the SGD dataset is not shipped)")
+def test_a_sample_of_recorded_dialogue_has_no_false_yes() -> None:
+    from bench.sgd.answers import replay
+    from bench.sgd.data import confirmations, root
+
+    pairs = [p for p in confirmations(root(SGD), "dev", limit_files=4) if p.label != "other"]
+    outcomes = [replay(p, "canonical") for p in pairs]
+    assert pairs
+    assert not [p.answer for p, o in zip(pairs, outcomes, strict=True) if o.label == "change" and o.ran]
+    ran_yes = [o.ran for o in outcomes if o.label == "yes"]
+    assert sum(ran_yes) / len(ran_yes) >= 0.95

@@ -100,7 +100,16 @@ def _contractions() -> dict[str, str]:
     return {k: str(v) for k, v in lang_data.union_table("contractions").items()}
 
 
+_PLAIN = re.compile(r"[a-z' ]+")
+
+
 def phrase_keys(phrase: str) -> Phrase:
+    """A data phrase as the keys the reader compares (a folded phrase of plain words is split on
+    spaces, which is what the tokeniser would make of it; anything else goes through it)."""
+    if _PLAIN.fullmatch(phrase):
+        aliases = _contractions()
+        keys = (w.strip("'") for w in phrase.split())
+        return tuple(aliases.get(k, k) for k in keys if k)
     return tuple(t.key for t in answer_tokens(phrase))
 
 

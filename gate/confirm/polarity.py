@@ -11,6 +11,8 @@ the negation is the question's own and weighs nothing.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from gate.confirm.lexicon import AFF, NEG, NEUT, answer_tokens
 from gate.confirm.lexicon import words as W
 from gate.confirm.tagging import Tagged, bare
@@ -22,20 +24,39 @@ _WINDOW = 3  # a negation reaches this many words ahead: "no extra checked lugga
 _MARKS = ".,;:!?"
 
 
-def _negated_at(keys: list[str], gaps: list[str], k: int, negators: frozenset[str]) -> str:
+def _negated_at(keys: list[str], breaks: list[bool], k: int, negators: frozenset[str]) -> str:
     """The negator that governs word ``k`` (within the window, in the same clause), or ""."""
     stops = W().clause_openers
     for j in range(k - 1, max(-1, k - 1 - _WINDOW), -1):
-        if any(mark in gaps[j + 1] for mark in _MARKS) or keys[j] in stops:
+        if breaks[j + 1] or keys[j] in stops:
             return ""
         if keys[j] in negators:
             return keys[j]
     return ""
 
 
-def _gaps(text: str, starts: list[int], ends: list[int]) -> list[str]:
-    """The text between each word and the one before it (the first: what precedes it)."""
-    return [text[(ends[k - 1] if k else 0) : starts[k]] for k in range(len(starts))]
+def _breaks(text: str, starts: list[int], ends: list[int]) -> list[bool]:
+    """For each word, whether punctuation separates it from the word before."""
+    return [
+        any(mark in text[(ends[k - 1] if k else 0) : starts[k]] for mark in _MARKS)
+        for k in range(len(starts))
+    ]
+
+
+@lru_cache(maxsize=1024)
+def _asked_polarity(question: str, terms: frozenset[str]) -> dict[str, bool]:
+    """The question's words (of ``terms``) and whether it negates each (every time it says it)."""
+    negators = W().negators
+    asked = list(answer_tokens(question))
+    keys = [t.key for t in asked]
+    breaks = _breaks(question, [t.start for t in asked], [t.end for t in asked])
+    negated: dict[str, bool] = {}
+    for k, key in enumerate(keys):
+        word = bare(key)
+        if word in terms and word not in negators:
+            polarity = bool(_negated_at(keys, breaks, k, negators))
+            negated[word] = negated[word] and polarity if word in negated else polarity
+    return negated
 
 
 def polarity_flip(tagged: list[Tagged], text: str, question: str, terms: frozenset[str]) -> str:
@@ -47,25 +68,21 @@ def polarity_flip(tagged: list[Tagged], text: str, question: str, terms: frozens
     words = W()
     negators = words.negators
     determiners = negators - words.statement_negations - words.scoping_negations
-    asked = list(answer_tokens(question))
-    q_keys = [t.key for t in asked]
-    q_gaps = _gaps(question, [t.start for t in asked], [t.end for t in asked])
-    negated: dict[str, bool] = {}
-    for k, key in enumerate(q_keys):
-        word = bare(key)
-        if word in terms and word not in negators:
-            polarity = bool(_negated_at(q_keys, q_gaps, k, negators))
-            negated[word] = negated.get(word, polarity) and polarity if word in negated else polarity
+    negated = _asked_polarity(question, terms)
     if not negated:
         return ""
+    asked_terms = frozenset(negated)
     a_keys = [t.tok.key for t in tagged]
-    a_gaps = _gaps(text, [t.tok.start for t in tagged], [t.tok.end for t in tagged])
+    a_gaps = _breaks(text, [t.tok.start for t in tagged], [t.tok.end for t in tagged])
     for k, t in enumerate(tagged):
         word = bare(t.tok.key)
         if word in negators or (t.tag == NEG and t.phrase_len == 1):
             continue
-        said = next((w for w in negated if w == word or stem_match(word, frozenset({w}))), None)
-        if said is None:
+        if word in negated:
+            said: str | None = word
+        elif len(word) >= 4 and stem_match(word, asked_terms):
+            said = next(w for w in negated if stem_match(word, frozenset({w})))
+        else:
             continue
         negation = _negated_at(a_keys, a_gaps, k, negators)
         after = a_keys[k + 1] if k + 1 < len(a_keys) else ""

@@ -52,8 +52,24 @@ def _starts_with(keys: list[str], k: int, phrases: frozenset[Phrase] | tuple[Phr
     return 0
 
 
+@lru_cache(maxsize=8)
 def _auxiliaries(lang: str) -> frozenset[str]:
     return frozenset(p[0] for p, found in table(lang).phrases.items() if found == QAUX and len(p) == 1)
+
+
+@lru_cache(maxsize=8)
+def _first_words(lang: str) -> frozenset[str]:
+    """Every word a side question can start with (or "?" that marks one)."""
+    words = W()
+    phrases = (*words.question_words, *words.info_requests, *words.question_openers)
+    return (
+        frozenset(p[0] for p in phrases)
+        | _auxiliaries(lang)
+        | words.info_verbs
+        | words.reservation_words
+        | words.agent_subjects
+        | {"?", "¿"}
+    )
 
 
 @lru_cache(maxsize=8)
@@ -167,6 +183,8 @@ def side_question_start(text: str, lang: str) -> int | None:
     if len(tokens) < 2:
         return None
     keys = [t.key for t in tokens]
+    if not any(k in _first_words(lang) for k in keys[1:]):
+        return None  # no word that can open a question, and no question mark
     lexicon = table(lang)
     auxiliaries = _auxiliaries(lang)
     # A question starts a phrase of its own: "do that" in "yes please do that" is a yes.

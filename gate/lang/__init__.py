@@ -130,6 +130,7 @@ def codes() -> tuple[str, ...]:
     return tuple(sorted(p.name for p in _HERE.iterdir() if p.is_dir() and (p / f"{FILES[0]}.toml").is_file()))
 
 
+@cache
 def code_of(tag: str | None) -> str | None:
     """The language code of a tag ("es-MX" -> "es", "FR" -> "fr"), or None when gate has no such language."""
     if not tag:

@@ -138,16 +138,24 @@ def stem_match(word: str, terms: frozenset[str], *, compound: bool = False) -> b
         return True
     if len(word) < 4:
         return False
-    for term in terms:
-        if len(term) < 4:
-            continue
-        n = 0
-        for a, b in zip(word, term, strict=False):
+    for term in _by_prefix(terms).get(word[:4], ()):
+        n = 4
+        for a, b in zip(word[4:], term[4:], strict=False):
             if a != b:
                 break
             n += 1
-        if n >= 4 and n >= min(len(word), len(term)) - 3:
+        if n >= min(len(word), len(term)) - 3:
             return True
         if compound and n >= 5 and n >= min(len(word), len(term)) - 4:
             return True
     return False
+
+
+@lru_cache(maxsize=4096)
+def _by_prefix(terms: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """The terms of four letters or more, by their first four (a shared stem starts there)."""
+    out: dict[str, list[str]] = {}
+    for term in terms:
+        if len(term) >= 4:
+            out.setdefault(term[:4], []).append(term)
+    return {prefix: tuple(found) for prefix, found in out.items()}
