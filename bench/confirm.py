@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from gate import values  # noqa: E402
-from gate.confirm import answer, lexicon, model, reading, rules, tagging  # noqa: E402
+from gate.confirm import answer, lexicon, model, polarity, reading, rules, tagging  # noqa: E402
 from gate.lang import text  # noqa: E402
 
 CORPORA = [

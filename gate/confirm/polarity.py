@@ -79,7 +79,7 @@ def polarity_flip(tagged: list[Tagged], text: str, question: str, terms: frozens
         if word in negators or (t.tag == NEG and t.phrase_len == 1):
             continue
         if word in negated:
-            said: str | None = word
+            said = word
         elif len(word) >= 4 and stem_match(word, asked_terms):
             said = next(w for w in negated if stem_match(word, frozenset({w})))
         else:
