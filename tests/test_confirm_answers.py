@@ -207,20 +207,27 @@ def test_relative_days_read_with_the_call_s_date() -> None:
 def test_the_learned_reader_only_reads_where_no_rule_vetoed() -> None:
     question = "Shall I reserve the 7:30 showing for two?"
     pending = {"time": "19:30", "seats": 2}
-    reading = read_answer("you read my mind", question=question, pending=pending)
+    reading = read_answer("you've got it all down", question=question, pending=pending)
     assert reading.rule == "answer.model" and reading.answer == "yes"
     assert reading.score is not None and reading.score >= model.threshold()
     # The same words with a veto of the rules in them are never a yes.
     for words in (
-        "you read my mind, but make it 9 pm",
-        "you read my mind if it's not sold out",
-        "hmm you read my mind",
+        "you've got it all down, but make it 9 pm",
+        "you've got it all down if it's not sold out",
+        "hmm you've got it all down",
     ):
         assert read_answer(words, question=question, pending=pending).answer != "yes", words
     # Words of another language than the caller's, another action's verb, another person: not read.
     assert read_answer("sí, adelante", lang="en").rule != "answer.model"
     assert classify_answer("yes pause it", question="Shall I renew your subscription?") != "yes"
     assert classify_answer("nailed it, my brother will pay", question=question, pending=pending) != "yes"
+    # Words no yes answer it was trained on held are beyond it: "fishy", "rich" score high as
+    # shapes of a yes, and stay unclear.
+    for words in ("sounds fishy to me", "yeah that's rich", "okay sounds good on paper", "you read my mind"):
+        got = read_answer(words, question=question, pending=pending)
+        assert got.answer == "unclear" and got.rule != "answer.model", words
+    loaded = model.load()
+    assert loaded is not None and "fishy" not in loaded.vocabulary | loaded.seen
 
 
 def test_the_learned_reader_is_deterministic_and_small() -> None:

@@ -69,6 +69,11 @@ def corpus() -> Iterator[dict[str, Any]]:
             yield {**entry, "lang": entry.get("lang", lang)}
 
 
+def _is_yes(entry: dict[str, Any]) -> bool:
+    """A corpus answer that is a yes: labelled one, or a yes beyond the reader (read unclear)."""
+    return entry["label"] in ("yes", "yes_question") or entry["class"] == "beyond_the_reader"
+
+
 def head(words: str, lang: str) -> str | None:
     """The answer before a side question, or None when none is found."""
     start = side_question_start(words, lang)
@@ -100,7 +105,7 @@ def examples(base: Path) -> list[Example]:
                 entry["question"],
                 pending,
                 lang,
-                entry["label"] in ("yes", "yes_question"),
+                _is_yes(entry),
                 3.0,
                 "corpus",
             )
@@ -143,13 +148,14 @@ def train(indices: np.ndarray, indptr: np.ndarray, y: np.ndarray, sample: np.nda
 
 def asked_texts(
     words: str, question: str, pending: dict[str, Any], lang: str, today: date | None
-) -> list[tuple[str, float | None]]:
-    """The texts the reader hands the learned reader for one answer, with their scores."""
-    seen: list[tuple[str, tuple[Value, ...], str]] = []
+) -> list[tuple[str, bool, bool]]:
+    """The texts the reader hands the learned reader for one answer: each with whether it holds a
+    yes word and whether the rules' vetoes let the learned reader judge it."""
+    asked: list[tuple[str, str, bool]] = []
     original = model.yes_score
 
-    def record(text: str, q: str, p: tuple[Value, ...], code: str) -> float | None:
-        seen.append((text, p, code))
+    def record(text: str, q: str, p: tuple[Value, ...], code: str, affirmed: bool = False) -> float | None:
+        asked.append((text, code, affirmed))
         return None
 
     model.yes_score = record  # type: ignore[assignment]
@@ -159,7 +165,7 @@ def asked_texts(
     finally:
         model.yes_score = original  # type: ignore[assignment]
         answer_module._read.cache_clear()
-    return [(text, None if model.vetoed(text, code, question) else 0.0) for text, _, code in seen]
+    return [(text, affirmed, not model.vetoed(text, code, question)) for text, code, affirmed in asked]
 
 
 def main() -> int:
@@ -173,6 +179,14 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=0.05)
     parser.add_argument("--margin", type=float, default=0.05)
     parser.add_argument("--floor", type=float, default=0.9)
+    parser.add_argument(
+        "--vocabulary",
+        type=int,
+        default=2,
+        help="with no yes word, every word of an answer must be in this many yes answers",
+    )
+    parser.add_argument("--seen", type=int, default=2,
+                        help="after a yes word, each word must be in this many answers")  # fmt: skip
     parser.add_argument("--out", default=str(model.MODEL_FILE))
     args = parser.parse_args()
     try:
@@ -182,13 +196,35 @@ def main() -> int:
         return 2
     data = examples(base)
     rows = [model.features(e.words, e.question, e.pending, e.lang) for e in data]
+    # The words the reader has seen in enough yes answers: an answer with any other word is the
+    # rules' alone ("sounds fishy", "that's rich": words no caller here agreed with).
+    in_yes: dict[str, int] = {}
+    in_any: dict[str, int] = {}
+    for e in data:
+        for key in set(model.masked(e.words, e.question, e.pending, e.lang)):
+            in_any[key] = in_any.get(key, 0) + 1
+            if e.yes:
+                in_yes[key] = in_yes.get(key, 0) + 1
+    vocabulary = sorted(k for k, n in in_yes.items() if n >= args.vocabulary and not k.startswith("<"))
+    seen = sorted(
+        k for k, n in in_any.items() if n >= args.seen and not k.startswith("<") and k not in vocabulary
+    )
     indices, indptr = matrix(rows, args.buckets)
     y = np.asarray([1.0 if e.yes else 0.0 for e in data])
     sample = np.asarray([e.weight for e in data])
     w, b = train(indices, indptr, y, sample, args.buckets, args.epochs, args.l2, args.rate)
     scale = float(np.abs(w).max()) / 32767 or 1.0
     quantized = np.round(w / scale).astype("<i2")
-    fitted = model.Model(args.buckets, scale, float(b), 1.0, array.array("h", quantized.tobytes()), {})
+    fitted = model.Model(
+        args.buckets,
+        scale,
+        float(b),
+        1.0,
+        array.array("h", quantized.tobytes()),
+        {},
+        frozenset(vocabulary),
+        frozenset(seen),
+    )
 
     # Calibration: every dev pair the rules leave to the learned reader, and every such corpus answer.
     negatives: list[float] = []
@@ -197,20 +233,26 @@ def main() -> int:
         cargs = {slot: argument(c) for slot, (c, _) in pair.pending.items()}
         values = spoken_values({s: sp if cargs[s] not in (None, True, False) else cargs[s]
                                 for s, (_, sp) in pair.pending.items()})  # fmt: skip
-        for text, allowed in asked_texts(pair.answer, pair.question, values, "en", TODAY):
-            if allowed is None:
-                continue
+        for text, affirmed, allowed in asked_texts(pair.answer, pair.question, values, "en", TODAY):
             pending = tuple(pending_values(values, "en"))
+            if not allowed or not fitted.knows(
+                model.masked(text, pair.question, pending, "en"), "en", affirmed
+            ):
+                continue
             score = fitted.score(model.features(text, pair.question, pending, "en"))
             (negatives if pair.label == "change" else positives).append(score)
     for entry in corpus():
         lang = language(entry["lang"])
-        for text, allowed in asked_texts(entry["answer"], entry["question"], entry["pending"], lang, None):
-            if allowed is None:
-                continue
+        for text, affirmed, allowed in asked_texts(
+            entry["answer"], entry["question"], entry["pending"], lang, None
+        ):
             pending = tuple(pending_values(entry["pending"], lang))
+            if not allowed or not fitted.knows(
+                model.masked(text, entry["question"], pending, lang), lang, affirmed
+            ):
+                continue
             score = fitted.score(model.features(text, entry["question"], pending, lang))
-            (positives if entry["label"] in ("yes", "yes_question") else negatives).append(score)
+            (positives if _is_yes(entry) else negatives).append(score)
     highest = max(negatives, default=0.0)
     threshold = round(max(args.floor, min(0.99, highest + args.margin)), 4)
     gained = sum(s >= threshold for s in positives)
@@ -219,11 +261,13 @@ def main() -> int:
         "trained_on": "SGD train split (CC BY-SA 4.0) and gate's labelled answers (tests/data, tests/lang)",
         "calibrated_on": "SGD dev split", "examples": len(data), "epochs": args.epochs, "l2": args.l2,
         "weights_sha256": hashlib.sha256(quantized.tobytes()).hexdigest(),
+        "vocabulary_min": args.vocabulary, "vocabulary": vocabulary, "seen_min": args.seen, "seen": seen,
     }  # fmt: skip
     Path(args.out).write_bytes(
         model.MAGIC + json.dumps(meta, sort_keys=True).encode() + b"\n" + quantized.tobytes()
     )
-    print(f"{len(data)} examples ({sum(e.yes for e in data)} yes); weights {args.buckets} x int16")
+    print(f"{len(data)} examples ({sum(e.yes for e in data)} yes); weights {args.buckets} x int16; "
+          f"vocabulary {len(vocabulary)} + {len(seen)} words")  # fmt: skip
     print(f"calibration: {len(negatives)} non-yes asked, highest score {highest:.3f}; threshold {threshold}")
     print(
         "yes answers the rules left unclear and the learned reader reads as yes: "

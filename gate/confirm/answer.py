@@ -86,7 +86,7 @@ def _answer(
     reading = read_rules(words, question, pending, lang, today)
     if reading.rule not in SOFT_RULES:
         return reading
-    score = model.yes_score(words, question, pending, lang)
+    score = model.yes_score(words, question, pending, lang, reading.rule == "answer.unrecognised")
     if score is not None and score >= model.threshold():
         return AnswerReading("yes", f"{RULES['answer.model']} (p={score:.2f})", "answer.model", score=score)
     return reading

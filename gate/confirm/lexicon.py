@@ -39,7 +39,8 @@ PRIORITY = (
 # The fields of answers.toml and the tag each gives its phrases.
 FIELD_TAGS: tuple[tuple[str, str], ...] = (
     ("sarcasm", SARC), ("addressee", ELSE), ("conditions", COND), ("questions", QUEST),
-    ("question_auxiliaries", QAUX), ("deferral", DEFER), ("hesitation", HES), ("corrections", CORR),
+    ("question_auxiliaries", QAUX), ("deferral", DEFER), ("hesitation", HES),
+    ("repeat_requests", HES), ("corrections", CORR),
     ("hedges", HEDGE), ("reservations", BUT), ("changes", CHANGE), ("new_times", NEWTIME),
     ("unable", UNABLE), ("does_it_themselves", SELF), ("wide", WIDE), ("other_person", OTHER),
     ("when_words", WHEN), ("scope", SCOPE), ("withdrawals", NEGVERB), ("negations", NEG),
@@ -233,6 +234,7 @@ class Words:
     question_words: frozenset[Phrase]
     terms: frozenset[str]
     info_requests: tuple[Phrase, ...]
+    exclamations: tuple[Phrase, ...]  # "what a", "qué bien": a question word that asks nothing
     question_openers: tuple[Phrase, ...]
     doubts: tuple[Phrase, ...]
     question_verbs: frozenset[str]
@@ -248,6 +250,9 @@ class Words:
     and_words: tuple[str, ...]
     also_words: tuple[str, ...]
     additive: frozenset[str]  # "also", "too", "plus": in a side question, more of the same asking
+    disapprovals: frozenset[str]  # "awful", "caro": the learned reader never reads past one
+    possessives: frozenset[str]  # "my", "mi": a reason's subject only with a noun and more
+    structural: frozenset[str]  # "and", "with", "the", "all": words that carry no content of their own
     introductions: re.Pattern[str]
     introductions_after: re.Pattern[str]
     two_things: re.Pattern[str]
@@ -354,6 +359,7 @@ def words() -> Words:
         question_words=frozenset(_token_phrases(phrases("question_words"))),
         terms=union("terms"),
         info_requests=_token_phrases(phrases("info_requests")),
+        exclamations=_token_phrases(phrases("exclamations")),
         question_openers=_token_phrases(phrases("question_openers")),
         doubts=_token_phrases(phrases("doubts")),
         question_verbs=union("question_verbs"),
@@ -369,6 +375,18 @@ def words() -> Words:
         and_words=phrases("and_words"),
         also_words=phrases("also_words"),
         additive=frozenset(w for p in phrases("also_words") + phrases("question_openers") for w in p.split()),
+        disapprovals=union("disapprovals"),
+        possessives=union("possessives"),
+        structural=(
+            union("articles")
+            | union("clause_openers")
+            | union("thanks_for")
+            | frozenset(
+                w
+                for p in phrases("also_words") + phrases("and_words") + phrases("all_words")
+                for w in p.split()
+            )
+        ),
         introductions=re.compile(rf"(?:\b(?:{_alternation(phrases('introductions'))})\s*[,:]?\s*)$"),
         introductions_after=re.compile(rf"^\s*[,:]?\s*(?:{_alternation(phrases('introductions_after'))})\b"),
         two_things=re.compile(

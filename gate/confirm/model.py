@@ -58,6 +58,19 @@ class Model:
     threshold: float
     weights: array.array  # type: ignore[type-arg]
     meta: dict[str, object]
+    # The words the reader has seen in enough yes answers to judge an answer with no yes word
+    # holding them, and the words it has seen in enough answers of any kind to judge what follows
+    # a yes word ("yes, that sounds delightful").
+    vocabulary: frozenset[str] = frozenset()
+    seen: frozenset[str] = frozenset()
+
+    def knows(self, keys: Iterable[str], lang: str, affirmed: bool = False) -> bool:
+        """Whether every word of a masked answer is one the reader has seen in yes answers (in
+        answers of any kind, after a yes word: ``affirmed``), or one the rules' lexicon lists
+        (placeholders always are)."""
+        vocabulary = self.vocabulary | self.seen if affirmed else self.vocabulary
+        listed = table(lang).phrases
+        return all(k.startswith("<") or k in vocabulary or (k,) in listed for k in keys)
 
     def score(self, feats: Iterable[str]) -> float:
         total = self.bias
@@ -123,8 +136,17 @@ def load(path: Path = MODEL_FILE) -> Model | None:
         buckets = int(meta["buckets"])
         if len(weights) != buckets or buckets & (buckets - 1):
             raise ValueError(f"expected {buckets} weights, got {len(weights)}")
+        vocabulary = frozenset(str(w) for w in meta.get("vocabulary", ()))
+        seen = frozenset(str(w) for w in meta.get("seen", ()))
         return Model(
-            buckets, float(meta["scale"]), float(meta["bias"]), float(meta["threshold"]), weights, meta
+            buckets,
+            float(meta["scale"]),
+            float(meta["bias"]),
+            float(meta["threshold"]),
+            weights,
+            meta,
+            vocabulary,
+            seen,
         )
     except (OSError, ValueError, KeyError) as exc:
         _LOG.warning("gate.confirm.model: the learned answer reader is off (%s: %s)", path.name, exc)
@@ -139,19 +161,22 @@ def threshold() -> float:
 
 @lru_cache(maxsize=8)
 def _risky(lang: str) -> frozenset[str]:
-    """Words the learned reader never reads past: another person, a negation, and the words a
+    """Words the learned reader never reads past: another person, a negation, disapproval, and the words a
     plain reason must not hold (a wish, money, time to come, something done...) that the lexicon
     does not already know as neutral."""
     w = W()
-    known = table(lang).phrases
-    neutral = {p[0] for p, found in known.items() if len(p) == 1 and found in (NEUT, AFF, QAUX)}
+    # The structural words a plain reason may not hold ("and", "with", "all") and the words the
+    # lexicon lists on their own as a yes or as neutral ("works", "sure") say nothing here; the
+    # learned reader reads only words it has seen in yes answers (Model.knows) in any case.
+    listed = {p[0] for p, found in table(lang).phrases.items() if len(p) == 1 and found in (QAUX, NEUT, AFF)}
     return (
-        (w.reason_risks - neutral)
+        (w.reason_risks - w.structural - listed)
         | w.people
         | w.their_words
         | w.third_person
         | w.negators
         | w.statement_negations
+        | w.disapprovals
     )
 
 
@@ -179,10 +204,12 @@ def vetoed(words: str, lang: str, question: str = "") -> bool:
     known = table(lang).phrases
     tokens = answer_tokens(words)
     for k, t in enumerate(tokens):
-        if t.key in risky or bare(t.key) in risky:
+        # "j'annule" is "annule" after an elided pronoun; "i'm" is no "m".
+        stem = bare(t.key) if len(bare(t.key)) >= 3 else t.key
+        if t.key in risky or stem in risky:
             return True
         noun = k > 0 and tokens[k - 1].key in W().thing_words  # "my schedule", "the order"
-        if bare(t.key) in _verbs() and bare(t.key) not in terms and not noun:
+        if stem in _verbs() and stem not in terms and not noun:
             return True
         raw = words[t.start : t.end]
         sentence_start = not words[: t.start].strip() or words[: t.start].rstrip()[-1] in ".!?"
@@ -192,10 +219,15 @@ def vetoed(words: str, lang: str, question: str = "") -> bool:
 
 
 @lru_cache(maxsize=2048)
-def yes_score(words: str, question: str, pending: tuple[Value, ...], lang: str) -> float | None:
+def yes_score(
+    words: str, question: str, pending: tuple[Value, ...], lang: str, affirmed: bool = False
+) -> float | None:
     """The probability that ``words`` is a plain yes, or None when the reader is off or must
-    not judge this answer (:func:`vetoed`)."""
+    not judge this answer (:func:`vetoed`, or a word it has not seen: :meth:`Model.knows`).
+    ``affirmed``: the answer holds a yes word the lexicon lists."""
     model = load()
     if model is None or vetoed(words, lang, question):
+        return None
+    if not model.knows(masked(words, question, pending, lang), lang, affirmed):
         return None
     return model.score(features(words, question, pending, lang))

@@ -105,6 +105,8 @@ def _opens(
         opened = True  # "also, which station", "but who is the actor"
     if k >= len(keys) or k in bound:
         return False  # "go ahead and do it now": "do it" is a yes, not a question
+    if not asked and _starts_with(keys, k, words.exclamations):
+        return False  # "what a joke", "qué bien": an exclamation
     if _starts_with(keys, k, words.info_requests) or _asks_for_information(keys, k):
         return True
     n = _starts_with(keys, k, question_words) if k not in unaccented else 0

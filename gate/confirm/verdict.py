@@ -266,6 +266,8 @@ def plain_reason(tagged: list[Tagged], person: bool = False) -> bool:
         return False  # "yes, I'm the homeowner", "ja, ich bin Mitglied": who they are
     risks = W().reason_risks - (W().their_words if person else frozenset())
     clause = tagged[k + 1 :]
+    if tagged[k].tok.key in W().possessives and len(clause) < 2:
+        return False  # "yes, my foot": a possessive and a noun are no clause
     if sum(t.tag == "unknown" for t in clause) > _MAX_REASON_WORDS:
         return False
     for j, t in enumerate(clause):
