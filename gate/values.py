@@ -1304,7 +1304,18 @@ class _Scanner:
         month_word = self.word(j)
         if month_word not in months:
             return self.day_alone(i)
+        if self.ordinal_at(j + 1):
+            return None  # "3 march 10th": a count, then the date March 10th
         return self.finish_date(i, j + 1, months[month_word], day)
+
+    def ordinal_at(self, i: int) -> bool:
+        """Whether an ordinal day stands at ``i`` ("10th", "tenth")."""
+        if i >= len(self.t):
+            return False
+        if self.t[i].kind == "word" and self.t[i].key in self.c.ordinals:
+            return True
+        got = self.day_of_month(i)
+        return got is not None and got[1] > i + 1 and self.word(got[1] - 1) in self.c.ordinal_suffixes
 
     def day_alone(self, i: int) -> tuple[Mention, int] | None:
         """A day of the month without a month: "the 16th", "on the first", "el dieciséis"."""
@@ -1514,8 +1525,9 @@ def _pattern(value: Value) -> re.Pattern[str]:
                 out += r"[-_ ]?"
             out += re.escape(piece)
         return re.compile(rf"(?<![\w-]){out}(?![-_/]?\w)")
-    words = [re.escape(w) for w in value.key.split()]
-    return re.compile(r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)")
+    # A comma between the words is no other value: "Washington, D.C." is "Washington D.C.".
+    words = [re.escape(w.strip(",")) for w in value.key.split() if w.strip(",")]
+    return re.compile(r"(?<!\w)" + r"\s*,?\s+".join(words) + r"(?!\w)")
 
 
 def locate(

@@ -101,7 +101,7 @@ def _asks_only_to_go_ahead(sentence: str, question_words: frozenset[str], earlie
     if said and all(_allowed(w, allowed) for w in said):
         return True
     judged = any(_allowed(w, _judgements()) for w in said)
-    return bool(said) and judged and all(_allowed(w, allowed | earlier) for w in said)
+    return bool(said) and judged and all(_allowed(w, allowed | earlier | _judgements()) for w in said)
 
 
 def _allowed(word: str, allowed: frozenset[str]) -> bool:

@@ -234,6 +234,7 @@ class Words:
     question_words: frozenset[Phrase]
     terms: frozenset[str]
     info_requests: tuple[Phrase, ...]
+    about_openers: tuple[Phrase, ...]  # "what about" a thing, in a side question: no change
     exclamations: tuple[Phrase, ...]  # "what a", "qué bien": a question word that asks nothing
     question_openers: tuple[Phrase, ...]
     doubts: tuple[Phrase, ...]
@@ -360,6 +361,7 @@ def words() -> Words:
         terms=union("terms"),
         info_requests=_token_phrases(phrases("info_requests")),
         exclamations=_token_phrases(phrases("exclamations")),
+        about_openers=_token_phrases(phrases("about_openers")),
         question_openers=_token_phrases(phrases("question_openers")),
         doubts=_token_phrases(phrases("doubts")),
         question_verbs=union("question_verbs"),

@@ -200,7 +200,8 @@ def read_rules(
     # A currency or unit the question did not use is a new value ("yes, 85 euros" to "85 dollars?").
     names = currency_names()
     asked_in = currencies(question) | {v.key for v in pending if v.kind == "text" and v.key in names}
-    said_in = currencies(words)
+    # ... unless a phrase of the lexicon holds it ("a hundred percent", "100% sure").
+    said_in = currencies(_outside_phrases(words, tagged))
     if said_in - asked_in and (asked_in or "%" in said_in):
         new_values.extend(sorted(said_in - asked_in))
 
@@ -294,6 +295,23 @@ def _question_words_are_its_own(tagged: list[Tagged], text: str) -> None:
     words = W()
     asking = {w for phrase in words.info_requests for w in phrase} | words.question_verbs | words.info_verbs
     keys = [t.tok.key for t in tagged]
+    # "what about the parking?": asking about a thing; with a value or another change word in
+    # the question ("what about 8 instead?") it stays a change.
+    changes = {t.phrase for t in tagged if t.tag == CHANGE}
+    for k in range(len(tagged)):
+        for phrase in words.about_openers:
+            span = tagged[k : k + len(phrase)]
+            if tuple(keys[k : k + len(phrase)]) != phrase or not any(u.tag == CHANGE for u in span):
+                continue
+            own = {u.phrase for u in span}
+            rest = tagged[k + len(phrase) :]
+            # What it asks about is a thing: no person ("what about my sister?"), no time or
+            # comparison ("what about later?"), only words of no weight or unknown ones.
+            thing = all(u.tag in (NEUT, "unknown", "qterm") and u.tok.key not in words.people for u in rest)
+            if thing and not any(u.tag == "newvalue" for u in tagged) and not (changes - own):
+                for u in span:
+                    if u.tag == CHANGE:
+                        u.tag = NEUT
     for k, t in enumerate(tagged):
         nxt = tagged[k + 1] if k + 1 < len(tagged) else None
         ends = (
@@ -323,9 +341,13 @@ def _question_words_are_its_own(tagged: list[Tagged], text: str) -> None:
         elif t.tag == CHANGE and t.tok.key in words.additive:
             t.tag = NEUT  # "also, what's the address?", "the phone number too"
         elif t.tag == COND and (
-            (t.phrase_len == 1 and (t.tok.key,) in words.question_words) or any(w in asking for w in keys[:k])
+            (t.phrase_len == 1 and (t.tok.key,) in words.question_words)
+            or any(w in asking for w in keys[:k])
+            or _after_question_word(tagged, k, text)
         ):
-            t.tag = NEUT  # "when does it start", "find out if pets are allowed"
+            t.tag = NEUT  # "when does it start", "find out if pets are allowed", "who do I call if..."
+        elif t.tag in (NEG, NEGVERB) and _a_noun_here(tagged, k):
+            t.tag = NEUT  # "which bus stop", "does it have one stop": a thing, not withdrawing
         elif t.tag in (DEFER, HES) and _after_question_word(tagged, k, text):
             t.tag = NEUT  # "where do I have to go?", "how long is the wait?"
         elif t.tag == CHANGE and all(
@@ -345,6 +367,44 @@ def _question_words_are_its_own(tagged: list[Tagged], text: str) -> None:
                 for t in tagged[k : k + len(phrase)]:
                     if t.tag not in ("value", "newvalue"):
                         t.tag = NEUT  # "let me know", "if you could tell me", "whether or not"
+
+
+def _outside_phrases(words: str, tagged: list[Tagged]) -> str:
+    """The answer with the words of its longer yes and neutral phrases blanked out."""
+    out = list(words)
+    for t in tagged:
+        if t.phrase_len > 1 and t.tag in (AFF, NEUT):
+            end = t.tok.end
+            while end < len(words) and words[end] in "% ":
+                end += 1  # "100%": the sign is the phrase's
+            out[t.tok.start : end] = " " * (end - t.tok.start)
+    return "".join(out)
+
+
+def _a_noun_here(tagged: list[Tagged], k: int) -> bool:
+    """Whether a withdrawing verb in a side question is a noun there: after a determiner, a
+    number, a question word or a word the lexicon does not know ("the stop", "one stop", "which
+    stop", "bus stop"), and before no object ("stop it" is the verb)."""
+    t = tagged[k]
+    if not k or t.phrase_len != 1 or bare(t.tok.key) not in _verb_words():
+        return False
+    before = tagged[k - 1]
+    after = tagged[k + 1].tok.key if k + 1 < len(tagged) else ""
+    if after in W().objects:
+        return False
+    key = before.tok.key
+    return (
+        key in W().thing_words
+        or (key,) in W().question_words
+        or before.tag in ("value", "newvalue", "unknown", "qterm")
+        or key.isdigit()
+        or key in lang_data.union_table("numbers")
+    )
+
+
+@lru_cache(maxsize=1)
+def _verb_words() -> frozenset[str]:
+    return frozenset(v for family in lang_data.verb_families().values() for v in family)
 
 
 def _after_question_word(tagged: list[Tagged], k: int, text: str) -> bool:

@@ -61,7 +61,7 @@ def _auxiliaries(lang: str) -> frozenset[str]:
 def _first_words(lang: str) -> frozenset[str]:
     """Every word a side question can start with (or "?" that marks one)."""
     words = W()
-    phrases = (*words.question_words, *words.info_requests, *words.question_openers)
+    phrases = (*words.question_words, *words.info_requests, *words.question_openers, *words.about_openers)
     return (
         frozenset(p[0] for p in phrases)
         | _auxiliaries(lang)
@@ -109,13 +109,23 @@ def _opens(
         return False  # "what a joke", "qué bien": an exclamation
     if _starts_with(keys, k, words.info_requests) or _asks_for_information(keys, k):
         return True
+    about = _starts_with(keys, k, words.about_openers)
+    if about and k + about < len(keys) and (k == 0 or keys[k - 1] in after_yes or sentence_start or opened):
+        return True  # "great, what about parking?": read as a question ("what about 8?" is a change)
     n = _starts_with(keys, k, question_words) if k not in unaccented else 0
     contracted = keys[k].endswith("'s") and (keys[k][:-2],) in question_words  # "who's", "where's"
     if n or contracted:
         after = keys[k + max(n, 1)] if k + max(n, 1) < len(keys) else ""
+        then = keys[k + max(n, 1) + 1] if k + max(n, 1) + 1 < len(keys) else ""
         at_start = sentence_start or opened
         return (
-            asked or at_start or n > 1 or contracted or after in words.question_verbs or after in auxiliaries
+            asked
+            or at_start
+            or n > 1
+            or contracted
+            or after in words.question_verbs
+            or after in auxiliaries
+            or (then in auxiliaries and then not in words.subjects)  # "which stop does it leave from"
         )
     nxt = keys[k + 1] if k + 1 < len(keys) else ""
     if keys[k] in auxiliaries and nxt in words.agent_subjects and _asks_for_information(keys, k + 1):
