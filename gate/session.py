@@ -417,8 +417,14 @@ class GateSession:
                 f"waiting. Put this question to them: {asked.question!r} and call {CONFIRM_TOOL} only "
                 "after they answer it with yes."
             )
+        # Pending booleans are read too: a caller who says one the other way round asks for a change.
+        flags = {name: value for name, value in asked.args.items() if isinstance(value, bool)}
         reading = read_answer(
-            exchange.answer, question=exchange.heard or "", pending=values, lang=self.language, today=today
+            exchange.answer,
+            question=exchange.heard or "",
+            pending={**values, **flags},
+            lang=self.language,
+            today=today,
         )
         if reading.answer == "unclear":
             event(

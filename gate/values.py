@@ -69,6 +69,7 @@ from typing import Literal
 
 from gate import lang as lang_data
 from gate.lang import Language
+from gate.lang.record import Record
 from gate.lang.text import Token, fold, fold_with_positions, tokens
 
 __all__ = [
@@ -162,8 +163,7 @@ def _numbers_of(lang: Language) -> _W:
     return {w: (int(v[0]), str(v[1])) for w, v in lang.table("numbers").items()}
 
 
-@dataclass(frozen=True)
-class _Common:
+class _Common(Record):
     """What is read whatever the language: every language's words of these kinds together."""
 
     all_numbers: frozenset[str]

@@ -588,6 +588,19 @@ async def test_a_restated_detail_said_the_other_way_round_declines(local_gate: g
     assert local_gate.ledger.live_confirmation(c.bound.id) is None
 
 
+async def test_a_pending_flag_said_the_other_way_round_declines(local_gate: gate.Gate, bank: Bank) -> None:
+    # The question never says "express": the flag's own name is what the caller says back.
+    async with Call(local_gate) as c:
+        await c.turn(
+            "A new filter please.",
+            call("order_part", part="filter F-20", express=False),
+            say("Shall I order the filter F-20?"),
+        )
+        ((out, err),) = await c.turn("yes by express please", confirm(), say("Sorry."))
+    assert err and "wants something different" in out
+    assert bank.plans == []
+
+
 async def test_the_trace_keeps_the_answer_and_the_question_apart_from_the_rule(
     local_gate: gate.Gate, bank: Bank
 ) -> None:

@@ -70,8 +70,11 @@ def replay(pair: Confirmation, variant: str) -> Outcome:
     else:
         args = {slot: argument(canonical) for slot, (canonical, _) in pair.pending.items()}
     values = spoken_values(args)
+    flags = {slot: value for slot, value in args.items() if isinstance(value, bool)}
     heard = question_heard(pair.question, values, lang="en", today=TODAY)
-    reading = read_answer(pair.answer, question=pair.question, pending=values, lang="en", today=TODAY)
+    reading = read_answer(
+        pair.answer, question=pair.question, pending={**values, **flags}, lang="en", today=TODAY
+    )
     ran = heard.ok and reading.answer == "yes"
     return Outcome(
         pair.label,

@@ -47,12 +47,15 @@ def read_answer(
 
     ``lang`` is the caller's language ("en", "es", "fr", "de"; a region suffix is ignored; an
     unknown code reads English; English is always read too, as callers mix). ``today`` is the
-    call's date: "tomorrow" or "next Friday" said for a pending date are then that date. Never
+    call's date: "tomorrow" or "next Friday" said for a pending date are then that date. A
+    pending boolean is a detail the caller may say the other way round ("I do have pets" to
+    ``has_pets=False`` is a change): the words of its name, said. Never
     raises: odd input (empty, symbols only, a pending value that is not a value) reads as
     ``unclear`` or is ignored.
     """
     code = language(lang)
-    return _read(words, question, tuple(pending_values(pending, code)), code, today)
+    flags = tuple(sorted((str(k), v) for k, v in (pending or {}).items() if isinstance(v, bool)))
+    return _read(words, question, tuple(pending_values(pending, code)), code, today, flags)
 
 
 def classify_answer(
@@ -69,21 +72,31 @@ def classify_answer(
 
 @lru_cache(maxsize=2048)
 def _read(
-    words: str, question: str, pending: tuple[Value, ...], lang: str, today: date | None
+    words: str,
+    question: str,
+    pending: tuple[Value, ...],
+    lang: str,
+    today: date | None,
+    flags: tuple[tuple[str, bool], ...] = (),
 ) -> AnswerReading:
     start = side_question_start(words, lang)
     if start is not None:
-        head = _answer(words[:start], question, pending, lang, today)
+        head = _answer(words[:start], question, pending, lang, today, flags)
         if head.answer == "yes":
-            return _side_question(words[start:].strip(), head, question, pending, lang, today)
-    return _answer(words, question, pending, lang, today)
+            return _side_question(words[start:].strip(), head, question, pending, lang, today, flags)
+    return _answer(words, question, pending, lang, today, flags)
 
 
 def _answer(
-    words: str, question: str, pending: tuple[Value, ...], lang: str, today: date | None
+    words: str,
+    question: str,
+    pending: tuple[Value, ...],
+    lang: str,
+    today: date | None,
+    flags: tuple[tuple[str, bool], ...] = (),
 ) -> AnswerReading:
     """The rules' verdict, or the learned reader's yes where the rules found only no yes word."""
-    reading = read_rules(words, question, pending, lang, today)
+    reading = read_rules(words, question, pending, lang, today, flags=flags)
     if reading.rule not in SOFT_RULES:
         return reading
     score = model.yes_score(words, question, pending, lang, reading.rule == "answer.unrecognised")
@@ -93,13 +106,20 @@ def _answer(
 
 
 def _side_question(
-    text: str, head: AnswerReading, question: str, pending: tuple[Value, ...], lang: str, today: date | None
+    text: str,
+    head: AnswerReading,
+    question: str,
+    pending: tuple[Value, ...],
+    lang: str,
+    today: date | None,
+    flags: tuple[tuple[str, bool], ...] = (),
 ) -> AnswerReading:
     kind = kind_of_question(text, lang)
     if kind != "info":
         # About the terms, a doubt, a request for something else: held until answered.
         rule = f"answer.side_question.{kind}"
         return AnswerReading("unclear", RULES[rule], rule, side_question=text)
+    # A pending boolean named in a question is asked about ("is it a shared ride?"), not flipped.
     asked = read_rules(text, question, pending, lang, today, side=True)
     if asked.answer != "yes" and asked.rule not in SOFT_RULES:
         # A veto inside the question ("what about 8 instead?"): the question's own verdict.

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from gate import lang as lang_data
+from gate.lang.record import Record
 from gate.lang.text import tokens
 
 __all__ = ["AnswerTok", "Table", "Words", "answer_tokens", "language", "table", "words"]
@@ -154,8 +155,7 @@ def _token_phrases(phrases: Iterable[str]) -> tuple[Phrase, ...]:
     return tuple(p for p in (phrase_keys(x) for x in phrases) if p)
 
 
-@dataclass(frozen=True)
-class Words:
+class Words(Record):
     """Every word set the rules read, every language's together."""
 
     contractions: dict[str, str]
@@ -252,6 +252,7 @@ class Words:
     also_words: tuple[str, ...]
     additive: frozenset[str]  # "also", "too", "plus": in a side question, more of the same asking
     disapprovals: frozenset[str]  # "awful", "caro": the learned reader never reads past one
+    flag_name_words: frozenset[str]  # "has" of "has_pets": a boolean argument's name, not its thing
     possessives: frozenset[str]  # "my", "mi": a reason's subject only with a noun and more
     structural: frozenset[str]  # "and", "with", "the", "all": words that carry no content of their own
     introductions: re.Pattern[str]
@@ -379,6 +380,7 @@ def words() -> Words:
         additive=frozenset(w for p in phrases("also_words") + phrases("question_openers") for w in p.split()),
         disapprovals=union("disapprovals"),
         possessives=union("possessives"),
+        flag_name_words=union("flag_name_words"),
         structural=(
             union("articles")
             | union("clause_openers")

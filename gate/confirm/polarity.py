@@ -16,7 +16,7 @@ from functools import lru_cache
 from gate.confirm.lexicon import AFF, NEG, NEUT, answer_tokens
 from gate.confirm.lexicon import words as W
 from gate.confirm.tagging import Tagged, bare
-from gate.lang.text import stem_match
+from gate.lang.text import fold, stem_match
 
 __all__ = ["polarity_flip"]
 
@@ -43,6 +43,67 @@ def _breaks(text: str, starts: list[int], ends: list[int]) -> list[bool]:
     ]
 
 
+def _flag_words(name: str) -> tuple[str, ...]:
+    """The words of a boolean argument's name that say what it is ("has_pets" -> "pets")."""
+    parts = fold(name.replace("-", "_")).replace("_", " ").split()
+    return tuple(p for p in parts if p not in W().flag_name_words and len(p) >= 3)
+
+
+def _flag_flipped(
+    tagged: list[Tagged],
+    text: str,
+    flags: tuple[tuple[str, bool], ...],
+    asked: frozenset[str],
+    determiners: frozenset[str],
+) -> str:
+    """A pending boolean said the other way round: every word of its name said together (within
+    a few words), without a negation for a False one ("shared_ride=False" - "a shared ride
+    please"), or after a negating determiner following a yes for a True one ("yes, no
+    insurance"). A flag the question itself says is the question's to judge."""
+    if not flags:
+        return ""
+    negators = W().negators
+    keys = [bare(t.tok.key) for t in tagged]
+    gaps = _breaks(text, [t.tok.start for t in tagged], [t.tok.end for t in tagged])
+    for name, value in flags:
+        parts = _flag_words(name)
+        if not parts or all(p in asked for p in parts):
+            continue
+        at = [
+            next(
+                (k for k, w in enumerate(keys) if w == p or (len(w) >= 4 and stem_match(w, frozenset({p})))),
+                None,
+            )
+            for p in parts
+        ]
+        if any(k is None for k in at):
+            continue
+        places = [k for k in at if k is not None]
+        first, last = min(places), max(places)
+        if last - first > _WINDOW:
+            continue
+        negation = _negated_at(keys, gaps, first, negators)
+        said = " ".join(t.tok.raw for t in tagged[first : last + 1])
+        agreed = any(u.tag == AFF for u in tagged[:first])
+        if not value and not negation:
+            return said
+        if value and negation in determiners and agreed:
+            return said
+        if value and negation:
+            continue  # "not sure about insurance": not the detail said back
+        # Said back as it is ("yes, no pets" to has_pets=False, "with insurance" to
+        # include_insurance=True): its words, and a negation of a False one, weigh nothing.
+        for k in places:
+            if tagged[k].tag == "unknown":
+                tagged[k].tag = "qterm"
+        for u in tagged[max(0, first - _WINDOW) : first]:
+            if not value and bare(u.tok.key) == negation and u.tag == NEG:
+                for v in tagged:
+                    if v.phrase == u.phrase:
+                        v.tag = NEUT
+    return ""
+
+
 @lru_cache(maxsize=1024)
 def _asked_polarity(question: str, terms: frozenset[str]) -> dict[str, bool]:
     """The question's words (of ``terms``) and whether it negates each (every time it says it)."""
@@ -59,8 +120,15 @@ def _asked_polarity(question: str, terms: frozenset[str]) -> dict[str, bool]:
     return negated
 
 
-def polarity_flip(tagged: list[Tagged], text: str, question: str, terms: frozenset[str]) -> str:
-    """The caller's word that says a question's detail the other way round, or "".
+def polarity_flip(
+    tagged: list[Tagged],
+    text: str,
+    question: str,
+    terms: frozenset[str],
+    flags: tuple[tuple[str, bool], ...] = (),
+) -> str:
+    """The caller's word that says a question's detail, or a pending boolean, the other way
+    round, or "".
 
     Also marks a negation the caller says back with its detail ("no subtitles" to "no
     subtitles?") as neutral.
@@ -69,8 +137,9 @@ def polarity_flip(tagged: list[Tagged], text: str, question: str, terms: frozens
     negators = words.negators
     determiners = negators - words.statement_negations - words.scoping_negations
     negated = _asked_polarity(question, terms)
-    if not negated:
-        return ""
+    flipped = _flag_flipped(tagged, text, flags, frozenset(negated), determiners)
+    if flipped or not negated:
+        return flipped
     asked_terms = frozenset(negated)
     a_keys = [t.tok.key for t in tagged]
     a_gaps = _breaks(text, [t.tok.start for t in tagged], [t.tok.end for t in tagged])

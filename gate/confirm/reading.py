@@ -100,6 +100,7 @@ def read_rules(
     today: date | None = None,
     *,
     side: bool = False,
+    flags: tuple[tuple[str, bool], ...] = (),
 ) -> AnswerReading:
     """The rules' verdict on ``words`` as an answer to ``question`` about ``pending`` (cached).
 
@@ -107,7 +108,8 @@ def read_rules(
     are then read as dates: "tomorrow" said for a pending date that is tomorrow is that date).
     With ``side``, ``words`` are a side question after a yes: its question words, auxiliaries
     and "also" are its own and weigh nothing, and it needs no yes word; every veto still holds
-    (a new value, a change word, a condition, a negation...).
+    (a new value, a change word, a condition, a negation...). ``flags``: the pending booleans
+    (name, value), details the caller may say the other way round.
     """
     tokens = answer_tokens(words)
     if not tokens:
@@ -243,7 +245,7 @@ def read_rules(
         last.tag = QUEST  # "yes and that's for two, right": checking, not agreeing
     if side:
         _question_is_its_own(tagged, words)
-        flipped = polarity_flip(tagged, words, question, terms)
+        flipped = polarity_flip(tagged, words, question, terms, flags)
         if flipped:
             return _reading("change", "answer.polarity", flipped)
         return verdict(tagged, new_values, terms, said_values, names_person(question))
@@ -254,7 +256,7 @@ def read_rules(
         if t.tok.key in ("?", "¿"):
             t.tag = NEUT if rhetorical else QUEST
 
-    flipped = polarity_flip(tagged, words, question, terms)
+    flipped = polarity_flip(tagged, words, question, terms, flags)
     if flipped:
         return _reading("change", "answer.polarity", flipped)
     return verdict(tagged, new_values, terms, said_values, names_person(question))
