@@ -11,7 +11,8 @@ measures one reading:
 and the figures that matter more than speed: answers read as yes that are not (false yes), and
 yes answers recognised (yes recall; a yes with a side question counts when its question is
 handed on), for both, and per language. Then, each in a fresh interpreter (median of 5):
-importing gate.confirm, and its first reading (which reads the languages' data and the weights).
+importing gate.confirm (the package: it imports the reader on first use), gate.session, and the
+first reading (which imports the reader and reads the languages' data and the weights).
 
 Run: python bench/confirm.py [--passes 5]
 """
@@ -61,7 +62,7 @@ def clear_caches() -> None:
         cached.cache_clear()
 
 
-IMPORT = "import time; t = time.perf_counter(); import gate.confirm; print((time.perf_counter() - t) * 1000)"
+IMPORT = "import time; t = time.perf_counter(); import {module}; print((time.perf_counter() - t) * 1000)"
 FIRST = (
     "import gate.confirm as c, time; t = time.perf_counter(); "
     "c.read_answer('yes please', question='Shall I book Friday?', pending={'day': 'friday'}); "
@@ -180,9 +181,14 @@ def main() -> None:
         fy, rec = figures(own, read)
         n = sum(1 for e in own if e["label"] in ("yes", "yes_question"))
         print(f"| {lang} | {len(own)} | {n} | {rec:.1%} | {fy} |")
+    package = fresh(IMPORT.format(module="gate.confirm"))
+    session = fresh(IMPORT.format(module="gate.session"))
     first = fresh(FIRST)
-    imported = fresh(IMPORT)
-    print(f"\nimporting gate.confirm: {imported:.0f} ms; its first reading: {first:.0f} ms (median of 5)")
+    print(
+        f"\nimporting gate.confirm: {package:.1f} ms; gate.session: {session:.0f} ms; the first reading "
+        f"(importing the reader, its data and weights, off the event loop on a call): {first:.0f} ms "
+        "(median of 5)"
+    )
 
 
 if __name__ == "__main__":

@@ -25,10 +25,6 @@ from livekit.agents.voice.events import FunctionToolsExecutedEvent
 
 from gate.caller import Caller
 from gate.canonical import canonical_json, digest
-from gate.confirm.answer import AnswerReading, read_answer
-from gate.confirm.heard import Heard, question_heard
-from gate.confirm.pending import spoken_values
-from gate.confirm.transcript import Exchange, latest_exchange, plays_transcript
 from gate.confirm.warm import ready as reader_ready
 from gate.confirm.warm import warm as warm_reader
 from gate.decorator import Action, Executed, GatedTool
@@ -41,6 +37,9 @@ from gate.policy.rules import RuleResult
 from gate.policy.schema import placeholders, render
 
 if TYPE_CHECKING:
+    from gate.confirm.answer import AnswerReading
+    from gate.confirm.heard import Heard
+    from gate.confirm.transcript import Exchange
     from gate.memory.saves import SaveTracker
 
 CONFIRM_TOOL = "confirm_action"
@@ -388,6 +387,10 @@ class GateSession:
             raise self._nothing_done(tool, args, exc) from None
 
     async def _confirm(self, confirmation_id: str, asked_at: float, ctx: RunContext[Any] | None) -> Any:
+        # The reader is imported here, after the warm-up thread has loaded it (see ``confirm``).
+        from gate.confirm.answer import read_answer
+        from gate.confirm.transcript import latest_exchange
+
         ledger = self._pipeline.ledger
         asked = self._asked.get(confirmation_id)
         if asked is None:
@@ -488,6 +491,9 @@ class GateSession:
     ) -> Heard:
         """Whether the caller heard the pending question: every value in the agent's last message,
         as far as it was played when the caller cut it off."""
+        from gate.confirm.heard import Heard, question_heard
+        from gate.confirm.transcript import plays_transcript
+
         if exchange.heard is None:
             return Heard(ok=False, reason="it was never put to them")
         if exchange.interrupted and not plays_transcript(ctx.session if ctx is not None else None):
@@ -595,6 +601,8 @@ class GateSession:
 
     def _spoken_values(self, asked: _Asked) -> dict[str, Any]:
         """The values the caller must have heard: the question's own, and every unmasked argument."""
+        from gate.confirm.pending import spoken_values
+
         policy = self.policy_for(asked.tool).policy
         return spoken_values(
             asked.args, in_question=set(placeholders(policy.messages.ask)), masked=set(policy.audit.mask)

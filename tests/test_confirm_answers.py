@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -264,3 +266,17 @@ def test_a_sample_of_recorded_dialogue_has_no_false_yes() -> None:
     assert not [p.answer for p, o in zip(pairs, outcomes, strict=True) if o.label == "change" and o.ran]
     ran_yes = [o.ran for o in outcomes if o.label == "yes"]
     assert sum(ran_yes) / len(ran_yes) >= 0.95
+
+
+def test_importing_the_package_and_the_session_loads_no_reader() -> None:
+    # The reader is imported by gate.confirm.warm, in a thread, on the first confirmation.
+    code = (
+        "import sys, gate.confirm, gate.session; "
+        "print(sorted(m for m in sys.modules if m.startswith('gate.confirm.') and m != 'gate.confirm.warm'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    from gate.confirm import warm
+
+    warm()
+    assert read_answer("yes please", question="Shall I book it?").answer == "yes"

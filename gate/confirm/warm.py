@@ -1,18 +1,16 @@
 """Getting the answer reader ready before the first answer it reads.
 
-The reader's word data (every language's folder) and the learned reader's weights are read on
-first use, which takes some tens of milliseconds: a worker calls :func:`warm` off its event loop
-(``await asyncio.to_thread(warm)``) at start, or lets the first confirmation do so (the session
-does, the first time).
+Importing the reader's modules (compiling them when there is no bytecode cache), reading its
+word data (every language's folder) and the learned reader's weights take from tens to a few
+hundred milliseconds: a worker calls :func:`warm` off its event loop (``await
+asyncio.to_thread(warm)``) at start, or lets the first confirmation do so (the session does, the
+first time). This module imports none of it itself.
 """
 
 from __future__ import annotations
 
+import importlib
 import threading
-
-from gate import lang
-from gate import values as _values
-from gate.confirm import lexicon, model
 
 __all__ = ["ready", "warm"]
 
@@ -30,6 +28,12 @@ def warm() -> None:
     Raises :class:`gate.lang.LanguageDataError` when a language folder is damaged (the reader
     would fail on it anyway); a missing weights file only turns the learned reader off.
     """
+    for module in ("answer", "heard", "transcript", "pending"):
+        importlib.import_module(f"gate.confirm.{module}")
+    from gate import lang
+    from gate import values as _values
+    from gate.confirm import lexicon, model
+
     for code in lang.codes():
         lexicon.table(code)
         _values.find_mentions("1", code)
