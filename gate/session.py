@@ -17,7 +17,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, get_type_hints
 
 from livekit.agents import AgentSession, RunContext, function_tool
@@ -26,9 +26,8 @@ from livekit.agents.voice.events import FunctionToolsExecutedEvent
 
 from gate.caller import Caller
 from gate.canonical import canonical_json, digest
-from gate.confirm.answer import read_answer
-from gate.confirm.heard import question_heard
-from gate.confirm.transcript import latest_exchange
+from gate.confirm.loading import ready as reader_ready
+from gate.confirm.loading import warm as warm_reader
 from gate.decorator import Action, Executed, GatedTool
 from gate.errors import StaleState, describe
 from gate.evidence.statements import from_history
@@ -40,6 +39,9 @@ from gate.policy.rules import RuleResult
 from gate.policy.schema import placeholders, render
 
 if TYPE_CHECKING:
+    from gate.confirm.answer import AnswerReading
+    from gate.confirm.heard import Heard
+    from gate.confirm.transcript import Exchange
     from gate.memory.saves import SaveTracker
 
 CONFIRM_TOOL = "confirm_action"
@@ -377,6 +379,9 @@ class GateSession:
         """
         asked: _Asked | None = None
         try:
+            if not reader_ready():
+                # The reader's data is read once per process; never on the event loop.
+                await asyncio.to_thread(warm_reader)
             pending = await asyncio.to_thread(self._pipeline.ledger.live_confirmation, self.id)
             if pending is None or pending.id not in self._asked:
                 raise ToolError("There is no action waiting for confirmation, so nothing was done.")
@@ -391,6 +396,10 @@ class GateSession:
             raise self._nothing_done(tool, args, exc) from None
 
     async def _confirm(self, confirmation_id: str, asked_at: float, ctx: RunContext[Any] | None) -> Any:
+        # The reader is imported here, after the warm-up thread has loaded it (see ``confirm``).
+        from gate.confirm.answer import read_answer
+        from gate.confirm.transcript import latest_exchange
+
         ledger = self._pipeline.ledger
         asked = self._asked.get(confirmation_id)
         if asked is None:
@@ -402,15 +411,17 @@ class GateSession:
                 f"The caller has not answered yet. Ask them exactly: {asked.question!r} Wait for their "
                 f"answer, and call {CONFIRM_TOOL} only after they say yes. Nothing was done."
             )
+        today = self.clock().date()
         values = self._spoken_values(asked)
-        heard = question_heard(exchange.heard or "", values, lang=self.language, question=asked.question)
-        if exchange.heard is None or not heard.ok:
+        heard = self._question_heard(exchange, values, asked, ctx, today)
+        if not heard.ok:
             event(
                 "gate.confirmation",
                 confirmation_id=confirmation_id,
                 caller=self.caller.id,
                 status="not_heard",
                 missing=heard.missing,
+                interrupted=exchange.interrupted,
             )
             raise ToolError(
                 "The caller's last answer was not to the pending question "
@@ -418,11 +429,30 @@ class GateSession:
                 f"waiting. Put this question to them: {asked.question!r} and call {CONFIRM_TOOL} only "
                 "after they answer it with yes."
             )
-        reading = read_answer(exchange.answer, question=exchange.heard, pending=values, lang=self.language)
+        # Pending booleans are read too: a caller who says one the other way round asks for a change.
+        flags = {name: value for name, value in asked.args.items() if isinstance(value, bool)}
+        reading = read_answer(
+            exchange.answer,
+            question=exchange.heard or "",
+            pending={**values, **flags},
+            lang=self.language,
+            today=today,
+        )
         if reading.answer == "unclear":
             event(
-                "gate.confirmation", confirmation_id=confirmation_id, caller=self.caller.id, status="unclear"
+                "gate.confirmation",
+                confirmation_id=confirmation_id,
+                caller=self.caller.id,
+                status="unclear",
+                rule=reading.rule,
             )
+            if reading.side_question:
+                # A question about the deal's terms, a doubt or a request for something else:
+                # the caller must hear the answer before their yes can count.
+                raise ToolError(
+                    f"The caller said yes but asked first: {reading.side_question!r}, so nothing was done "
+                    f"and it is still waiting. Answer their question, then ask again: {asked.question!r}"
+                )
             raise ToolError(
                 f"The caller did not clearly say yes ({reading.reason}; they said: {exchange.answer!r}), so "
                 f"nothing was done and it is still waiting. Ask again: {asked.question!r}"
@@ -436,7 +466,11 @@ class GateSession:
             )
             self._asked.pop(confirmation_id, None)
             event(
-                "gate.confirmation", confirmation_id=confirmation_id, caller=self.caller.id, status="declined"
+                "gate.confirmation",
+                confirmation_id=confirmation_id,
+                caller=self.caller.id,
+                status="declined",
+                rule=reading.rule,
             )
             if reading.answer == "change":
                 raise ToolError(
@@ -445,6 +479,56 @@ class GateSession:
                     "request with the new details."
                 )
             raise ToolError(f"The caller said no (they said: {exchange.answer!r}), so nothing was done.")
+        if not reading.side_question:
+            return await self._confirmed(confirmation_id, asked, exchange, reading, ctx)
+        # The action runs on the yes; the caller's question is still theirs to get answered,
+        # whatever the action's outcome.
+        also = f"The caller also asked: {reading.side_question!r}. Answer their question."
+        try:
+            result = await self._confirmed(confirmation_id, asked, exchange, reading, ctx)
+        except ToolError as exc:
+            raise ToolError(f"{exc} {also}") from None
+        return f"{result}\n\n{also}" if result is not None else also
+
+    def _question_heard(
+        self,
+        exchange: Exchange,
+        values: dict[str, Any],
+        asked: _Asked,
+        ctx: RunContext[Any] | None,
+        today: date,
+    ) -> Heard:
+        """Whether the caller heard the pending question: every value in the agent's last message,
+        as far as it was played when the caller cut it off."""
+        from gate.confirm.heard import Heard, question_heard
+        from gate.confirm.transcript import plays_transcript
+
+        if exchange.heard is None:
+            return Heard(ok=False, reason="it was never put to them")
+        if exchange.interrupted and not plays_transcript(ctx.session if ctx is not None else None):
+            # LiveKit kept text this session never played: nothing in it is known to be heard.
+            return Heard(ok=False, reason="the caller interrupted it, and what they heard of it is unknown")
+        heard = question_heard(
+            exchange.heard, values, lang=self.language, question=asked.question, today=today
+        )
+        if exchange.interrupted and heard.missing:
+            return Heard(
+                ok=False,
+                missing=heard.missing,
+                reason="the caller interrupted it before hearing: " + ", ".join(heard.missing),
+            )
+        return heard
+
+    async def _confirmed(
+        self,
+        confirmation_id: str,
+        asked: _Asked,
+        exchange: Exchange,
+        reading: AnswerReading,
+        ctx: RunContext[Any] | None,
+    ) -> Any:
+        """Record the caller's yes, decide again and carry out the confirmed action."""
+        ledger = self._pipeline.ledger
         answered = await ledger.aanswer_confirmation(
             confirmation_id,
             status="confirmed",
@@ -454,15 +538,27 @@ class GateSession:
         self._asked.pop(confirmation_id, None)
         if answered is None:
             raise ToolError("That confirmation expired or was already used. Nothing was done.")
-        event("gate.confirmation", confirmation_id=confirmation_id, caller=self.caller.id, status="confirmed")
+        event(
+            "gate.confirmation",
+            confirmation_id=confirmation_id,
+            caller=self.caller.id,
+            status="confirmed",
+            rule=reading.rule,
+        )
         tool, args = asked.tool, asked.args
         loaded = self.policy_for(tool)
         # One budget from the yes to the decision: the save, every confirm and the
         # decision share it, so a slow service cannot stretch the reply step by step.
         deadline = deadline_in(loaded.policy.timeout_s)
         notes = [
-            RuleResult("confirmation.heard", "act", "the agent's question", words=exchange.heard[:300]),
-            RuleResult("confirmation.answer", "act", reading.reason, words=exchange.answer[:300]),
+            RuleResult(
+                "confirmation.heard",
+                "act",
+                "every pending value heard"
+                + (", up to where the caller cut in" if exchange.interrupted else ""),
+                words=(exchange.heard or "")[:300],
+            ),
+            RuleResult("confirmation.answer", "act", reading.label, words=exchange.answer[:300]),
         ]
         forced = None
         try:
@@ -515,18 +611,12 @@ class GateSession:
 
     def _spoken_values(self, asked: _Asked) -> dict[str, Any]:
         """The values the caller must have heard: the question's own, and every unmasked argument."""
+        from gate.confirm.pending import spoken_values
+
         policy = self.policy_for(asked.tool).policy
-        in_question = set(placeholders(policy.messages.ask))
-        # Flags and structures are not spoken as values (a yes/no flag has no word of its own);
-        # numbers, days, times, identifiers and text are.
-        return {
-            name: value
-            for name, value in asked.args.items()
-            if (name in in_question or name not in policy.audit.mask)
-            and isinstance(value, int | float | str)
-            and not isinstance(value, bool)
-            and value != ""
-        }
+        return spoken_values(
+            asked.args, in_question=set(placeholders(policy.messages.ask)), masked=set(policy.audit.mask)
+        )
 
     # -- calls LiveKit refused before they reached the gate ---------------------------
 

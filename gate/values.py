@@ -60,12 +60,17 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Literal
+
+from gate import lang as lang_data
+from gate.lang import Language
+from gate.lang.record import Record
+from gate.lang.text import Token, fold, fold_with_positions, tokens
 
 __all__ = [
     "CURRENCY_NAMES",
@@ -84,7 +89,6 @@ __all__ = [
 
 Lang = Literal["en", "es", "fr", "de"]
 Kind = Literal["number", "weekday", "time", "date", "ident", "text"]
-_LANGS: tuple[str, ...] = ("en", "es", "fr", "de")
 
 
 @dataclass(frozen=True)
@@ -119,6 +123,10 @@ class Mention:
         """
         if self.value.kind == "date" and self.value.key.startswith("---") and value.kind == "number":
             return value.key == str(int(self.value.key[3:]))
+        if self.value.kind == "weekday" and value.kind == "date":
+            return value.key in self.also  # the weekday's date, read with the call's clock
+        if self.value.kind == "date" and value.kind == "weekday" and _is_iso(self.value.key):
+            return _WEEKDAY_KEYS[date.fromisoformat(self.value.key).weekday()] == value.key
         if value.kind != self.value.kind:
             return False
         return any(_same_key(value.kind, key, value.key) for key in (self.value.key, *self.also))
@@ -137,344 +145,345 @@ def _same_key(kind: str, a: str, b: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# Lexicons
+# Lexicons: every word comes from the languages' folders (gate/lang/<code>/values.toml)
 # ---------------------------------------------------------------------------------------------
 
 _W = dict[str, tuple[int, str]]  # word -> (value, role)
-
-_EN_NUM: _W = {
-    "zero": (0, "unit"), "one": (1, "unit"), "two": (2, "unit"), "three": (3, "unit"),
-    "four": (4, "unit"), "five": (5, "unit"), "six": (6, "unit"), "seven": (7, "unit"),
-    "eight": (8, "unit"), "nine": (9, "unit"), "ten": (10, "teen"), "eleven": (11, "teen"),
-    "twelve": (12, "teen"), "thirteen": (13, "teen"), "fourteen": (14, "teen"),
-    "fifteen": (15, "teen"), "sixteen": (16, "teen"), "seventeen": (17, "teen"),
-    "eighteen": (18, "teen"), "nineteen": (19, "teen"), "twenty": (20, "tens"),
-    "thirty": (30, "tens"), "forty": (40, "tens"), "fourty": (40, "tens"), "fifty": (50, "tens"),
-    "sixty": (60, "tens"), "seventy": (70, "tens"), "eighty": (80, "tens"), "ninety": (90, "tens"),
-    "hundred": (100, "hundred"), "thousand": (1000, "scale"), "grand": (1000, "scale_after"),
-    "k": (1000, "scale_after"), "million": (1_000_000, "scale"), "millions": (1_000_000, "scale"),
-    "billion": (1_000_000_000, "scale"), "and": (0, "conn"), "a": (1, "article"),
-    "an": (1, "article"), "point": (0, "point"),
-}  # fmt: skip
-_ES_NUM: _W = {
-    "cero": (0, "unit"), "uno": (1, "unit"), "un": (1, "article"), "una": (1, "article"),
-    "dos": (2, "unit"), "tres": (3, "unit"), "cuatro": (4, "unit"), "cinco": (5, "unit"),
-    "seis": (6, "unit"), "siete": (7, "unit"), "ocho": (8, "unit"), "nueve": (9, "unit"),
-    "diez": (10, "teen"), "once": (11, "teen"), "doce": (12, "teen"), "trece": (13, "teen"),
-    "catorce": (14, "teen"), "quince": (15, "teen"), "dieciseis": (16, "teen"),
-    "diecisiete": (17, "teen"), "dieciocho": (18, "teen"), "diecinueve": (19, "teen"),
-    "veinte": (20, "tens"), "veintiuno": (21, "tens"), "veintiun": (21, "tens"),
-    "veintidos": (22, "tens"), "veintitres": (23, "tens"), "veinticuatro": (24, "tens"),
-    "veinticinco": (25, "tens"), "veintiseis": (26, "tens"), "veintisiete": (27, "tens"),
-    "veintiocho": (28, "tens"), "veintinueve": (29, "tens"), "treinta": (30, "tens"),
-    "cuarenta": (40, "tens"), "cincuenta": (50, "tens"), "sesenta": (60, "tens"),
-    "setenta": (70, "tens"), "ochenta": (80, "tens"), "noventa": (90, "tens"),
-    "cien": (100, "hundreds"), "ciento": (100, "hundreds"), "doscientos": (200, "hundreds"),
-    "doscientas": (200, "hundreds"), "trescientos": (300, "hundreds"),
-    "trescientas": (300, "hundreds"), "cuatrocientos": (400, "hundreds"),
-    "cuatrocientas": (400, "hundreds"), "quinientos": (500, "hundreds"),
-    "quinientas": (500, "hundreds"), "seiscientos": (600, "hundreds"),
-    "seiscientas": (600, "hundreds"), "setecientos": (700, "hundreds"),
-    "setecientas": (700, "hundreds"), "ochocientos": (800, "hundreds"),
-    "ochocientas": (800, "hundreds"), "novecientos": (900, "hundreds"),
-    "novecientas": (900, "hundreds"), "mil": (1000, "scale"), "millon": (1_000_000, "scale"),
-    "millones": (1_000_000, "scale"), "y": (0, "conn"), "punto": (0, "point"), "coma": (0, "point"),
-}  # fmt: skip
-_FR_NUM: _W = {
-    "zero": (0, "unit"), "un": (1, "article"), "une": (1, "article"), "deux": (2, "unit"),
-    "trois": (3, "unit"), "quatre": (4, "unit"), "cinq": (5, "unit"), "six": (6, "unit"),
-    "sept": (7, "unit"), "huit": (8, "unit"), "neuf": (9, "unit"), "dix": (10, "teen"),
-    "onze": (11, "teen"), "douze": (12, "teen"), "treize": (13, "teen"), "quatorze": (14, "teen"),
-    "quinze": (15, "teen"), "seize": (16, "teen"), "vingt": (20, "tens"), "vingts": (20, "tens"),
-    "trente": (30, "tens"), "quarante": (40, "tens"), "cinquante": (50, "tens"),
-    "soixante": (60, "tens"), "septante": (70, "tens"), "huitante": (80, "tens"),
-    "octante": (80, "tens"), "nonante": (90, "tens"), "cent": (100, "hundred"),
-    "cents": (100, "hundred"), "mille": (1000, "scale"), "mil": (1000, "scale"),
-    "million": (1_000_000, "scale"), "millions": (1_000_000, "scale"), "et": (0, "conn"),
-    "virgule": (0, "point"),
-}  # fmt: skip
-_DE_NUM: _W = {
-    "null": (0, "unit"), "eins": (1, "unit"), "ein": (1, "article"), "eine": (1, "article"),
-    "einen": (1, "article"), "zwei": (2, "unit"), "zwo": (2, "unit"), "drei": (3, "unit"),
-    "vier": (4, "unit"), "funf": (5, "unit"), "fuenf": (5, "unit"), "sechs": (6, "unit"),
-    "sieben": (7, "unit"), "acht": (8, "unit"), "neun": (9, "unit"), "zehn": (10, "teen"),
-    "elf": (11, "teen"), "zwolf": (12, "teen"), "zwoelf": (12, "teen"), "dreizehn": (13, "teen"),
-    "vierzehn": (14, "teen"), "funfzehn": (15, "teen"), "fuenfzehn": (15, "teen"),
-    "sechzehn": (16, "teen"), "siebzehn": (17, "teen"), "achtzehn": (18, "teen"),
-    "neunzehn": (19, "teen"), "zwanzig": (20, "tens"), "dreissig": (30, "tens"),
-    "dreißig": (30, "tens"), "vierzig": (40, "tens"), "funfzig": (50, "tens"),
-    "fuenfzig": (50, "tens"), "sechzig": (60, "tens"), "siebzig": (70, "tens"),
-    "achtzig": (80, "tens"), "neunzig": (90, "tens"), "hundert": (100, "hundred"),
-    "tausend": (1000, "scale"), "million": (1_000_000, "scale"), "millionen": (1_000_000, "scale"),
-    "mio": (1_000_000, "scale_after"), "und": (0, "conn"), "komma": (0, "point"),
-}  # fmt: skip
-# English words that other languages use as numbers: not numbers when the language is unknown.
-_ENGLISH_CLASH = frozenset({"once", "elf", "null"})
-
-_NUM_BY_LANG: dict[str, _W] = {"en": _EN_NUM, "es": _ES_NUM, "fr": _FR_NUM, "de": _DE_NUM}
-
-_WEEKDAYS: dict[str, dict[str, str]] = {
-    "en": {
-        "monday": "mon", "tuesday": "tue", "tues": "tue", "tue": "tue", "wednesday": "wed",
-        "weds": "wed", "thursday": "thu", "thurs": "thu", "thur": "thu", "thu": "thu",
-        "friday": "fri", "fri": "fri", "saturday": "sat", "sunday": "sun",
-        "mon": "mon", "wed": "wed", "sat": "sat", "sun": "sun", "mondays": "mon", "tuesdays": "tue",
-        "wednesdays": "wed", "thursdays": "thu", "fridays": "fri", "saturdays": "sat", "sundays": "sun",
-    },
-    "es": {
-        "lunes": "mon", "martes": "tue", "miercoles": "wed", "jueves": "thu", "viernes": "fri",
-        "sabado": "sat", "domingo": "sun",
-    },
-    "fr": {
-        "lundi": "mon", "mardi": "tue", "mercredi": "wed", "jeudi": "thu", "vendredi": "fri",
-        "samedi": "sat", "dimanche": "sun",
-    },
-    "de": {
-        "montag": "mon", "dienstag": "tue", "mittwoch": "wed", "donnerstag": "thu",
-        "freitag": "fri", "samstag": "sat", "sonnabend": "sat", "sonntag": "sun",
-        "montags": "mon", "dienstags": "tue", "mittwochs": "wed", "donnerstags": "thu",
-        "freitags": "fri", "samstags": "sat", "sonntags": "sun",
-    },
-}  # fmt: skip
-_AMBIGUOUS_DAY = frozenset({"mon", "wed", "sat", "sun"})
-_DAY_CUE = frozenset({"on", "next", "this", "every", "by", "until", "till", "from", "before", "after"})
-
-_MONTHS: dict[str, dict[str, int]] = {
-    "en": {
-        "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4,
-        "apr": 4, "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8,
-        "september": 9, "sep": 9, "sept": 9, "october": 10, "oct": 10, "november": 11,
-        "nov": 11, "december": 12, "dec": 12,
-    },
-    "es": {
-        "enero": 1, "febrero": 2, "marzo": 3, "abril": 4, "mayo": 5, "junio": 6, "julio": 7,
-        "agosto": 8, "septiembre": 9, "setiembre": 9, "octubre": 10, "noviembre": 11,
-        "diciembre": 12,
-    },
-    "fr": {
-        "janvier": 1, "fevrier": 2, "mars": 3, "avril": 4, "mai": 5, "juin": 6, "juillet": 7,
-        "aout": 8, "septembre": 9, "octobre": 10, "novembre": 11, "decembre": 12,
-    },
-    "de": {
-        "januar": 1, "jänner": 1, "janner": 1, "februar": 2, "marz": 3, "maerz": 3, "april": 4,
-        "mai": 5, "juni": 6, "juli": 7, "august": 8, "september": 9, "oktober": 10,
-        "november": 11, "dezember": 12,
-    },
-}  # fmt: skip
-_EN_ORDINALS: dict[str, int] = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
-    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
-    "nineteenth": 19, "twentieth": 20, "thirtieth": 30, "primero": 1, "premier": 1, "1er": 1,
-}  # fmt: skip
-_ORDINAL_SUFFIX = frozenset({"st", "nd", "rd", "th", "er", "e", "eme", "o", "a", "º", "ª"})
-# A day of the month said alone: "the 16th", "on the first", "el dieciséis", "le seize",
-# "am sechzehnten", "zum 15.". The word before it, and what may follow it: "the first one" and
-# "the second card" are not days.
-_DAY_LEADS = frozenset({"the", "le", "el", "am", "den", "der", "zum", "vom", "au", "du"})
-_DAY_LEADS_CARDINAL = frozenset({"le", "el", "au", "du"})  # "el 16", "le seize": a day in es/fr
-_DAY_LEADS_DE = frozenset({"am", "den", "der", "zum", "vom"})
-_DAY_FOLLOWERS = frozenset(
-    {
-        *("at", "in", "on", "is", "works", "work", "would", "will", "suits", "suit", "sounds"),
-        *("please", "thanks", "thank", "then", "and", "or", "ok", "okay", "for", "yes"),
-        *("yeah", "that", "instead", "perfect", "fine", "good", "great", "each", "every", "next"),
-        *("it", "by", "before", "after", "around", "right", "correct", "is", "was", "as"),
-        *("a", "por", "y", "o", "es", "entonces", "vale", "bien", "si", "gracias"),
-        *("au", "et", "ou", "c'est", "est", "s'il", "alors", "merci", "oui", "vers"),
-        *("um", "ab", "bis", "und", "oder", "ist", "bitte", "danke", "dann", "geht", "passt", "ja"),
-        *("gegen", "also", "no", "not", "non", "nein", "that's", "thats", "it's", "its", "should"),
-        *("cheers", "mate", "sounds", "me", "te", "le", "nous", "vous", "mir", "uns", "works"),
-        *("with", "'s", "s"),
-    }
-)  # fmt: skip
-_OF = frozenset({"of", "de", "del", "du"})
-_OF_MONTH = frozenset(
-    {"each", "every", "the", "this", "next", "month", "cada", "este", "mes", "chaque", "ce", "mois"}
-)
-# German ordinals: stem + t/st + ending ("ersten", "dritte", "sechzehnten", "einundzwanzigsten").
-_DE_ORDINAL_IRREGULAR = {"erst": 1, "dritt": 3, "siebt": 7, "siebent": 7, "acht": 8}
-
 _CURRENCY_SYMBOLS = frozenset("$€£¥")
-_CURRENCY_WORDS = frozenset(
-    {
-        "dollar", "dollars", "usd", "bucks", "buck", "euro", "euros", "eur", "pound", "pounds",
-        "quid", "gbp", "peso", "pesos", "mxn", "dolar", "dolares", "libras", "franc", "francs",
-        "chf", "franken", "dollari",
-    }
-)  # fmt: skip
-_PERCENT = (("percent",), ("per", "cent"), ("por", "ciento"), ("pour", "cent"), ("prozent",))
-_MINUS_WORDS = frozenset({"minus", "menos", "moins"})
-# "al menos" / "au moins" / "du moins" / "por lo menos" mean "at least", not a sign.
-_NOT_MINUS_BEFORE = frozenset({"al", "au", "du", "lo", "mas", "plus"})
-
-# Parts of the day: (words, meaning) with meaning "am", "pm" or "night".
-_DAYPART: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("am",), "am"), (("pm",), "pm"), (("a", ".", "m", "."), "am"), (("p", ".", "m", "."), "pm"),
-    (("a", ".", "m"), "am"), (("p", ".", "m"), "pm"), (("a", "m"), "am"), (("p", "m"), "pm"),
-    (("in", "the", "morning"), "am"), (("in", "the", "afternoon"), "pm"),
-    (("in", "the", "evening"), "pm"), (("at", "night"), "night"), (("tonight",), "pm"),
-    (("this", "evening"), "pm"), (("this", "afternoon"), "pm"), (("this", "morning"), "am"),
-    (("de", "la", "manana"), "am"), (("de", "la", "tarde"), "pm"), (("de", "la", "noche"), "night"),
-    (("por", "la", "manana"), "am"), (("por", "la", "tarde"), "pm"), (("por", "la", "noche"), "night"),
-    (("du", "matin"), "am"), (("de", "l'apres", "-", "midi"), "pm"), (("de", "l'apres", "midi"), "pm"),
-    (("de", "l'aprem"), "pm"), (("du", "soir"), "pm"), (("de", "la", "nuit"), "night"),
-    (("morgens",), "am"), (("fruh",), "am"), (("vormittags",), "am"), (("nachmittags",), "pm"),
-    (("abends",), "pm"), (("nachts",), "night"), (("am", "morgen"), "am"),
-    (("am", "nachmittag"), "pm"), (("am", "abend"), "pm"), (("in", "der", "fruh"), "am"),
-)  # fmt: skip
-_HOUR_MARK: tuple[tuple[str, ...], ...] = (
-    ("o'clock",), ("oclock",), ("o", "clock"), ("h",), ("heures",), ("heure",), ("uhr",), ("hrs",),
-    ("en", "punto"),
-)  # fmt: skip
-_TIME_CUE = (("at",), ("a", "las"), ("a", "la"), ("las",), ("um",))
-_ONE_AFTER_AND = frozenset({"un", "une", "uno", "una"})
-# "for a week": the article is a count before a span of time.
-_ONE = frozenset({"a", "an", "una", "un", "une", "ein", "eine", "einen"})
-_FOR = frozenset({"for", "por", "durante", "pour", "pendant", "fur", "fuer"})
-_SPANS = frozenset(
-    {
-        *("day", "week", "month", "year", "night", "dia", "semana", "mes", "ano"),
-        *("noche", "jour", "semaine", "mois", "an", "annee", "nuit", "tag", "woche", "monat"),
-        *("jahr", "nacht"),
-    }
-)  # fmt: skip
-# Words before "ten to seven" that make it a time, whatever follows.
-_TIME_LEADS = frozenset({"at", "the", "by", "around", "about", "until", "till", "before", "after"})
-_NOON = {"noon": "12:00", "midday": "12:00", "mediodia": "12:00", "midi": "12:00", "mittag": "12:00"}
-_MIDNIGHT = {"midnight": "00:00", "medianoche": "00:00", "minuit": "00:00", "mitternacht": "00:00"}
-# Words after a bare number that say it is not a time ("at 7 dollars", "at 3 people").
-_NOT_TIME_AFTER = frozenset(
-    {"people", "persons", "guests", "personas", "personnes", "personen", "days", "dias", "jours",
-     "tage", "minutes", "minutos", "minuten", "hours", "horas", "percent", "items", "%"}
-)  # fmt: skip
-
-
-# Currencies and units by the code they stand for; "%" is never money.
-CURRENCY_NAMES: dict[str, tuple[str, ...]] = {
-    "usd": ("dollar", "dollars", "usd", "bucks", "buck", "dolar", "dolares", "dollars americains"),
-    "eur": ("euro", "euros", "eur"),
-    "gbp": ("pound", "pounds", "quid", "gbp", "sterling", "libra", "libras", "livre", "livres", "pfund"),
-    "mxn": ("peso", "pesos", "mxn"),
-    "chf": ("franc", "francs", "chf", "franken"),
-    "jpy": ("yen", "jpy"),
-    "%": ("percent", "per cent", "por ciento", "pour cent", "prozent"),
-}
 _SYMBOL_CODES = {"$": "usd", "€": "eur", "£": "gbp", "%": "%", "¥": "jpy"}
-_CODE_OF = {word: code for code, words in CURRENCY_NAMES.items() for word in words} | _SYMBOL_CODES
-_CURRENCY_NAME_RE = re.compile(
-    r"(?<![\w])("
-    + "|".join(sorted({w for ws in CURRENCY_NAMES.values() for w in ws}, key=len, reverse=True))
-    + r")(?![\w])"
-)
+_Phrases = tuple[tuple[str, ...], ...]
+
+
+def _phrase_tokens(phrases: Iterable[str]) -> _Phrases:
+    """Phrases as the token keys the scanner compares ("a.m." -> ("a", ".", "m", "."))."""
+    return tuple(tuple(t.key for t in tokens(p)) for p in phrases)
+
+
+def _numbers_of(lang: Language) -> _W:
+    return {w: (int(v[0]), str(v[1])) for w, v in lang.table("numbers").items()}
+
+
+class _Common(Record):
+    """What is read whatever the language: every language's words of these kinds together."""
+
+    all_numbers: frozenset[str]
+    ordinals: dict[str, int]
+    ordinal_suffixes: frozenset[str]
+    day_leads: frozenset[str]
+    ordinal_leads: frozenset[str]  # "the": an ordinal word follows ("the sixteenth")
+    cardinal_leads: frozenset[str]  # "el", "le": a cardinal follows ("el dieciséis")
+    inflected_leads: frozenset[str]  # "am", "den": an inflected ordinal follows ("am sechzehnten")
+    day_followers: frozenset[str]
+    of_words: frozenset[str]
+    of_month: frozenset[str]
+    ordinal_stems: dict[str, int]
+    compound_parts: _W
+    compound_order: tuple[str, ...]
+    compound_cardinals: _W  # numbers of the languages that write them as one word
+    currency_codes: dict[str, str]  # currency word -> code
+    currency_words: frozenset[str]  # one-word currency names
+    percent: _Phrases
+    minus_words: frozenset[str]
+    not_minus_before: frozenset[str]
+    ambiguous_days: frozenset[str]
+    day_cues: frozenset[str]
+    weekdays_en: frozenset[str]
+    span_articles: frozenset[str]
+    for_words: frozenset[str]
+    span_units: frozenset[str]
+    one_after_and: frozenset[str]
+    one_hour: frozenset[str]
+    durations: frozenset[str]
+    noon: frozenset[str]
+    midnight: frozenset[str]
+    not_time_after: frozenset[str]
+    minute_phrases: tuple[tuple[tuple[str, ...], str], ...]
+    clock_minus: frozenset[str]  # "menos", "moins": minutes before the hour
+    minute_joiners: frozenset[str]  # "y", "et", "menos", "moins" after a number word
+    zero_words: frozenset[str]
+    year_leads: frozenset[str]
+    time_leads: frozenset[str]
+    range_words: frozenset[str]
+    tens_twenty_thirty: dict[str, int]  # "twenty", "thirty" before an ordinal ("twenty first")
+    vigesimal_numbers: _W  # numbers of the languages that count in twenties
+    articles: frozenset[str]
+    daypart_words: frozenset[str]  # "mañana", "Morgen": also a part of the day after an article
+    number_languages: dict[str, frozenset[str]]  # number word -> the languages that have it
+    daypart_languages: dict[tuple[str, ...], frozenset[str]]  # part of the day -> its languages
+
+
+@lru_cache(maxsize=1)
+def _common() -> _Common:
+    langs = lang_data.languages()
+    words = lang_data.union_words
+    ordinal_leads: set[str] = set()
+    cardinal_leads: set[str] = set()
+    inflected_leads: set[str] = set()
+    for lang in langs:
+        after = lang.setting("after_day_lead")
+        target = {"ordinal": ordinal_leads, "cardinal": cardinal_leads, "inflected_ordinal": inflected_leads}
+        target.get(after, set()).update(lang.words("day_leads"))
+    currency_codes: dict[str, str] = {}
+    for code, names in lang_data.union_table("currencies").items():
+        for name in names:
+            currency_codes[name] = code
+    for lang in langs:
+        for code, names in lang.table("currencies").items():
+            for name in names:
+                currency_codes.setdefault(name, code)
+    compound = {w: (int(v[0]), str(v[1])) for w, v in lang_data.union_table("compound_parts").items()}
+    compound_cardinals: _W = {}
+    vigesimal: _W = {}
+    for lang in langs:
+        if lang.flag("compound_numbers"):
+            compound_cardinals.update(_numbers_of(lang))
+        if lang.flag("vigesimal_numbers"):
+            vigesimal.update(_numbers_of(lang))
+    en = lang_data.language("en")
+    minute_phrases = tuple(
+        (tuple(t.key for t in tokens(p)), str(v)) for p, v in lang_data.union_table("minute_phrases").items()
+    )
+    joiners = lang_data.union_table("clock_joiners")
+    clock_minus = frozenset(w for w, meaning in joiners.items() if meaning == "minus")
+    return _Common(
+        all_numbers=frozenset(w for lang in langs for w in lang.table("numbers")),
+        ordinals={w: int(n) for w, n in lang_data.union_table("ordinals").items()},
+        ordinal_suffixes=words("ordinal_suffixes"),
+        day_leads=words("day_leads"),
+        ordinal_leads=frozenset(ordinal_leads),
+        cardinal_leads=frozenset(cardinal_leads),
+        inflected_leads=frozenset(inflected_leads),
+        day_followers=words("day_followers"),
+        of_words=words("of_words"),
+        of_month=words("of_month_words"),
+        ordinal_stems={w: int(n) for w, n in lang_data.union_table("ordinal_stems").items()},
+        compound_parts=compound,
+        compound_order=tuple(sorted(compound, key=len, reverse=True)),
+        compound_cardinals=compound_cardinals,
+        currency_codes=currency_codes,
+        currency_words=frozenset(w for w in currency_codes if " " not in w),
+        percent=_phrase_tokens(lang_data.union_phrases("percent")),
+        minus_words=words("minus_words"),
+        not_minus_before=words("not_minus_before"),
+        ambiguous_days=words("ambiguous_weekdays"),
+        day_cues=words("weekday_cues"),
+        weekdays_en=frozenset(en.table("weekdays")),
+        span_articles=words("span_articles"),
+        for_words=words("for_words"),
+        span_units=words("span_units"),
+        one_after_and=words("one_after_and"),
+        one_hour=words("one_hour"),
+        durations=words("durations"),
+        noon=words("noon_words"),
+        midnight=words("midnight_words"),
+        not_time_after=words("not_time_after"),
+        minute_phrases=minute_phrases,
+        clock_minus=clock_minus,
+        minute_joiners=clock_minus | frozenset(p[0] for p, _ in minute_phrases),
+        zero_words=words("zero_words"),
+        year_leads=words("year_leads"),
+        time_leads=words("time_leads"),
+        range_words=words("range_words"),
+        tens_twenty_thirty={
+            w: v for w, (v, role) in _numbers_of(en).items() if role == "tens" and v in (20, 30)
+        },
+        vigesimal_numbers=vigesimal,
+        articles=lang_data.union_words("articles"),
+        daypart_words=frozenset(
+            w
+            for field in ("daypart_hours", "compound_dayparts", "article_dayparts")
+            for w in lang_data.union_table(field)
+        ),
+        number_languages=_languages_of(lambda lang: lang.table("numbers")),
+        daypart_languages={
+            tuple(t.key for t in tokens(phrase)): codes
+            for phrase, codes in _languages_of(lambda lang: lang.table("dayparts")).items()
+        },
+    )
+
+
+def _languages_of(read: Callable[[Language], Iterable[str]]) -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for lang in lang_data.languages():
+        for word in read(lang):
+            out.setdefault(word, set()).add(lang.code)
+    return {word: frozenset(codes) for word, codes in out.items()}
+
+
+class _CurrencyNames(Mapping[str, tuple[str, ...]]):
+    """Currencies and units by code, read from the languages' folders on first use (not at import)."""
+
+    def __getitem__(self, code: str) -> tuple[str, ...]:
+        return _currency_names()[code]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_currency_names())
+
+    def __len__(self) -> int:
+        return len(_currency_names())
+
+
+CURRENCY_NAMES: Mapping[str, tuple[str, ...]] = _CurrencyNames()
+
+
+@lru_cache(maxsize=1)
+def _currency_names() -> dict[str, tuple[str, ...]]:
+    """Currencies and units by the code they stand for ("usd" -> ("dollar", ...)); "%" is never money."""
+    names: dict[str, list[str]] = {}
+    for lang in lang_data.languages():
+        for code, words in lang.table("currencies").items():
+            names.setdefault(code, []).extend(w for w in words if w not in names.get(code, []))
+    names["%"] = list(lang_data.union_phrases("percent"))
+    return {code: tuple(words) for code, words in names.items()}
+
+
+@lru_cache(maxsize=1)
+def _currency_name_re() -> re.Pattern[str]:
+    alternatives = sorted({w for ws in _currency_names().values() for w in ws}, key=len, reverse=True)
+    return re.compile(r"(?<![\w])(" + "|".join(re.escape(w) for w in alternatives) + r")(?![\w])")
 
 
 def currency_of(word: str) -> str | None:
     """The code of a currency word or symbol ("quid" -> "gbp", "€" -> "eur"), or None."""
-    return _CODE_OF.get(_fold(word))
+    return _currency_word_codes().get(fold(word))
+
+
+@lru_cache(maxsize=1)
+def _currency_word_codes() -> dict[str, str]:
+    return {w: code for code, ws in _currency_names().items() for w in ws} | _SYMBOL_CODES
 
 
 def currencies(text: str) -> set[str]:
     """The currencies and units a text names, as codes ("85 euros" -> {"eur"}, "$85" -> {"usd"})."""
-    found = {_CODE_OF[m.group(1)] for m in _CURRENCY_NAME_RE.finditer(_fold(text))}
+    codes = _currency_word_codes()
+    found = {codes[m.group(1)] for m in _currency_name_re().finditer(fold(text))}
     found |= {code for symbol, code in _SYMBOL_CODES.items() if symbol in text}
     return found
 
 
-@lru_cache(maxsize=1024)
-def _fold_char(char: str) -> str:
-    lower = char.lower()
-    if len(lower) != 1:
-        return char
-    if lower == "’":
-        return "'"
-    if lower.isascii() or lower == "ß":
-        return lower
-    base = unicodedata.normalize("NFD", lower)[0]
-    return base if base.isalpha() else lower
-
-
-def _fold(text: str) -> str:
-    """Lower case without accents, one character for one ("Miércoles" -> "miercoles").
-
-    Lengths never change, so positions in the folded text are positions in the original.
-    """
-    if text.isascii():
-        return text.lower()
-    return "".join(_fold_char(c) for c in text)
-
-
 @dataclass(frozen=True)
 class _Lex:
+    """What the scanner reads for one language setting (a code, or None for all of them)."""
+
     numbers: _W
     weekdays: dict[str, str]
     months: dict[str, int]
     lang: str | None
+    dayparts: tuple[tuple[tuple[str, ...], str], ...]
+    hour_marks: tuple[tuple[tuple[str, ...], str], ...]
+    time_cues: tuple[tuple[tuple[str, ...], str], ...]
+    clock_phrases: tuple[tuple[tuple[str, ...], int], ...]
+    clock_links: dict[str, int]
+    vigesimal: bool  # "quatre-vingt-dix": counting in twenties is read
+    compound: bool  # "zweihundertfünfzig": numbers written as one word are read
+    inflected_months: frozenset[str]  # months after which an inflected ordinal is read
+    cardinal_days: bool  # "el dieciséis", "le seize": a cardinal after a day lead is a day
+    inflected_days: bool  # "am sechzehnten": an inflected ordinal after a day lead is a day
+    day_after_weekday: bool  # "el jueves dieciséis": a cardinal after a weekday is a day
+    tens_then_unit: frozenset[str]  # "veinte y cinco", "vingt et un"
+    unit_then_tens: frozenset[str]  # "fünfundzwanzig" written apart: "fünf und zwanzig"
+    decimal_comma: bool | None  # None: either convention
+    relative_days: tuple[tuple[tuple[str, ...], int], ...]
+    next_weekday: _Phrases
+    this_weekday: _Phrases
+
+
+def _read(lang: str | None) -> tuple[Language, ...]:
+    if lang is None:
+        return lang_data.languages()
+    if lang == "en":
+        return (lang_data.language("en"),)
+    return (lang_data.language("en"), lang_data.language(lang))  # later wins: the caller's language
+
+
+def _pairs(table: dict[str, object]) -> tuple[tuple[tuple[str, ...], str], ...]:
+    return tuple((tuple(t.key for t in tokens(p)), str(v)) for p, v in table.items())
 
 
 @lru_cache(maxsize=8)
 def _lexicon(lang: str | None) -> _Lex:
-    langs: tuple[str, ...]
-    if lang is None:
-        langs = _LANGS
-    elif lang == "en":
-        langs = ("en",)
-    else:
-        langs = ("en", lang)  # later wins: the caller's language over English
+    read = _read(lang)
     numbers: _W = {}
     weekdays: dict[str, str] = {}
     months: dict[str, int] = {}
-    for code in langs:
-        numbers.update(_NUM_BY_LANG[code])
-        weekdays.update(_WEEKDAYS[code])
-        months.update(_MONTHS[code])
+    # Parts of the day, hour marks and fixed clock forms are read in every language: an agent's
+    # "19 Uhr" or "de la tarde" is a time whatever the caller speaks.
+    dayparts = dict(lang_data.union_table("dayparts"))
+    clock_phrases = {p: int(v) for p, v in lang_data.union_table("clock_phrases").items()}
+    clock_links: dict[str, int] = {}
+    relative: dict[str, int] = {}
+    for language in read:
+        numbers.update(_numbers_of(language))
+        weekdays.update({w: str(k) for w, k in language.table("weekdays").items()})
+        months.update({w: int(n) for w, n in language.table("months").items()})
+        clock_phrases.update({p: int(v) for p, v in language.table("clock_phrases").items()})
+        clock_links.update({w: int(v) for w, v in language.table("clock_links").items()})
+        relative.update({p: int(v) for p, v in language.table("relative_days").items()})
+    en = lang_data.language("en")
     if lang is None:
-        for word in _ENGLISH_CLASH:
-            if word in numbers and word not in _EN_NUM:
+        # Number words of other languages that are common English words are not numbers then.
+        english = _numbers_of(en)
+        for word in lang_data.union_words("english_clashes"):
+            if word in numbers and word not in english:
                 del numbers[word]
-        numbers.update({k: v for k, v in _EN_NUM.items() if k in ("a", "an", "and")})
-    return _Lex(numbers, weekdays, months, lang)
+        numbers.update({k: v for k, v in english.items() if v[1] in ("article", "conn")})
+    flags = [language.flag("decimal_comma") for language in read if language.code != "en" or lang == "en"]
+    return _Lex(
+        numbers=numbers,
+        weekdays=weekdays,
+        months=months,
+        lang=lang,
+        dayparts=_pairs(dayparts),
+        hour_marks=tuple((p, "") for p in _phrase_tokens(lang_data.union_phrases("hour_marks"))),
+        time_cues=tuple((p, "cue") for p in _phrase_tokens(lang_data.union_phrases("time_cues"))),
+        clock_phrases=tuple((tuple(t.key for t in tokens(p)), v) for p, v in clock_phrases.items()),
+        clock_links=clock_links,
+        vigesimal=any(x.flag("vigesimal_numbers") for x in read),
+        compound=any(x.flag("compound_numbers") for x in read),
+        inflected_months=frozenset(
+            w for x in read if x.setting("after_day_lead") == "inflected_ordinal" for w in x.table("months")
+        ),
+        cardinal_days=any(x.setting("after_day_lead") == "cardinal" for x in read),
+        inflected_days=any(x.setting("after_day_lead") == "inflected_ordinal" for x in read),
+        day_after_weekday=lang is not None and any(x.flag("day_after_weekday") for x in read),
+        tens_then_unit=frozenset(w for x in read for w in x.words("tens_then_unit")),
+        unit_then_tens=frozenset(w for x in read for w in x.words("unit_then_tens")),
+        decimal_comma=None if lang is None else any(flags),
+        relative_days=tuple((tuple(t.key for t in tokens(p)), v) for p, v in relative.items()),
+        next_weekday=_phrase_tokens(w for x in read for w in x.phrases("next_weekday")),
+        this_weekday=_phrase_tokens(w for x in read for w in x.phrases("this_weekday")),
+    )
 
 
 @lru_cache(maxsize=8)
 def _starters(lang: str | None) -> frozenset[str]:
     """Every word that can open a value in this language's lexicon."""
     lex = _lexicon(lang)
-    words: set[str] = set(lex.numbers) | set(lex.weekdays) | set(lex.months) | set(_EN_ORDINALS)
-    words |= {w for cue in _TIME_CUE for w in cue[:1]} | set(_NOON) | set(_MIDNIGHT)
-    words |= {"half", "quarter", "viertel", "halb", "dreiviertel", "usd", "eur", "gbp"} | _DAY_LEADS
-    words |= _MINUS_WORDS
+    common = _common()
+    words: set[str] = set(lex.numbers) | set(lex.weekdays) | set(lex.months) | set(common.ordinals)
+    words |= {cue[0][0] for cue in lex.time_cues} | common.noon | common.midnight
+    words |= {p[0][0] for p in lex.clock_phrases} | set(lang_data.union_table("currencies"))
+    words |= common.day_leads | common.minus_words
+    words |= (
+        {p[0][0] for p in lex.relative_days}
+        | {p[0] for p in lex.next_weekday}
+        | {p[0] for p in lex.this_weekday}
+    )
     return frozenset(words)
 
 
-# German writes numbers as one word: "zweihundertfünfundzwanzig".
-_DE_MORPHEMES: dict[str, tuple[int, str]] = {
-    "ein": (1, "unit"), "eins": (1, "unit"), "zwei": (2, "unit"), "zwo": (2, "unit"),
-    "drei": (3, "unit"), "vier": (4, "unit"), "funf": (5, "unit"), "fuenf": (5, "unit"),
-    "sechs": (6, "unit"), "sieben": (7, "unit"), "acht": (8, "unit"), "neun": (9, "unit"),
-    "zehn": (10, "teen"), "elf": (11, "teen"), "zwolf": (12, "teen"), "zwoelf": (12, "teen"),
-    "dreizehn": (13, "teen"), "vierzehn": (14, "teen"), "funfzehn": (15, "teen"),
-    "fuenfzehn": (15, "teen"), "sechzehn": (16, "teen"), "siebzehn": (17, "teen"),
-    "achtzehn": (18, "teen"), "neunzehn": (19, "teen"), "zwanzig": (20, "tens"),
-    "dreissig": (30, "tens"), "dreißig": (30, "tens"), "vierzig": (40, "tens"), "funfzig": (50, "tens"),
-    "fuenfzig": (50, "tens"), "sechzig": (60, "tens"), "siebzig": (70, "tens"),
-    "achtzig": (80, "tens"), "neunzig": (90, "tens"), "hundert": (100, "hundred"),
-    "tausend": (1000, "scale"), "und": (0, "und"),
-}  # fmt: skip
-_DE_ORDER = sorted(_DE_MORPHEMES, key=len, reverse=True)
-
-
 @lru_cache(maxsize=2048)
-def _german_compound(word: str) -> int | None:
-    """The value of a German number written as one word, or None."""
+def _compound_number(word: str) -> int | None:
+    """The value of a number written as one word ("zweihundertfünfundzwanzig"), or None."""
     if len(word) < 7 or not word.isalpha():
         return None
+    common = _common()
     parts: list[tuple[int, str]] = []
     i = 0
     while i < len(word):
-        for morpheme in _DE_ORDER:
+        for morpheme in common.compound_order:
             if word.startswith(morpheme, i):
-                parts.append(_DE_MORPHEMES[morpheme])
+                parts.append(common.compound_parts[morpheme])
                 i += len(morpheme)
                 break
         else:
@@ -507,31 +516,32 @@ def _german_compound(word: str) -> int | None:
 
 
 @lru_cache(maxsize=1024)
-def _german_ordinal(word: str) -> int | None:
-    """A German ordinal day 1..31 ("ersten", "dritte", "sechzehnten", "einundzwanzigsten")."""
+def _inflected_ordinal(word: str) -> int | None:
+    """An inflected ordinal day 1..31 ("ersten", "dritte", "sechzehnten", "einundzwanzigsten")."""
+    stems = _common().ordinal_stems
     for ending in ("en", "er", "em", "es", "e"):
         if not word.endswith(ending) or len(word) < len(ending) + 4:
             continue
         base = word[: -len(ending)]
-        if base in _DE_ORDINAL_IRREGULAR:
-            return _DE_ORDINAL_IRREGULAR[base]
+        if base in stems:
+            return stems[base]
         if base.endswith("st"):
-            tens = _german_cardinal(base[:-2])
+            tens = _compound_cardinal(base[:-2])
             if tens is not None and 20 <= tens <= 31:
                 return tens
         if base.endswith("t"):
-            small = _german_cardinal(base[:-1])
+            small = _compound_cardinal(base[:-1])
             if small is not None and 2 <= small <= 19:
                 return small
         return None
     return None
 
 
-def _german_cardinal(word: str) -> int | None:
-    entry = _DE_NUM.get(word)
+def _compound_cardinal(word: str) -> int | None:
+    entry = _common().compound_cardinals.get(word)
     if entry is not None and entry[1] in ("unit", "teen", "tens"):
         return entry[0]
-    return _german_compound(word)
+    return _compound_number(word)
 
 
 class _Composer:
@@ -627,63 +637,29 @@ class _Composer:
 # Tokens
 # ---------------------------------------------------------------------------------------------
 
-_TOKEN = re.compile(
-    r"(?P<iso>(?<!\d)\d{4}-\d{1,2}-\d{1,2}(?!\d))"
-    r"|(?P<dmy>(?<![\d.])\d{1,2}\.\d{1,2}\.\d{4}(?!\d))"
-    r"|(?P<clock>(?<![\d:])\d{1,2}:\d{2}(?::\d{2})?(?![\d:]))"
-    r"|(?P<ident>(?=[\w-]*[^\W\d_])(?=[\w-]*\d)[^\W_]+(?:[-_/][^\W_]+)*)"
-    r"|(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)"
-    r"|\d{1,3}(?:\.\d{3})+(?:,\d+)?(?!\d)"
-    r"|\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d.,]\d)(?:,\d+)?"
-    r"|\d+(?:[.,]\d+)?(?![.,]?\d))"
-    r"|(?P<word>[^\W\d_]+(?:'[^\W\d_]+)*)"
-    r"|(?P<sym>[^\w\s])"
-)
-# Digits glued to a unit ("7pm", "19h30", "1.5k", "4th", "10am"): split, not an identifier.
-_GLUED = re.compile(r"(\d+)(st|nd|rd|th|er|eme|k|h|am|pm|uhr|hrs)(\d{2})?")
 
-
-@dataclass(frozen=True)
-class _Tok:
-    kind: str  # iso | dmy | clock | ident | num | word | sym
-    text: str  # folded
-    raw: str
-    start: int
-    end: int
-
-
-def _tokenise(text: str) -> list[_Tok]:
-    tokens: list[_Tok] = []
-    lower = _fold(text)
-    for match in _TOKEN.finditer(lower):
-        kind = match.lastgroup or "sym"
-        raw = match.group()
-        start, end = match.span()
-        if kind == "ident":
-            glued = _GLUED.fullmatch(raw)
-            if glued:
-                a, b = glued.span(1)[1], glued.span(2)[1]
-                tokens.append(_Tok("num", raw[:a], text[start : start + a], start, start + a))
-                tokens.append(_Tok("word", raw[a:b], text[start + a : start + b], start + a, start + b))
-                if glued.group(3):
-                    tokens.append(_Tok("num", raw[b:], text[start + b : end], start + b, end))
-                continue
-        if kind == "word" and raw.endswith("'s") and _possessive_value(raw[:-2]):
+def _tokenise(text: str) -> list[Token]:
+    out: list[Token] = []
+    for tok in tokens(text):
+        if tok.kind == "word" and tok.key.endswith("'s") and _possessive_value(tok.key[:-2]):
             # "nine's fine", "the third's", "thirty quid's": the value, then "'s".
-            tokens.append(_Tok("word", raw[:-2], text[start : end - 2], start, end - 2))
-            tokens.append(_Tok("sym", "'s", text[end - 2 : end], end - 2, end))
+            end = tok.end
+            out.append(Token("word", tok.key[:-2], tok.raw[:-2], tok.start, end - 2))
+            out.append(Token("sym", "'s", tok.raw[-2:], end - 2, end))
             continue
-        tokens.append(_Tok(kind, raw, text[start:end], start, end))
-    return tokens
+        out.append(tok)
+    return out
 
 
 def _possessive_value(word: str) -> bool:
+    common = _common()
     return (
-        any(word in numbers for numbers in _NUM_BY_LANG.values())
-        or word in _EN_ORDINALS
-        or word in _WEEKDAYS["en"]
-        or word in _CURRENCY_WORDS
-        or word in ("noon", "midday", "midnight", "quid")
+        word in common.all_numbers
+        or word in common.ordinals
+        or word in common.weekdays_en
+        or word in common.currency_words
+        or word in common.noon
+        or word in common.midnight
     )
 
 
@@ -699,7 +675,7 @@ def _decimal_key(number: Decimal) -> str:
 def _parse_digits(raw: str, lang: str | None) -> tuple[Decimal, Decimal | None]:
     """A digit literal and, when its separators allow another reading, that reading."""
     s = re.sub(r"[ \u00a0\u202f]", "", raw)
-    european = lang in ("es", "fr", "de")
+    european = _lexicon(lang).decimal_comma
     if "," in s and "." in s:
         if s.rfind(",") > s.rfind("."):
             return Decimal(s.replace(".", "").replace(",", ".")), None
@@ -715,7 +691,7 @@ def _parse_digits(raw: str, lang: str | None) -> tuple[Decimal, Decimal | None]:
         decimal = Decimal(f"{head}.{tail}")
         if len(tail) != 3:
             return decimal, None
-        if lang == "en":
+        if european is False:
             return (thousands, None) if sep == "," else (decimal, None)
         if european:
             return (decimal, thousands) if sep == "," else (thousands, decimal)
@@ -731,14 +707,20 @@ def _parse_digits(raw: str, lang: str | None) -> tuple[Decimal, Decimal | None]:
 class _Scanner:
     """Reads values from tokens left to right; each reader returns a Mention and the next index."""
 
-    def __init__(self, tokens: list[_Tok], lex: _Lex, text: str) -> None:
+    def __init__(self, tokens: list[Token], lex: _Lex, text: str, today: date | None) -> None:
         self.t = tokens
         self.lex = lex
+        self.c = _common()
         self.text = text
+        self.today = today
+
+    @property
+    def joiners(self) -> frozenset[str]:
+        return self.lex.tens_then_unit | self.lex.unit_then_tens
 
     def word(self, i: int) -> str:
         if 0 <= i < len(self.t) and self.t[i].kind in ("word", "sym"):
-            return self.t[i].text
+            return self.t[i].key
         return ""
 
     def phrase(self, i: int, options: Iterable[tuple[tuple[str, ...], str]]) -> tuple[str, int] | None:
@@ -758,18 +740,18 @@ class _Scanner:
         found: list[Mention] = []
         i = 0
         starters = _starters(self.lex.lang)
-        german = self.lex.lang in (None, "de")
+        compound = self.lex.compound
         while i < len(self.t):
             tok = self.t[i]
             if (
                 tok.kind == "word"
-                and tok.text not in starters
-                and not (german and _german_compound(tok.text) is not None)
-                and not (german and _german_ordinal(tok.text) is not None)
+                and tok.key not in starters
+                and not (compound and _compound_number(tok.key) is not None)
+                and not (compound and _inflected_ordinal(tok.key) is not None)
             ):
                 i += 1  # most words cannot open a value: skip the readers
                 continue
-            for reader in (self.date, self.time, self.weekday, self.number, self.ident):
+            for reader in (self.relative_date, self.date, self.time, self.weekday, self.number, self.ident):
                 got = reader(i)
                 if got is not None:
                     mention, nxt = got
@@ -780,6 +762,15 @@ class _Scanner:
                 i += 1
         return found
 
+    def same_language(self, hour: Token, j: int, end: int) -> bool:
+        """Whether a part of the day at tokens [j, end) can follow the hour ``hour``: after digits
+        any can; after a number word, only a part of the day of a language that has that word."""
+        if hour.kind != "word":
+            return True
+        words = tuple(self.word(k) for k in range(j, end))
+        spoken = self.c.number_languages.get(hour.key, frozenset())
+        return not spoken or bool(spoken & self.c.daypart_languages.get(words, frozenset()))
+
     def span(self, i: int, j: int) -> tuple[int, int]:
         return self.t[i].start, self.t[j - 1].end
 
@@ -787,14 +778,14 @@ class _Scanner:
 
     def cardinal(self, i: int) -> tuple[Decimal, Decimal | None, int] | None:
         """A number starting at token i: digits or words, with multipliers and decimals."""
-        composer = _Composer(french=self.lex.lang in (None, "fr"))
+        composer = _Composer(french=self.lex.vigesimal)
         alt: Decimal | None = None
         j = i
         end = i
         while j < len(self.t):
             tok = self.t[j]
             if tok.kind == "num":
-                value, other = _parse_digits(tok.text, self.lex.lang)
+                value, other = _parse_digits(tok.key, self.lex.lang)
                 if not composer.add(value, "digit"):
                     break
                 alt = other
@@ -804,7 +795,7 @@ class _Scanner:
             if tok.kind != "word":
                 # "forty-nine", "dix-sept": the hyphen joins parts of one number.
                 if (
-                    tok.text == "-"
+                    tok.key == "-"
                     and composer.started
                     and self.number_word(j + 1)
                     and tok.start == self.t[j - 1].end
@@ -814,16 +805,16 @@ class _Scanner:
                 break
             entry = self.number_word(j)
             if entry is None:
-                compound = _german_compound(tok.text) if self.lex.lang in (None, "de") else None
+                compound = _compound_number(tok.key) if self.lex.compound else None
                 if compound is None or not composer.add(Decimal(compound), "block"):
                     break
                 j += 1
                 end = j
                 continue
             word_value, role = entry
-            if tok.text in ("cent", "cents") and self.lex.lang is None and not self.french_cent(j):
+            if tok.key in ("cent", "cents") and self.lex.lang is None and not self.french_cent(j):
                 break
-            if role == "scale_after" and tok.text == "k" and j > i and self.t[j - 1].end != tok.start:
+            if role == "scale_after" and tok.key == "k" and j > i and self.t[j - 1].end != tok.start:
                 break
             if role == "conn":
                 # "and" / "y" / "et" / "und" only joins when a piece follows.
@@ -840,7 +831,7 @@ class _Scanner:
                 composer.group += Decimal("0." + digits)
                 end = j
                 break
-            if role == "article" and composer.started and self.word(j - 1) in ("y", "et", "und"):
+            if role == "article" and composer.started and self.word(j - 1) in self.joiners:
                 role = "unit"  # "treinta y una", "vingt et un"
             elif role == "article":
                 nxt = self.number_word(j + 1)
@@ -848,10 +839,10 @@ class _Scanner:
                     break
             # "quatre-vingt": four twenties.
             if (
-                tok.text in ("vingt", "vingts")
+                tok.key in ("vingt", "vingts")
                 and composer.last == "unit"
                 and composer.last_value == 4
-                and self.lex.lang in (None, "fr")
+                and self.lex.vigesimal
             ):
                 composer.group -= 4
                 composer.last = ""
@@ -875,20 +866,22 @@ class _Scanner:
         """Whether "cent" at j is French (a number word next to it), not "fifty cents"."""
         before, after = self.word(j - 1), self.word(j + 1)
         if before:
-            return before in _FR_NUM and before not in ("et", "un")
-        return after in _FR_NUM
+            numbers = self.c.vigesimal_numbers
+        if before:
+            return before in numbers and numbers[before][1] not in ("conn", "article")
+        return after in numbers
 
     def number_word(self, j: int) -> tuple[int, str] | None:
         if 0 <= j < len(self.t) and self.t[j].kind == "word":
-            return self.lex.numbers.get(self.t[j].text)
+            return self.lex.numbers.get(self.t[j].key)
         return None
 
     def fraction(self, j: int) -> tuple[str, int] | None:
         digits = ""
         while j < len(self.t):
             tok = self.t[j]
-            if tok.kind == "num" and tok.text.isdigit():
-                digits += tok.text
+            if tok.kind == "num" and tok.key.isdigit():
+                digits += tok.key
             else:
                 entry = self.number_word(j)
                 if entry is None or entry[1] != "unit":
@@ -902,24 +895,28 @@ class _Scanner:
         negative = False
         currency_before = False
         tok = self.t[i]
-        if tok.text in _CURRENCY_SYMBOLS or tok.text in ("usd", "eur", "gbp"):
+        if tok.key in _CURRENCY_SYMBOLS or tok.key in lang_data.union_table("currencies"):
             currency_before = True
             i += 1
         if i < len(self.t):
             t = self.t[i]
             glued_before = i > 0 and self.t[i - 1].end == t.start
-            if t.kind == "sym" and t.text in ("-", "−") and not glued_before:
+            if t.kind == "sym" and t.key in ("-", "−") and not glued_before:
                 if i + 1 < len(self.t) and self.t[i + 1].kind == "num" and self.t[i + 1].start == t.end:
                     negative = True
                     i += 1
-            elif t.kind == "word" and t.text in _MINUS_WORDS and self.word(i - 1) not in _NOT_MINUS_BEFORE:
+            elif (
+                t.kind == "word"
+                and t.key in self.c.minus_words
+                and self.word(i - 1) not in self.c.not_minus_before
+            ):
                 negative = True
                 i += 1
             if (
                 not currency_before
                 and i < len(self.t)
                 and self.t[i].kind == "sym"
-                and self.t[i].text in _CURRENCY_SYMBOLS
+                and self.t[i].key in _CURRENCY_SYMBOLS
             ):
                 currency_before = True
                 i += 1
@@ -928,9 +925,9 @@ class _Scanner:
         if (
             not currency_before
             and not negative
-            and self.word(i) in _ONE
-            and self.word(i - 1) in _FOR
-            and self.word(i + 1) in _SPANS
+            and self.word(i) in self.c.span_articles
+            and self.word(i - 1) in self.c.for_words
+            and self.word(i + 1) in self.c.span_units
         ):
             # "for a week", "por una semana", "für einen Monat": one, not an article.
             return Mention(Value("number", "1"), *self.span(i, i + 1)), i + 1
@@ -940,10 +937,14 @@ class _Scanner:
         value, alt, j = got
         # What follows the number: currency, percent.
         if j < len(self.t):
-            if self.word(j) in _CURRENCY_WORDS or self.word(j) in _CURRENCY_SYMBOLS or self.word(j) == "%":
+            if (
+                self.word(j) in self.c.currency_words
+                or self.word(j) in _CURRENCY_SYMBOLS
+                or self.word(j) == "%"
+            ):
                 j += 1
             else:
-                pct = self.phrase(j, ((w, "%") for w in _PERCENT))
+                pct = self.phrase(j, ((w, "%") for w in self.c.percent))
                 if pct is not None:
                     j = pct[1]
         if negative:
@@ -959,14 +960,53 @@ class _Scanner:
         tok = self.t[i]
         if tok.kind != "word":
             return None
-        day = self.lex.weekdays.get(tok.text)
+        day = self.lex.weekdays.get(tok.key)
         if day is None:
             return None
-        if tok.text in _AMBIGUOUS_DAY:
+        if tok.key in self.c.ambiguous_days:
             capitalised = tok.raw[:1].isupper() and not tok.raw.isupper()
-            if not (capitalised or self.word(i - 1) in _DAY_CUE or self.word(i + 1) == "."):
+            if not (capitalised or self.word(i - 1) in self.c.day_cues or self.word(i + 1) == "."):
                 return None
-        return Mention(Value("weekday", day), tok.start, tok.end), i + 1
+        # With the call's clock, a weekday is also the coming one (today included).
+        also = (
+            frozenset({_coming(self.today, day, strictly=False).isoformat()}) if self.today else frozenset()
+        )
+        return Mention(Value("weekday", day), tok.start, tok.end, also), i + 1
+
+    def relative_date(self, i: int) -> tuple[Mention, int] | None:
+        """With the call's clock: "today", "tomorrow", "the day after tomorrow", "next Tuesday",
+        "this Friday", "mardi prochain", "el martes que viene", as the date they name.
+
+        "next" is the first such weekday after today; "this" the coming one (today included).
+        A word that is also a part of the day ("mañana", "Morgen") is not read after an article
+        ("por la mañana", "am Morgen").
+        """
+        if self.today is None:
+            return None
+        relative = self.phrase(i, ((w, str(n)) for w, n in self.lex.relative_days))
+        before = self.word(i - 1)
+        daypart = relative is not None and relative[1] - i == 1 and self.word(i) in self.c.daypart_words
+        if relative is not None and not (
+            daypart and (before in self.c.articles or before in self.c.day_leads)
+        ):
+            day = self.today + timedelta(days=int(relative[0]))
+            return Mention(Value("date", day.isoformat()), *self.span(i, relative[1])), relative[1]
+        for words, strictly in ((self.lex.next_weekday, True), (self.lex.this_weekday, False)):
+            lead = self.phrase(i, ((w, "") for w in words))
+            if lead is not None and lead[1] < len(self.t):
+                weekday = self.lex.weekdays.get(self.word(lead[1]))
+                if weekday is not None:
+                    # Still that weekday, and also the date it names today.
+                    day = _coming(self.today, weekday, strictly=strictly)
+                    also = frozenset({day.isoformat()})
+                    return Mention(Value("weekday", weekday), *self.span(i, lead[1] + 1), also), lead[1] + 1
+        weekday = self.lex.weekdays.get(self.word(i)) if self.t[i].kind == "word" else None
+        if weekday is not None:
+            after = self.phrase(i + 1, ((w, "") for w in self.lex.next_weekday))
+            if after is not None:
+                also = frozenset({_coming(self.today, weekday, strictly=True).isoformat()})
+                return Mention(Value("weekday", weekday), *self.span(i, after[1]), also), after[1]
+        return None
 
     # -- times ----------------------------------------------------------------------------
 
@@ -976,30 +1016,28 @@ class _Scanner:
             return None
         tok = self.t[i]
         if tok.kind == "num":
-            if tok.text.isdigit() and int(tok.text) <= limit:
-                return int(tok.text), i + 1
+            if tok.key.isdigit() and int(tok.key) <= limit:
+                return int(tok.key), i + 1
             return None
         entry = self.number_word(i)
         if entry is None or entry[1] not in ("unit", "teen", "tens", "article"):
             if entry is None and tok.kind == "word":
-                compound = _german_compound(tok.text) if self.lex.lang in (None, "de") else None
+                compound = _compound_number(tok.key) if self.lex.compound else None
                 if compound is not None and compound <= limit:
                     return compound, i + 1
             return None
         value, role = entry
         j = i + 1
         if role == "article":
-            return (1, j) if tok.text in ("una", "une", "uno") else None
+            return (1, j) if tok.key in self.c.one_hour else None
         if role == "tens":
             # "twenty five", "veinte y cinco", "vingt et un"
-            k = j + 1 if self.word(j) in ("y", "et", "-") else j
+            k = j + 1 if self.word(j) in self.lex.tens_then_unit or self.word(j) == "-" else j
             nxt = self.number_word(k)
-            if nxt is not None and nxt[1] == "article" and k > j and self.word(k) in _ONE_AFTER_AND:
+            if nxt is not None and nxt[1] == "article" and k > j and self.word(k) in self.c.one_after_and:
                 nxt = (1, "unit")  # "vingt et un", "treinta y una"
             unit = nxt is not None and nxt[1] == "unit" and 0 < nxt[0] < 10
-            french_teen = (
-                nxt is not None and self.lex.lang in (None, "fr") and value == 60 and nxt[1] == "teen"
-            )
+            french_teen = nxt is not None and self.lex.vigesimal and value == 60 and nxt[1] == "teen"
             if nxt is not None and (unit or french_teen):
                 value += nxt[0]
                 j = k + 1
@@ -1008,7 +1046,7 @@ class _Scanner:
             if nxt is not None and nxt[1] == "unit" and nxt[0] > 0:
                 value += nxt[0]
                 j += 2
-        elif role == "unit" and self.word(j) == "und":
+        elif role == "unit" and self.word(j) in self.lex.unit_then_tens:
             nxt = self.number_word(j + 1)
             if nxt is not None and nxt[1] == "tens":
                 value += nxt[0]
@@ -1017,29 +1055,22 @@ class _Scanner:
 
     def minutes(self, i: int) -> tuple[int, int] | None:
         """Minutes after an hour: "30", "thirty", "oh five", "y media", "et quart"."""
-        special = self.phrase(
-            i,
-            (
-                (("y", "media"), "30"), (("y", "cuarto"), "15"), (("et", "demie"), "30"),
-                (("et", "demi"), "30"), (("et", "quart"), "15"), (("menos", "cuarto"), "-15"),
-                (("moins", "le", "quart"), "-15"), (("moins", "quart"), "-15"),
-            ),
-        )  # fmt: skip
+        special = self.phrase(i, self.c.minute_phrases)
         if special is not None:
             return int(special[0]), special[1]
-        if self.word(i) in ("menos", "moins") and (less := self.small(i + 1, 30)) is not None and less[0] > 0:
+        if self.word(i) in self.c.clock_minus and (less := self.small(i + 1, 30)) is not None and less[0] > 0:
             return -less[0], less[1]  # "doce menos veinte", "midi moins vingt"
-        if self.word(i) in ("oh", "o") and (got := self.small(i + 1, 9)) is not None:
+        if self.word(i) in self.c.zero_words and (got := self.small(i + 1, 9)) is not None:
             return got
         tok = self.t[i] if i < len(self.t) else None
         if (
             tok is not None
             and tok.kind == "num"
-            and len(tok.text) == 2
-            and tok.text.isdigit()
-            and int(tok.text) < 60
+            and len(tok.key) == 2
+            and tok.key.isdigit()
+            and int(tok.key) < 60
         ):
-            return int(tok.text), i + 1
+            return int(tok.key), i + 1
         got = self.small(i, 59)
         if got is not None and got[0] >= 10:
             return got
@@ -1048,11 +1079,12 @@ class _Scanner:
     def time(self, i: int) -> tuple[Mention, int] | None:
         tok = self.t[i]
         if tok.kind == "word":
-            named = _NOON.get(tok.text) if self.word(i - 1) not in ("-", "l'apres", "apres") else None
-            named = named or _MIDNIGHT.get(tok.text)
+            # "après-midi" is the afternoon, not "midi".
+            noon = tok.key in self.c.noon and self.word(i - 1) not in ("-", "l'apres", "apres")
+            named = "12:00" if noon else "00:00" if tok.key in self.c.midnight else None
             if named is not None:
                 # "midi moins vingt" (11:40), "mediodía y cuarto" (12:15)
-                mins = self.minutes(i + 1) if self.word(i + 1) in ("moins", "menos", "et", "y") else None
+                mins = self.minutes(i + 1) if self.word(i + 1) in self.c.minute_joiners else None
                 if mins is None:
                     return Mention(Value("time", named), tok.start, tok.end), i + 1
                 total = (int(named[:2]) * 60 + mins[0]) % (24 * 60)
@@ -1061,7 +1093,7 @@ class _Scanner:
             got = self.relative_time(i)
             if got is not None:
                 return got
-        cue = self.phrase(i, ((w, "cue") for w in _TIME_CUE))
+        cue = self.phrase(i, self.lex.time_cues)
         start = i
         if cue is not None:
             i = cue[1]
@@ -1072,7 +1104,7 @@ class _Scanner:
         minute = 0
         marked = False
         if tok.kind == "clock":
-            parts = tok.text.split(":")
+            parts = tok.key.split(":")
             hour, minute = int(parts[0]), int(parts[1])
             if hour > 24 or minute > 59:
                 return None
@@ -1081,19 +1113,19 @@ class _Scanner:
         else:
             hour_got = self.small(i, 24)
             if hour_got is None:
-                dotted = re.fullmatch(r"(\d{1,2})[.,](\d{2})", tok.text) if tok.kind == "num" else None
+                dotted = re.fullmatch(r"(\d{1,2})[.,](\d{2})", tok.key) if tok.kind == "num" else None
                 if not dotted:
                     return None
                 hour, minute = int(dotted.group(1)), int(dotted.group(2))
                 j = i + 1
                 # "7.30" is a time only with a mark after it ("7.30 pm", "19.30 Uhr").
-                if self.phrase(j, ((w, "") for w in _HOUR_MARK)) is None and self.phrase(j, _DAYPART) is None:
+                if self.phrase(j, self.lex.hour_marks) is None and self.phrase(j, self.lex.dayparts) is None:
                     return None
                 if hour > 24 or minute > 59:
                     return None
             else:
                 hour, j = hour_got
-        mark = self.phrase(j, ((w, "") for w in _HOUR_MARK))
+        mark = self.phrase(j, self.lex.hour_marks)
         if mark is not None:
             marked = True
             j = mark[1]
@@ -1105,16 +1137,18 @@ class _Scanner:
                 # "seven thirty" is a time only with a part of the day or a cue after/before it.
                 mins_end = mins[1]
                 if (
-                    self.phrase(mins_end, _DAYPART) is not None
-                    or self.phrase(mins_end, ((w, "") for w in _HOUR_MARK))
+                    self.phrase(mins_end, self.lex.dayparts) is not None
+                    or self.phrase(mins_end, self.lex.hour_marks)
                     or cue
-                    or (self.word(j) in ("y", "et", "menos", "moins") and tok.kind == "word")
+                    or (self.word(j) in self.c.minute_joiners and tok.kind == "word")
                 ):  # "diez y cuarto", "huit et demie": a time, whatever stands around it
                     minute, j = mins
                     marked = True
         if minute < 0:
             hour, minute = (hour - 1) % 24, 60 + minute
-        part = self.phrase(j, _DAYPART)
+        part = self.phrase(j, self.lex.dayparts)
+        if part is not None and not self.same_language(tok, j, part[1]):
+            part = None  # "vier am Samstag": German "am", not a.m. after a German number
         if part is not None:
             if part[0] in ("am", "pm") and not 1 <= hour <= 12:
                 return None
@@ -1125,12 +1159,12 @@ class _Scanner:
                 return None
             nxt = self.t[j] if j < len(self.t) else None
             if nxt is not None and (
-                nxt.text in _NOT_TIME_AFTER or nxt.text in _CURRENCY_WORDS or nxt.kind in ("num",)
+                nxt.key in self.c.not_time_after or nxt.key in self.c.currency_words or nxt.kind in ("num",)
             ):
                 return None
-            if nxt is not None and nxt.text in _CURRENCY_SYMBOLS:
+            if nxt is not None and nxt.key in _CURRENCY_SYMBOLS:
                 return None
-            if tok.kind == "num" and not tok.text.isdigit():
+            if tok.kind == "num" and not tok.key.isdigit():
                 return None
         if hour == 24:
             hour = 0
@@ -1143,7 +1177,7 @@ class _Scanner:
                 hour = 0
             elif meaning == "night" and 5 <= hour < 12:
                 hour += 12
-        elif tok.kind == "clock" and tok.text.startswith("0"):
+        elif tok.kind == "clock" and tok.key.startswith("0"):
             pass  # "07:30" is written on a 24-hour clock: the morning
         elif 1 <= hour < 12:
             also.add(f"{hour + 12:02d}:{minute:02d}")
@@ -1154,34 +1188,22 @@ class _Scanner:
 
     def relative_time(self, i: int) -> tuple[Mention, int] | None:
         """ "half past seven", "quarter to eight", "ten to seven", "half eight", "halb acht"."""
-        forms: list[tuple[tuple[str, ...], int]] = [
-            (("half", "past"), 30), (("quarter", "past"), 15), (("quarter", "to"), -15),
-            (("quarter", "after"), 15), (("quarter", "of"), -15), (("viertel", "nach"), 15),
-            (("viertel", "vor"), -15), (("halb",), -30), (("dreiviertel",), -15),
-        ]  # fmt: skip
-        if self.lex.lang in (None, "de"):
-            # "zwanzig nach vier", "zehn vor neun"
-            minutes = self.small(i, 29)
-            if minutes is not None and minutes[0] in (5, 10, 20, 25) and self.t[i].kind == "word":
-                for link, sign in (("nach", 1), ("vor", -1)):
-                    if self.word(minutes[1]) == link:
-                        words = tuple(self.word(k) for k in range(i, minutes[1] + 1))
-                        forms.append((words, sign * minutes[0]))
-        if self.lex.lang in (None, "en"):
-            forms.append((("half",), 30))  # British "half eight" is 8:30
-            # "ten to seven", "twenty five past eight"; "from ten to seven" is a range.
-            minutes = self.small(i, 29)
-            if (
-                minutes is not None
-                and minutes[0] in (5, 10, 20, 25)
-                and self.t[i].kind == "word"
-                and self.word(i - 1) not in ("from", "between", "-")
-            ):
-                for link, sign in (("to", -1), ("past", 1), ("after", 1), ("till", -1)):
-                    if self.word(minutes[1]) == link:
-                        words = tuple(self.word(k) for k in range(i, minutes[1] + 1))
-                        forms.append((words, sign * minutes[0]))
-        for words, offset in forms:
+        # Fixed forms ("half past", "halb", British "half eight"), then minutes and a link word
+        # ("ten to seven", "zwanzig nach vier"); "from ten to seven" is a range.
+        forms: list[tuple[tuple[str, ...], int, bool]] = [(w, o, True) for w, o in self.lex.clock_phrases]
+        minutes = self.small(i, 29)
+        if (
+            minutes is not None
+            and minutes[0] in (5, 10, 20, 25)
+            and self.t[i].kind == "word"
+            and self.word(i - 1) not in self.c.range_words
+            and self.word(i - 1) != "-"
+        ):
+            sign = self.lex.clock_links.get(self.word(minutes[1]))
+            if sign is not None:
+                words = tuple(self.word(k) for k in range(i, minutes[1] + 1))
+                forms.append((words, sign * minutes[0], False))
+        for words, offset, fixed in forms:
             j = i
             for w in words:
                 if self.word(j) != w:
@@ -1193,19 +1215,19 @@ class _Scanner:
                     continue
                 hour, j = got
                 after = self.word(j)
-                if after in _NOT_TIME_AFTER or after in _CURRENCY_WORDS or after in ("hours", "hour"):
-                    continue  # "half eight hours", "ten to seven people": not a time
                 if (
-                    words[0] not in ("half", "quarter", "viertel", "halb", "dreiviertel")
-                    and self.word(i - 1) not in _TIME_LEADS
-                    and not self.day_ends(j)
+                    after in self.c.not_time_after
+                    or after in self.c.currency_words
+                    or after in self.c.durations
                 ):
+                    continue  # "half eight hours", "ten to seven people": not a time
+                if not fixed and self.word(i - 1) not in self.c.time_leads and not self.day_ends(j):
                     continue  # "ten to twelve bags" is a count; "at ten to seven" is a time
                 total = hour * 60 + offset
                 if total < 0:
                     total += 12 * 60
                 h, m = divmod(total, 60)
-                part = self.phrase(j, _DAYPART)
+                part = self.phrase(j, self.lex.dayparts)
                 also: set[str] = set()
                 if part is not None:
                     j = part[1]
@@ -1223,92 +1245,108 @@ class _Scanner:
         if i >= len(self.t):
             return None
         tok = self.t[i]
-        if tok.kind == "word" and tok.text in _EN_ORDINALS:
-            return _EN_ORDINALS[tok.text], i + 1
-        if tok.kind == "word" and tok.text in ("twenty", "thirty") and self.word(i + 1) in _EN_ORDINALS:
-            return (20 if tok.text == "twenty" else 30) + _EN_ORDINALS[self.word(i + 1)], i + 2
-        if tok.kind == "word" and self.lex.lang in (None, "de") and self.word(i + 1) in _MONTHS["de"]:
-            ordinal = _german_ordinal(tok.text)  # "sechzehnter Mai", "am sechzehnten Mai"
+        ordinals = self.c.ordinals
+        if tok.kind == "word" and tok.key in ordinals:
+            return ordinals[tok.key], i + 1
+        if tok.kind == "word" and tok.key in self.c.tens_twenty_thirty and self.word(i + 1) in ordinals:
+            return self.c.tens_twenty_thirty[tok.key] + ordinals[self.word(i + 1)], i + 2
+        if tok.kind == "word" and self.word(i + 1) in self.lex.inflected_months:
+            ordinal = _inflected_ordinal(tok.key)  # "sechzehnter Mai", "am sechzehnten Mai"
             if ordinal is not None:
                 return ordinal, i + 1
         got = self.small(i, 31)
         if got is None or got[0] == 0:
             return None
         day, j = got
-        if j < len(self.t) and self.t[j].start == self.t[j - 1].end and self.word(j) in _ORDINAL_SUFFIX:
+        if (
+            j < len(self.t)
+            and self.t[j].start == self.t[j - 1].end
+            and self.word(j) in self.c.ordinal_suffixes
+        ):
             j += 1
         return day, j
 
     def year(self, i: int) -> tuple[int, int] | None:
-        j = i + 1 if self.word(i) in (",", "de", "del") else i
-        if j < len(self.t) and self.t[j].kind == "num" and re.fullmatch(r"(19|20)\d\d", self.t[j].text):
-            return int(self.t[j].text), j + 1
+        j = i + 1 if self.word(i) == "," or self.word(i) in self.c.year_leads else i
+        if j < len(self.t) and self.t[j].kind == "num" and re.fullmatch(r"(19|20)\d\d", self.t[j].key):
+            return int(self.t[j].key), j + 1
         return None
 
     def date(self, i: int) -> tuple[Mention, int] | None:
         tok = self.t[i]
         if tok.kind in ("iso", "dmy"):
-            parts = [int(p) for p in re.split(r"[-.]", tok.text)]
+            parts = [int(p) for p in re.split(r"[-.]", tok.key)]
             y, m, d = parts if tok.kind == "iso" else (parts[2], parts[1], parts[0])
             if not (1 <= m <= 12 and 1 <= d <= 31):
                 return None
             return Mention(Value("date", f"{y:04d}-{m:02d}-{d:02d}"), tok.start, tok.end), i + 1
         months = self.lex.months
         # month first: "march 4", "march the 4th", "march fourth, 2026"
-        if tok.kind == "word" and tok.text in months:
+        if tok.kind == "word" and tok.key in months:
             j = i + 1
             if self.word(j) == ".":
                 j += 1
-            if self.word(j) == "the":
+            if self.word(j) in self.c.ordinal_leads:
                 j += 1
             got = self.day_of_month(j)
             if got is not None:
                 day, j = got
-                return self.finish_date(i, j, months[tok.text], day)
+                return self.finish_date(i, j, months[tok.key], day)
             return None
         # day first: "4 march", "the 4th of march", "4 de marzo", "4. märz", "le 4 mars"
-        j = i + 1 if self.word(i) in ("the", "le", "el", "am", "den") else i
+        j = i + 1 if self.word(i) in self.c.day_leads else i
         got = self.day_of_month(j)
         if got is None:
             return self.day_alone(i)
         day, j = got
-        if self.word(j) in ("of", "de", "."):
+        if self.word(j) in self.c.of_words or self.word(j) == ".":
             j += 1
         month_word = self.word(j)
         if month_word not in months:
             return self.day_alone(i)
+        if self.ordinal_at(j + 1):
+            return None  # "3 march 10th": a count, then the date March 10th
         return self.finish_date(i, j + 1, months[month_word], day)
+
+    def ordinal_at(self, i: int) -> bool:
+        """Whether an ordinal day stands at ``i`` ("10th", "tenth")."""
+        if i >= len(self.t):
+            return False
+        if self.t[i].kind == "word" and self.t[i].key in self.c.ordinals:
+            return True
+        got = self.day_of_month(i)
+        return got is not None and got[1] > i + 1 and self.word(got[1] - 1) in self.c.ordinal_suffixes
 
     def day_alone(self, i: int) -> tuple[Mention, int] | None:
         """A day of the month without a month: "the 16th", "on the first", "el dieciséis"."""
-        lead = self.word(i) if self.word(i) in _DAY_LEADS else ""
+        lead = self.word(i) if self.word(i) in self.c.day_leads else ""
         j = i + 1 if lead else i
         if j >= len(self.t):
             return None
         tok = self.t[j]
         got: tuple[int, int] | None = None
         after_day = not lead and self.word(i - 1) in self.lex.weekdays
-        if after_day and self.lex.lang in ("es", "fr") and tok.kind in ("word", "num"):
+        if after_day and self.lex.day_after_weekday and tok.kind in ("word", "num"):
             got = self.small(j, 31)  # "el jueves dieciséis", "mardi 8"
         elif tok.kind == "num":
             day = self.day_of_month(j)
             suffixed = day is not None and day[1] > j + 1
             dotted = (
                 day is not None
-                and lead in _DAY_LEADS_DE
+                and lead in self.c.inflected_leads
                 and self.word(j + 1) == "."
                 and self.t[j + 1].start == tok.end
             )
-            if day is not None and (suffixed or dotted or lead in _DAY_LEADS_CARDINAL):
+            if day is not None and (suffixed or dotted or lead in self.c.cardinal_leads):
                 got = (day[0], day[1] + 1) if dotted else day
-        elif lead == "the" or lead in _DAY_LEADS_CARDINAL:
-            tens = tok.text in ("twenty", "thirty") and self.word(j + 1) in _EN_ORDINALS
-            if tok.text in _EN_ORDINALS or tens:
+        elif lead in self.c.ordinal_leads or lead in self.c.cardinal_leads:
+            tens = tok.key in self.c.tens_twenty_thirty and self.word(j + 1) in self.c.ordinals
+            if tok.key in self.c.ordinals or tens:
                 got = self.day_of_month(j)
-            elif lead in _DAY_LEADS_CARDINAL and self.lex.lang in (None, "es", "fr"):
+            elif lead in self.c.cardinal_leads and self.lex.cardinal_days:
                 got = self.small(j, 31)
-        elif lead in _DAY_LEADS_DE and self.lex.lang in (None, "de") and tok.kind == "word":
-            ordinal = _german_ordinal(tok.text)
+        elif lead in self.c.inflected_leads and self.lex.inflected_days and tok.kind == "word":
+            ordinal = _inflected_ordinal(tok.key)
             got = (ordinal, j + 1) if ordinal is not None else None
         if got is None or not 1 <= got[0] <= 31 or not self.day_ends(got[1]):
             return None
@@ -1323,11 +1361,11 @@ class _Scanner:
             return True
         tok = self.t[k]
         if tok.kind == "sym":
-            return tok.text in (",", ".", "!", "?", ";", ":", "'s")
+            return tok.key in (",", ".", "!", "?", ";", ":", "'s")
         if tok.kind == "word":
-            if tok.text in _OF:
-                return self.word(k + 1) in _OF_MONTH  # "of each month", not "el dos de los tres"
-            return tok.text in _DAY_FOLLOWERS or self.phrase(k, _DAYPART) is not None
+            if tok.key in self.c.of_words:
+                return self.word(k + 1) in self.c.of_month  # "of each month", not "el dos de los tres"
+            return tok.key in self.c.day_followers or self.phrase(k, self.lex.dayparts) is not None
         return tok.kind == "clock"
 
     def finish_date(self, i: int, j: int, month: int, day: int) -> tuple[Mention, int]:
@@ -1345,12 +1383,27 @@ class _Scanner:
         tok = self.t[i]
         if tok.kind != "ident":
             return None
-        return Mention(Value("ident", _ident_key(tok.text)), tok.start, tok.end), i + 1
+        return Mention(Value("ident", _ident_key(tok.key)), tok.start, tok.end), i + 1
+
+
+_WEEKDAY_KEYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def _is_iso(key: str) -> bool:
+    return len(key) == 10 and key[4] == "-" and key[:4].isdigit()
+
+
+def _coming(today: date, weekday: str, *, strictly: bool) -> date:
+    """The first ``weekday`` ("mon".."sun") on or after ``today`` (after it when ``strictly``)."""
+    ahead = (_WEEKDAY_KEYS.index(weekday) - today.weekday()) % 7
+    if ahead == 0 and strictly:
+        ahead = 7
+    return today + timedelta(days=ahead)
 
 
 def _ident_key(token: str) -> str:
     """Casefolded, a separator where letters meet digits dropped: "A-1001" -> "a1001"."""
-    folded = _fold(token)
+    folded = fold(token)
     return re.sub(r"(?<=[^\W\d_])[-_ ](?=\d)|(?<=\d)[-_ ](?=[^\W\d_])", "", folded)
 
 
@@ -1360,30 +1413,29 @@ def _ident_key(token: str) -> str:
 
 
 def _norm_lang(lang: str | None) -> str | None:
-    if lang is None:
-        return None
-    code = lang.lower().split("-")[0].split("_")[0]
-    return code if code in _LANGS else None
+    return lang_data.code_of(lang)
 
 
 @lru_cache(maxsize=4096)
-def _scan(text: str, lang: str | None) -> tuple[Mention, ...]:
-    tokens = _tokenise(text)
-    return tuple(_Scanner(tokens, _lexicon(lang), text).scan())
+def _scan(text: str, lang: str | None, today: date | None = None) -> tuple[Mention, ...]:
+    return tuple(_Scanner(_tokenise(text), _lexicon(lang), text, today).scan())
 
 
-def find_mentions(text: str, lang: str | None = None) -> list[Mention]:
+def find_mentions(text: str, lang: str | None = None, *, today: date | None = None) -> list[Mention]:
     """Every value the text mentions, with where it is and its other readings.
 
-    ``lang`` is "en", "es", "fr" or "de" (a region suffix such as "es-MX" is ignored); None or an
-    unknown code reads all four. Never raises on odd text: what is not understood is not found.
+    ``lang`` is a language code ("en", "es", "fr", "de"; a region suffix such as "es-MX" is
+    ignored); None or an unknown code reads every language. ``today`` is the call's date: with
+    it, "today", "tomorrow", "next Tuesday" and "mardi prochain" are the dates they name, and a
+    weekday alone is also the coming one; without it they are not values. Never raises on odd
+    text: what is not understood is not found.
     """
-    return list(_scan(text, _norm_lang(lang)))
+    return list(_scan(text, _norm_lang(lang), today))
 
 
-def find_values(text: str, lang: str | None = None) -> list[Value]:
-    """Every value a sentence mentions, normalised, in order (lang None: all four languages)."""
-    return [m.value for m in _scan(text, _norm_lang(lang))]
+def find_values(text: str, lang: str | None = None, *, today: date | None = None) -> list[Value]:
+    """Every value a sentence mentions, normalised, in order (lang None: every language)."""
+    return [m.value for m in _scan(text, _norm_lang(lang), today)]
 
 
 _NON_FINITE = re.compile(r"[+-]?(nan|inf|infinity)", re.IGNORECASE)
@@ -1422,7 +1474,7 @@ def normalise(value: object, lang: str | None = None) -> Value:
         raise ValueError(f"expected a finite number, got {value!r}")
     if _LEADING_ZERO.fullmatch(text):
         return Value("ident", text)
-    day = _lexicon(None).weekdays.get(_fold(text).rstrip("."))
+    day = _lexicon(None).weekdays.get(fold(text).rstrip("."))
     if day is not None:
         return Value("weekday", day)  # "sun" alone is the day, though "the sun" is not
     found = _scan(text, _norm_lang(lang))
@@ -1433,7 +1485,7 @@ def normalise(value: object, lang: str | None = None) -> Value:
             return only.value
     if _IDENT_SHAPED.fullmatch(text):
         return Value("ident", _ident_key(text))
-    return Value("text", _fold(text))
+    return Value("text", fold(text))
 
 
 def is_finite_number(value: object) -> bool:
@@ -1473,25 +1525,30 @@ def _pattern(value: Value) -> re.Pattern[str]:
                 out += r"[-_ ]?"
             out += re.escape(piece)
         return re.compile(rf"(?<![\w-]){out}(?![-_/]?\w)")
-    words = [re.escape(w) for w in value.key.split()]
-    return re.compile(r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)")
+    # A comma between the words is no other value: "Washington, D.C." is "Washington D.C.".
+    words = [re.escape(w.strip(",")) for w in value.key.split() if w.strip(",")]
+    return re.compile(r"(?<!\w)" + r"\s*,?\s+".join(words) + r"(?!\w)")
 
 
-def locate(text: str, value: object, lang: str | None = None) -> list[tuple[int, int]]:
+def locate(
+    text: str, value: object, lang: str | None = None, *, today: date | None = None
+) -> list[tuple[int, int]]:
     """Where the text carries ``value`` as a value: the (start, end) of each mention.
 
-    Raises what :func:`normalise` raises for ``value``.
+    ``today`` reads relative dates as :func:`find_mentions` does. Raises what :func:`normalise`
+    raises for ``value``.
     """
     target = normalise(value, lang)
     if target.kind in ("ident", "text"):
         if not target.key:
             return []
-        folded = _fold(text)
-        return [m.span() for m in _pattern(target).finditer(folded)]
-    return [(m.start, m.end) for m in _scan(text, _norm_lang(lang)) if m.means(target)]
+        folded, where = fold_with_positions(text)
+        spans = [m.span() for m in _pattern(target).finditer(folded)]
+        return spans if where is None else [(where[a], where[b]) for a, b in spans]
+    return [(m.start, m.end) for m in _scan(text, _norm_lang(lang), today) if m.means(target)]
 
 
-def mentions(text: str, value: object, lang: str | None = None) -> bool:
+def mentions(text: str, value: object, lang: str | None = None, *, today: date | None = None) -> bool:
     """Whether the text carries this value as a value.
 
     1500 is in "$1,500.00", "1500 dollars", "fifteen hundred", "1.5k", "1 500", "mil quinientos",
@@ -1499,8 +1556,9 @@ def mentions(text: str, value: object, lang: str | None = None) -> bool:
     "Thurs", "jueves", "jeudi", "Donnerstag". "19:00", "7pm", "7 p.m.", "seven in the evening",
     "19 h" and "19 Uhr" are one time. Identifiers are exact tokens, case-insensitive, with a
     separator tolerated only where letters meet digits ("A-1001" is in "a1001" and "a 1001",
-    never in "A-10011"). Text values match as casefolded whole words.
+    never in "A-10011"). Text values match as casefolded whole words. With ``today`` (the call's
+    date), 2019-03-02 is in "tomorrow" on 2019-03-01.
 
     Raises what :func:`normalise` raises for ``value`` (ValueError for NaN, infinities, bool).
     """
-    return bool(locate(text, value, lang))
+    return bool(locate(text, value, lang, today=today))

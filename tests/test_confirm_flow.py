@@ -10,17 +10,21 @@ change and an invoice payment), so the checks do not lean on the demo's.
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from livekit.agents import Agent, AgentSession
+from livekit.agents.voice.io import AudioOutput, AudioOutputCapabilities
 
 import gate
 from gate import Action, Caller, Executed, StaleState, State, gated_tool
+from gate.confirm.transcript import plays_transcript
 from gate.testing.contextdb import CloudDouble
 from gate.testing.llm import ScriptedLLM, Step, call, say
 from tests.conftest import cloud_engine, receipts_by_decision
@@ -522,3 +526,194 @@ async def test_an_overlong_evidence_query_is_never_sent(local_gate: gate.Gate, b
     (d,) = local_gate.ledger.decisions()
     assert (d.outcome, d.rule) == ("abstain", "evidence.query_too_long")
     assert "2000" in d.trace_json and d.service_decision_id is None
+
+
+# -- a yes with a side question -------------------------------------------------------------------
+
+
+async def test_a_yes_with_a_question_for_information_runs_and_hands_the_question_on(
+    local_gate: gate.Gate, bank: Bank
+) -> None:
+    async with Call(local_gate) as c:
+        await c.turn(
+            "A table Friday at 7pm.",
+            call("book_table", day="Friday", time="19:00"),
+            say("Shall I book a table for Friday at 7 pm?"),
+        )
+        ((out, err),) = await c.turn(
+            "Yes that's right. Is there parking close by?", confirm(), say("Booked.")
+        )
+    assert not err
+    assert out.startswith("Booked Friday 19:00.")
+    assert "The caller also asked: 'Is there parking close by?'. Answer their question." in out
+    assert bank.tables == {"Friday 19:00": "pat"}
+    # The model that answers next is given both: what was done, and the caller's question.
+    shown = c.llm.seen[-1].items[-1]
+    assert "Is there parking close by?" in str(getattr(shown, "output", ""))
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "yes, is that refundable if I change my mind?",
+        "ok but is there a fee for the transfer?",
+        "yes, does it include the bank charges?",
+    ],
+)
+async def test_a_yes_with_a_question_about_the_terms_holds_until_answered(
+    local_gate: gate.Gate, bank: Bank, answer: str
+) -> None:
+    async with Call(local_gate) as c:
+        await ask_transfer(c)
+        ((out, err),) = await c.turn(answer, confirm(), say("Let me check."))
+        assert err and "nothing was done" in out
+        assert "Answer their question, then ask again: 'Shall I transfer 900 dollars to account X-77?'" in out
+        assert bank.transfers == []
+        assert local_gate.ledger.live_confirmation(c.bound.id) is not None
+        await c.turn("Sure.", say("There is no fee. Shall I transfer 900 dollars to account X-77?"))
+        outs = await c.turn("Yes please.", confirm(), say("Done."))
+    assert outs == [("Transferred 900 to X-77.", False)]
+
+
+async def test_a_restated_detail_said_the_other_way_round_declines(local_gate: gate.Gate, bank: Bank) -> None:
+    async with Call(local_gate) as c:
+        await c.turn(
+            "A new filter please.",
+            call("order_part", part="filter F-20", express=False),
+            say("I'll order the filter F-20 without express delivery. Shall I?"),
+        )
+        ((out, err),) = await c.turn("I do want express delivery", confirm(), say("Sorry."))
+    assert err and "wants something different" in out
+    assert bank.plans == []
+    assert local_gate.ledger.live_confirmation(c.bound.id) is None
+
+
+async def test_a_pending_flag_said_the_other_way_round_declines(local_gate: gate.Gate, bank: Bank) -> None:
+    # The question never says "express": the flag's own name is what the caller says back.
+    async with Call(local_gate) as c:
+        await c.turn(
+            "A new filter please.",
+            call("order_part", part="filter F-20", express=False),
+            say("Shall I order the filter F-20?"),
+        )
+        ((out, err),) = await c.turn("yes by express please", confirm(), say("Sorry."))
+    assert err and "wants something different" in out
+    assert bank.plans == []
+
+
+async def test_the_trace_keeps_the_answer_and_the_question_apart_from_the_rule(
+    local_gate: gate.Gate, bank: Bank
+) -> None:
+    async with Call(local_gate) as c:
+        await ask_transfer(c)
+        await c.turn("Yep, go for it.", confirm(), say("Done."))
+    acted = local_gate.ledger.decisions()[-1]
+    notes = {n["rule"]: n for n in json.loads(acted.trace_json)}
+    assert notes["confirmation.answer"] == {
+        "rule": "confirmation.answer",
+        "outcome": "act",
+        "detail": "yes (answer.yes)",
+        "words": "Yep, go for it.",
+    }
+    assert notes["confirmation.heard"]["words"] == "Shall I transfer 900 dollars to account X-77?"
+    assert "900" not in notes["confirmation.heard"]["detail"]
+
+
+# -- the call's clock ----------------------------------------------------------------------------
+
+
+async def test_a_question_that_says_tomorrow_is_heard_for_tomorrow_s_date(home: Path, bank: Bank) -> None:
+    now = datetime(2026, 5, 13, 9, 30, tzinfo=UTC)  # a Wednesday
+    g = gate.Gate(make_tools(bank), policies=POLICIES, clock=lambda: now)
+    await g.warm()
+    try:
+        async with Call(g) as c:
+            await c.turn(
+                "Cancel tomorrow's visit.",
+                call("cancel_visit", day="2026-05-14"),
+                say("Shall I cancel your visit tomorrow?"),
+            )
+            outs = await c.turn("yes please", confirm(), say("Done."))
+            assert outs == [("Cancelled 2026-05-14.", False)]
+            await c.turn(
+                "And the one after.",
+                call("cancel_visit", day="2026-05-20"),
+                say("Shall I cancel your visit on Thursday?"),  # the 14th, not the 20th
+            )
+            ((out, err),) = await c.turn("yes", confirm(), say("Sorry."))
+            assert err and "not to the pending question" in out
+    finally:
+        await g.aclose()
+    assert bank.cancelled == ["2026-05-14"]
+
+
+# -- barge-in --------------------------------------------------------------------------------
+
+
+async def _spoken(text: str, delay: float) -> AsyncIterator[str]:
+    for word in text.split(" "):
+        yield word + " "
+        await asyncio.sleep(delay)
+
+
+async def _put_and_cut(c: Call, question: str, *, after_words: int) -> None:
+    """The agent speaks ``question`` word by word; the caller cuts in after ``after_words`` words."""
+    handle = c.session.say(_spoken(question, 0.05))
+    await asyncio.sleep(0.05 * after_words - 0.02)
+    handle.interrupt()
+    await handle
+
+
+async def test_a_yes_that_cut_the_question_off_before_its_values_confirms_nothing(
+    local_gate: gate.Gate, bank: Bank
+) -> None:
+    async with Call(local_gate) as c:
+        await c.turn(
+            "Send 900 to X-77.", call("transfer_funds", amount=900, to_account="X-77"), say("One moment.")
+        )
+        await _put_and_cut(c, "Shall I transfer 900 dollars to account X-77?", after_words=4)
+        heard = [m for m in c.session.history.items if getattr(m, "role", "") == "assistant"][-1]
+        assert heard.interrupted and "X-77" not in (heard.text_content or "")  # what LiveKit kept
+        ((out, err),) = await c.turn("yes", confirm(), say("Sorry."))
+        assert err and "interrupted it before hearing: to_account" in out
+        assert bank.transfers == []
+        assert local_gate.ledger.live_confirmation(c.bound.id) is not None
+        # Cut off after every value was played, the question was heard.
+        await _put_and_cut(
+            c, "So: 900 dollars to account X-77, shall I go ahead and send it now?", after_words=6
+        )
+        outs = await c.turn("yes", confirm(), say("Done."))
+    assert outs == [("Transferred 900 to X-77.", False)]
+
+
+class _PlainAudio(AudioOutput):
+    """An audio output with no transcript synchronizer (a host's own): it keeps no played text."""
+
+    def __init__(self) -> None:
+        super().__init__(label="plain", capabilities=AudioOutputCapabilities(pause=False))
+
+    async def capture_frame(self, frame: Any) -> None:
+        return None
+
+    def flush(self) -> None:
+        return None
+
+    def clear_buffer(self) -> None:
+        return None
+
+
+async def test_without_a_transcript_synchronizer_an_interrupted_question_counts_for_nothing(
+    local_gate: gate.Gate, bank: Bank
+) -> None:
+    async with Call(local_gate) as c:
+        await c.turn(
+            "Send 900 to X-77.", call("transfer_funds", amount=900, to_account="X-77"), say("One moment.")
+        )
+        await _put_and_cut(c, "Shall I transfer 900 dollars to account X-77? Go ahead?", after_words=9)
+        c.session.output.audio = _PlainAudio()
+        assert not plays_transcript(c.session)
+        ((out, err),) = await c.turn("yes", confirm(), say("Sorry."))
+        c.session.output.audio = None
+        assert err and "what they heard of it is unknown" in out
+    assert bank.transfers == []
+    assert plays_transcript(c.session)

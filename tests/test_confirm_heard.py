@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
+from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from gate.confirm import Heard, question_heard
 
@@ -113,3 +117,41 @@ def test_values_that_cannot_be_values_are_never_heard() -> None:
 
 def test_nothing_pending_is_heard_by_any_message() -> None:
     assert question_heard("anything at all", {}).ok
+
+
+def _heard_corpus() -> list[tuple[str, dict[str, Any]]]:
+    out: list[tuple[str, dict[str, Any]]] = []
+    for path in sorted((Path(__file__).parent / "lang").glob("*/heard.yaml")):
+        out += [(path.parent.name, entry) for entry in yaml.safe_load(path.read_text())]
+    return out
+
+
+HEARD = _heard_corpus()
+
+
+@pytest.mark.parametrize(
+    ("lang", "entry"), HEARD, ids=[f"{lang}-{e['class']}-{k}" for k, (lang, e) in enumerate(HEARD)]
+)
+def test_each_language_s_questions_are_heard_as_labelled(lang: str, entry: dict[str, Any]) -> None:
+    today = date.fromisoformat(entry["today"]) if entry.get("today") else None
+    heard = question_heard(entry["agent"], entry["pending"], lang=lang, today=today)
+    assert heard.ok is entry["heard"], heard.reason
+
+
+def test_every_language_has_heard_questions_of_each_class() -> None:
+    for cls in ("closing_question", "relative_date"):
+        assert {lang for lang, e in HEARD if e["class"] == cls} == {"en", "es", "fr", "de"}, cls
+
+
+@pytest.mark.parametrize(
+    ("agent", "ok"),
+    [
+        ("Shall I book the dentist for next Tuesday at 9?", True),  # the Tuesday after today
+        ("Shall I book the dentist for Tuesday at 9?", True),  # the coming Tuesday
+        ("Shall I book the dentist for this Tuesday at 9?", True),
+        ("Shall I book the dentist for the day after tomorrow at 9?", False),  # Friday
+    ],
+)
+def test_weekdays_said_relative_to_today_are_the_dates_they_name(agent: str, ok: bool) -> None:
+    today = date(2026, 5, 13)  # a Wednesday
+    assert question_heard(agent, {"date": "2026-05-19", "time": "09:00"}, today=today).ok is ok

@@ -295,3 +295,21 @@ def test_a_value_before_an_apostrophe_s() -> None:
     assert find_values("a hundred and eighty five's fine", "en") == [Value("number", "185")]
     assert find_values("the third's fine", "en") == [Value("date", "---03")]
     assert find_values("thirty quid's fine", "en") == [Value("number", "30")]
+
+
+def test_a_count_before_a_day_and_month_and_a_count_before_its_noun() -> None:
+    # "3 march 10th": three of something, then March 10th; "at 1 room": a count, not 1 o'clock.
+    assert [m.value for m in find_mentions("basta 3 march 10th chicago", "en")] == [
+        Value("number", "3"),
+        Value("date", "--03-10"),
+    ]
+    assert [m.value for m in find_mentions("to stay at 1 room for 3 nights", "en")] == [
+        Value("number", "1"),
+        Value("number", "3"),
+    ]
+    assert [m.value for m in find_mentions("on 4 march 2026", "en")] == [Value("date", "2026-03-04")]
+
+
+def test_a_comma_inside_a_text_value() -> None:
+    assert mentions("tickets in Washington, D.C. on Friday", "Washington D.C.")
+    assert mentions("tickets in Washington D.C. on Friday", "Washington, D.C.")

@@ -19,10 +19,13 @@ card number is not spoken, so it is not passed).
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
+from functools import cache
 
+from gate import lang as lang_data
+from gate.lang.text import fold, stem_match, words
 from gate.values import mentions
 
 __all__ = ["Heard", "question_heard"]
@@ -41,54 +44,78 @@ class Heard:
     reason: str = ""
 
 
-# Words of a closing question that only asks for the go-ahead, in the four languages.
-_GO_AHEAD_TEXT = """
-    shall should can may i we go ahead proceed do it that this is right correct okay ok alright all
-    sound sounds good fine confirm you want me to would like with does work works for yes or no
-    please then so just happy agree agreed are sure ready still want that's it's is everything what
-    you'd i'll now your ok
-    procedo confirmo de acuerdo esta bien lo hago le te parece correcto si o no vale quiere quieres
-    que continuo sigo adelante es asi todo bien puedo hacerlo lo la confirma confirmamos
-    je procede confirmez confirmer vous d'accord c'est ca est ce ok on y va continue vous va
-    correct oui ou non bien puis le faire valide valider tout bon convient
-    soll ich das so machen ist richtig korrekt einverstanden passt okay in ordnung darf fortfahren
-    weitermachen ja oder nein es sie wirklich alles bestatigen durchfuhren ausfuhren
-"""
-_GO_AHEAD_WORDS = frozenset(_GO_AHEAD_TEXT.split())
-# Verbs a closing question uses for the action itself ("Should I send it?", "Book it?").
-_ACTION_VERBS_TEXT = """
-    send make book do process submit place cancel put transfer pay change move schedule order
-    refund set update switch start finish complete apply arrange reserve add remove
-    envio envie hago reservo cancelo pago cambio proceso transfiero
-    envoie fais reserve annule paie change traite transfere
-    senden buchen stornieren zahlen andern uberweisen erledigen
-"""
-_ACTION_VERBS = frozenset(_ACTION_VERBS_TEXT.split())
 # A sentence ends at ".", "!" or "?" followed by a space: "49.99" and "A.1" stay whole.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
-def _fold(text: str) -> str:
-    text = text.lower().replace("’", "'")
-    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+@cache
+def _closing_words() -> frozenset[str]:
+    """Words of a closing question that only asks for the go-ahead, and the action's verbs."""
+    families = lang_data.verb_families()
+    verbs = frozenset(v for family in families.values() for v in family)
+    return (
+        lang_data.union_words("go_ahead")
+        | lang_data.union_words("details")
+        | lang_data.union_words("action_verbs")
+        | verbs
+    )
 
 
 def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip(" .!?")]
+    """The sentences of ``text``; a period after an abbreviation ("Dr.", "Ave.") or an initial
+    ("C.", "M.D.") ends none."""
+    out: list[str] = []
+    current = ""
+    for piece in _SENTENCE_END.split(text):
+        current = f"{current} {piece}" if current else piece
+        last = current.rstrip().rsplit(None, 1)[-1] if current.strip() else ""
+        word = fold(last.rstrip(".!?"))
+        initial = len(last.rstrip(".")) == 1 and last[0].isupper()  # "C.", not "19 h."
+        short = initial or word in _abbreviations() or "." in word
+        if last.endswith(".") and short:
+            continue
+        out.append(current)
+        current = ""
+    if current:
+        out.append(current)
+    return [s.strip() for s in out if s.strip(" .!?")]
 
 
-def _words(text: str) -> list[str]:
-    return re.findall(r"[^\W_]+(?:'[^\W_]+)*", _fold(text))
+@cache
+def _abbreviations() -> frozenset[str]:
+    return lang_data.union_words("abbreviations")
 
 
-def _asks_only_to_go_ahead(sentence: str, question_words: frozenset[str]) -> bool:
-    words = _words(sentence)
-    allowed = _GO_AHEAD_WORDS | _ACTION_VERBS | question_words
-    return bool(words) and all(w in allowed for w in words)
+@cache
+def _judgements() -> frozenset[str]:
+    """Words that ask whether the details are right ("correct", "right", "accurate", "details")."""
+    return lang_data.union_words("details") | lang_data.union_words("checks")
+
+
+def _asks_only_to_go_ahead(sentence: str, question_words: frozenset[str], earlier: frozenset[str]) -> bool:
+    """A closing question of go-ahead words, the action's verbs and the gate's own words; or one
+    that asks whether the details just given are right, naming only what was said before it
+    ("Are all the event details correct?")."""
+    said = words(sentence)
+    allowed = _closing_words() | question_words
+    if said and all(_allowed(w, allowed) for w in said):
+        return True
+    judged = any(_allowed(w, _judgements()) for w in said)
+    return bool(said) and judged and all(_allowed(w, allowed | earlier | _judgements()) for w in said)
+
+
+def _allowed(word: str, allowed: frozenset[str]) -> bool:
+    """The word, or a longer form of it ("correctos" for "correcto", "correctly" for "correct")."""
+    return word in allowed or (len(word) >= 6 and stem_match(word, allowed))
 
 
 def question_heard(
-    agent_words: str, pending: Mapping[str, object], *, lang: str | None = None, question: str = ""
+    agent_words: str,
+    pending: Mapping[str, object],
+    *,
+    lang: str | None = None,
+    question: str = "",
+    today: date | None = None,
 ) -> Heard:
     """Whether ``agent_words`` put the pending question: every value in ``pending`` (name ->
     value) said as a value, and no other question asked after the last of them.
@@ -96,6 +123,8 @@ def question_heard(
     ``lang`` narrows how values are read ("en", "es", "fr", "de"); None reads all four.
     ``question``: the gate's own question; a closing question made of its words, go-ahead
     words and a verb for the action ("Should I send it?") is part of the pending question.
+    ``today`` is the call's date: with it "tomorrow", "next Friday" or "Friday" said for a
+    pending date are that date.
     A value that cannot be a value (NaN, infinity, a bool, a list) can never have been heard:
     it is reported missing rather than raised, so a bad argument fails closed.
     An empty ``pending`` is heard by any message, including an empty one.
@@ -104,7 +133,7 @@ def question_heard(
     heard_values: list[object] = []
     for name, value in pending.items():
         try:
-            heard = mentions(agent_words, value, lang)
+            heard = mentions(agent_words, value, lang, today=today)
         except (ValueError, TypeError):
             heard = False
         if heard:
@@ -117,18 +146,19 @@ def question_heard(
         return Heard(ok=True)
     sentences = _sentences(agent_words)
     last = max(
-        (i for i, s in enumerate(sentences) if any(_mentions(s, v, lang) for v in heard_values)),
+        (i for i, s in enumerate(sentences) if any(_mentions(s, v, lang, today) for v in heard_values)),
         default=-1,
     )
-    own = frozenset(_words(question))
+    own = frozenset(words(question))
+    earlier = frozenset(w for sentence in sentences[: last + 1] for w in words(sentence))
     for sentence in sentences[last + 1 :]:
-        if sentence.endswith("?") and not _asks_only_to_go_ahead(sentence, own):
+        if sentence.endswith("?") and not _asks_only_to_go_ahead(sentence, own, earlier):
             return Heard(ok=False, reason=f"another question follows: {sentence[:80]}")
     return Heard(ok=True)
 
 
-def _mentions(sentence: str, value: object, lang: str | None) -> bool:
+def _mentions(sentence: str, value: object, lang: str | None, today: date | None) -> bool:
     try:
-        return mentions(sentence, value, lang)
+        return mentions(sentence, value, lang, today=today)
     except (ValueError, TypeError):
         return False
