@@ -272,7 +272,8 @@ def test_importing_the_package_and_the_session_loads_no_reader() -> None:
     # The reader is imported by gate.confirm.loading, in a thread, on the first confirmation.
     code = (
         "import sys, gate.confirm, gate.session; "
-        "print(sorted(m for m in sys.modules if m.startswith('gate.confirm.') and m != 'gate.confirm.loading'))"
+        "print(sorted(m for m in sys.modules"
+        " if m.startswith('gate.confirm.') and m != 'gate.confirm.loading'))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
