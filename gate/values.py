@@ -865,8 +865,7 @@ class _Scanner:
     def french_cent(self, j: int) -> bool:
         """Whether "cent" at j is French (a number word next to it), not "fifty cents"."""
         before, after = self.word(j - 1), self.word(j + 1)
-        if before:
-            numbers = self.c.vigesimal_numbers
+        numbers = self.c.vigesimal_numbers
         if before:
             return before in numbers and numbers[before][1] not in ("conn", "article")
         return after in numbers

@@ -313,3 +313,9 @@ def test_a_count_before_a_day_and_month_and_a_count_before_its_noun() -> None:
 def test_a_comma_inside_a_text_value() -> None:
     assert mentions("tickets in Washington, D.C. on Friday", "Washington D.C.")
     assert mentions("tickets in Washington D.C. on Friday", "Washington, D.C.")
+
+
+def test_a_french_hundred_that_opens_the_text() -> None:
+    # "cent" with nothing before it is read by the word after it.
+    assert [m.value.key for m in find_mentions("cent vingt euros", "fr")] == ["120"]
+    assert [m.value.key for m in find_mentions("cent euros", "fr")] == ["100"]

@@ -114,6 +114,8 @@ def combined(memories: Sequence[Statement], call: Sequence[Statement]) -> list[S
 
     The caller's turns are also saved to memory as they are said; a memory that
     repeats a turn of this call word for word, from the call's own time, is that turn.
+    A memory written during the call (the gate's record of a request the caller just
+    confirmed) takes its place among the call's turns by its time.
     """
     said = {(s.speaker, " ".join(s.text.split()).casefold()) for s in call}
     start = min((s.at for s in call if s.at is not None), default=None)
@@ -125,4 +127,10 @@ def combined(memories: Sequence[Statement], call: Sequence[Statement]) -> list[S
             and (start is None or m.at is None or m.at >= start - 1.0)
         )
     ]
-    return [*kept, *call]
+    before = [m for m in kept if start is None or m.at is None or m.at < start]
+    out = list(call)
+    for m in (m for m in kept if m not in before):
+        at = m.at or 0.0
+        place = next((i for i, s in enumerate(out) if s.at is not None and s.at > at), len(out))
+        out.insert(place, m)
+    return [*before, *out]

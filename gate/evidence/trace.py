@@ -166,6 +166,7 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
             continue
         if (
             found.status == "requested"
+            and found.rule != "trace.record"  # confirmed: only a plain take-back ends it
             and asked_at is not None
             and i > asked_at
             and _right_after(readings, asked_at, i)
@@ -197,10 +198,12 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
                 found = _ended(r, "withdrawn", "trace.action.withdrawn", "the caller took it back")
                 asked_at = None
             elif (
-                _right_after(readings, asked_at, i)
+                found.rule != "trace.record"
+                and _right_after(readings, asked_at, i)
                 and r.stance in ("value", "other", "question")
                 and not _gives_any(r)
-                and puts_off(s.text)
+                # Agreeing ("that is correct, proceed") puts nothing off unless it says so.
+                and (defers(s.text) if r.agrees else puts_off(s.text))
                 and not states_wish(s.text)
             ):
                 found = _ended(r, "withdrawn", "trace.action.withdrawn", "put off right after it was asked")

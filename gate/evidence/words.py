@@ -91,6 +91,7 @@ BEFORE_NAME = frozenset(
         *("listen", "stream", "show", "schedule", "leave", "head", "heading", "going", "travel", "drive"),
         *("ride", "cab", "taxi", "called", "titled", "film", "movie", "song", "track", "album", "restaurant"),
         *("hotel", "place", "city", "town", "either", "maybe", "perhaps", "then", "so", "ok", "okay", "yes"),
+        *("name", "names", "title", "label"),
         *("yeah", "sure", "great", "good", "like", "think", "guess", "also", "just", "only", "really"),
         *("probably", "definitely", "let's", "lets", "shall", "should", "would", "could", "can", "will"),
         *("en", "à", "a", "de", "para", "pour", "nach", "zu", "in", "bei", "im", "al", "au", "aux"),
