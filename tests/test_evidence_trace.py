@@ -436,3 +436,20 @@ async def test_the_action_said_in_the_callers_language(
         assert out == ["Sent."] and done == ["sent 75 to ACC-3099"]
     else:
         assert done == [] and "Nothing has been done yet" in out[0]
+
+
+@pytest.mark.parametrize("answer", ["That is correct, proceed.", "I'm good with that", "yes that's right go on"])
+async def test_a_yes_that_refers_back_to_the_question_is_not_a_put_off(
+    alice: tuple[Call, list[str]], answer: str
+) -> None:
+    c, done = alice
+    # The caller never names the account: the gate asks, and the caller's answer decides.
+    out = await c.turn(
+        "i need to send fifty dollars to my landlord",
+        call("transfer_money", amount=50, to_account="ACC-77"),
+        say("Send 50 dollars to ACC-77?"),
+    )
+    assert done == [] and out[0].startswith("Send 50 dollars to ACC-77?")
+    out = await c.turn(answer, call(gate.CONFIRM_TOOL), say("Sent."))
+    assert out == ["Sent."] and done == ["sent 50 to ACC-77"]
+    assert (c.last().outcome, c.last().rule) == ("act", "evidence.confirmed")
