@@ -78,6 +78,7 @@ __all__ = [
     "about_someone_else",
     "clause_spans",
     "clauses",
+    "command_verb",
     "conditional",
     "defers",
     "is_question",
@@ -108,7 +109,10 @@ _BOUNDARY = re.compile(
     r"pero|sino|porque|mais|parce que|aber|sondern|weil|denn)\b"
     # A condition is a clause of its own ("... if it doesn't work"), and "please" opens a new
     # request ("i can't afford it anymore please cancel it"); both words stay in the text.
-    r"|(?=\b(?:if|unless|in case|wenn|falls)\b)|(?<=\s)(?=please\s+\w)",
+    r"|(?=\b(?:if|unless|in case|wenn|falls)\b)|(?<=\s)(?=please\s+\w)"
+    # "put me on gold and get rid of the silver one": "and" before a command opens a second one.
+    r"|\band\s+(?=(?:please\s+)?(?:get rid of|cancel|stop|end|book|reserve|remove|drop|add|send|pay|"
+    r"move|change|switch|refund|transfer|ship|deliver|put|take|keep|leave|close|open|upgrade|downgrade)\b)",
     re.IGNORECASE,
 )
 # A fragment that only continues the clause before it ("..., or tuesday").
@@ -502,6 +506,28 @@ _DE_COMMAND = re.compile(
     r"dürfen|müssen|sollen|werden|wissen)\b)\w+en\s+sie\b",
     re.IGNORECASE,
 )
+
+
+def command_verb(text: str) -> str | None:
+    """The verb an English command opens with ("ditch me from gold" -> "ditch"), by its grammar.
+
+    None for the general verbs that say no action of their own ("get", "put", "move").
+    """
+    for clause in clauses(_norm(text)):
+        if _RETRACT.search(clause) or _WITHDRAW.search(clause):
+            continue
+        found = _EN_COMMAND.search(clause)
+        if found is None:
+            continue
+        verb = found.group(1).casefold()
+        if (
+            verb not in _NOT_A_COMMAND
+            and verb not in _NOT_VERB
+            and not verb.endswith(("ly", "ed", "ing", "s"))
+            and not _NARRATIVE.search(clause[found.end(1) :])
+        ):
+            return verb
+    return None
 
 
 def opens_command(text: str) -> bool:
@@ -1053,12 +1079,24 @@ def opposes(text: str, action_words: Iterable[str]) -> bool:
     # "i keep running out of data": keep with a gerund says how often, not what to keep.
     text = re.sub(r"\b(?:keep|keeps|kept|keeping)\s+(?:on\s+)?\w+ing\b", " ", text, flags=re.IGNORECASE)
     for clause in clauses(_norm(text)):
+        if _HANDS_OFF.search(clause) and not any(_stem_in(clause, w) for w in words):
+            return True  # "leave the card balance alone": the opposite of any action on it
         for word in words:
             if _stem_in(clause, word):
                 continue
             if any(_stem_in(clause, o) for o in _OPPOSITES.get(word, ())):
                 return True
     return False
+
+
+# Asking that nothing be done to a thing, whatever the action: the opposite of every one.
+_HANDS_OFF = re.compile(
+    r"\b(?:leave|keep) (?:it|that|them|this|the \w+(?: \w+)?|my \w+(?: \w+)?) "
+    r"(?:alone|as (?:it|they) (?:is|are)|where (?:it|they) (?:is|are)|untouched)\b|"
+    r"\bdon'?t touch\b|\bhands off\b|\bno changes? to\b|"
+    r"\bnothing (?:extra )?(?:should )?(?:goes|go|get|gets|be) (?:on|to|sent|paid|changed)\b",
+    re.IGNORECASE,
+)
 
 
 def _stem_in(clause: str, word: str) -> bool:

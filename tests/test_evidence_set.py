@@ -28,6 +28,8 @@ import gate
 from gate.memory.embedder import MiniLMEmbedder
 
 SET = Path(__file__).parent / "data" / "evidence_set.yaml"
+# Requests in other words than the query's (written without the rules at hand).
+PARAPHRASES = Path(__file__).parent / "data" / "evidence_paraphrases.yaml"
 CLASSES = (
     *("supports_paraphrase", "negates", "same_words_other_matter", "other_amount", "other_entity"),
     *("other_caller", "question", "third_party", "agent_words", "instruction", "retracted"),
@@ -101,8 +103,8 @@ async def write(engine: gate.LocalEngine, partition: str, memory: str | dict[str
     return str(item.id)
 
 
-async def run_set(engine: gate.LocalEngine) -> list[Outcome]:
-    labelled = yaml.safe_load(SET.read_text())
+async def run_set(engine: gate.LocalEngine, path: Path = SET) -> list[Outcome]:
+    labelled = yaml.safe_load(path.read_text())
     tools = labelled["tools"]
     outcomes = []
     for n, case in enumerate(labelled["cases"]):
@@ -147,3 +149,31 @@ async def test_labelled_set_zero_false_supports_and_95_percent_found(engine: gat
     assert not false_supports, f"false supports:\n{report}"
     assert share >= 0.95, f"found {share:.1%} of true supports:\n{report}"
     assert not uncited, f"trusted negations not cited against:\n{report}"
+
+
+async def test_paraphrases_never_act_on_a_no_and_are_measured(engine: gate.LocalEngine) -> None:
+    """The paraphrase set: its figures are the README's; what is asserted is what holds today.
+
+    A trusted no never acts. The only false supports are the known limits of reading words:
+    sarcasm, and two requests in one breath where the other one uses a general verb ("put me
+    on gold and get rid of the silver one"). Found is held at its measured floor.
+    """
+    outcomes = await run_set(engine, PARAPHRASES)
+    assert len(outcomes) >= 250
+    true_supports = [o for o in outcomes if o.case["expect"] == "support"]
+    found = [o for o in true_supports if o.supported]
+    false_supports = [
+        o for o in outcomes if o.case["expect"] != "support" and o.decision.outcome in ("act", "ask")
+    ]
+    negations = [o for o in outcomes if o.case["expect"] == "against"]
+    print(
+        f"\nparaphrase set: {len(outcomes)} pairs, {len(true_supports)} true supports; "
+        f"found {len(found)} ({len(found) / len(true_supports):.1%}); false supports "
+        f"{len(false_supports)}; negations cited against "
+        f"{sum(o.cited_against for o in negations)}/{len(negations)}"
+    )
+    report = "\n".join(o.describe() for o in false_supports)
+    assert not [o for o in negations if o.decision.outcome == "act"], report
+    assert {o.case["class"] for o in false_supports} <= {"sarcasm", "two_requests"}, report
+    assert len(false_supports) <= 3, report
+    assert len(found) >= 31, f"found {len(found)} of {len(true_supports)}"

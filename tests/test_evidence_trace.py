@@ -438,7 +438,9 @@ async def test_the_action_said_in_the_callers_language(
         assert done == [] and "Nothing has been done yet" in out[0]
 
 
-@pytest.mark.parametrize("answer", ["That is correct, proceed.", "I'm good with that", "yes that's right go on"])
+@pytest.mark.parametrize(
+    "answer", ["That is correct, proceed.", "I'm good with that", "yes that's right go on"]
+)
 async def test_a_yes_that_refers_back_to_the_question_is_not_a_put_off(
     alice: tuple[Call, list[str]], answer: str
 ) -> None:

@@ -660,6 +660,12 @@ def judge_span(
         found_role = found_role or "from"  # "get bob hale to send me the 200": the one who acts
     if wanted_role is not None and found_role is not None and found_role != wanted_role:
         return said("trace.value.role")
+    if (
+        wanted_role is None
+        and found_role == "from"
+        and re.match(r"\s+(?:to|into|onto)\s+(?:the\s+|a\s+|an\s+)?[^\W_]", text[end:], re.IGNORECASE)
+    ):
+        return said("trace.value.role")  # "knock me down from platinum to silver": where a change starts
     if spec.kind == "number":
         if re.match(r"(?:st|nd|rd|th)\b", text[end : end + 3], re.IGNORECASE):
             return said("trace.value.ordinal")  # "the 3rd" is a day, not three of anything

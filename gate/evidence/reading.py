@@ -421,6 +421,15 @@ def _denial_in(part: str, request: TraceRequest) -> tuple[bool, frozenset[str]]:
         if spec.kind not in ("bool", "other")
     )
     cue = bool(first) and any(shares_word(first, a.cues) for a in request.arguments)
+    thing = query_thing(request)
+    opening = part.split()[0].casefold() if part.split() else ""
+    if (
+        first
+        and first == opening
+        and thing
+        and (shares_word(first, thing) or shares_word(first.rstrip("s"), thing))
+    ):
+        return True, frozenset()  # "no planes to lisbon for me": a no to the thing itself
     if not (fitting or own_verb or names_value or cue or values_here):
         return False, frozenset()
     if re.search(r"\b(?:until|till|til|before)\b", part) and any(
@@ -584,7 +593,7 @@ def _asks_other(
 ) -> bool:
     """Whether a request clause asks for another action, or for this one on another thing."""
     wanted = action_words(request)
-    verb = asked_verb(part, request)
+    verb = asked_verb(part, request) or utterance.command_verb(part)
     cues = {_stem(c) for a in request.arguments for c in a.cues}
     if (
         verb is not None
