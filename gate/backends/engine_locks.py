@@ -80,3 +80,4 @@ async def retrying(db: Any, op: Callable[[], Awaitable[T]], *, what: str = "writ
             await asyncio.sleep(pause)
             pause *= 2
     raise AssertionError("unreachable")  # pragma: no cover
+
