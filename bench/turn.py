@@ -47,6 +47,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 VARIANTS = ("plain", "never", "recorded", "evidence")
+# Idle time before each turn (not timed): a caller speaks for seconds between turns, and
+# what a turn leaves to the background (its receipt's delivery) runs in that time, as in a call.
+GAP_S = 0.15
 POLICIES = {
     "never": """\
 tool: {tool}
@@ -114,7 +117,9 @@ def build_tools(variants: list[str]) -> tuple[dict[str, Any], list[Any]]:
     return names, gated
 
 
-async def run(rounds: int, variants: list[str], home: Path, profile: cProfile.Profile | None) -> dict[str, Any]:
+async def run(
+    rounds: int, variants: list[str], home: Path, profile: Any | None, gap_s: float = GAP_S
+) -> dict[str, Any]:
     from livekit.agents import Agent, AgentSession
 
     import gate
@@ -132,11 +137,20 @@ async def run(rounds: int, variants: list[str], home: Path, profile: cProfile.Pr
     await g.warm()
     g.start()
     caller = gate.Caller("caller-1", verified=True)
+    # The evidence variant's caller: their memory is erased after each of its turns (not timed),
+    # so it holds only the one request the turn is about, as a caller's memory does in a call.
+    asking = gate.Caller("caller-2", verified=True)
     llm = ScriptedLLM()
     session: AgentSession[Any] = AgentSession(llm=llm, vad=None, turn_handling={"turn_detection": None})
     bound = g.bind(caller, session)
     tools = [names["plain"]] if "plain" in names else []
-    tools += [t for t in bound.tools if getattr(t, "name", None) != gate.CONFIRM_TOOL]
+    tools += [
+        t for t in bound.tools if getattr(t, "id", None) not in (gate.CONFIRM_TOOL, "place_order_evidence")
+    ]
+    if "evidence" in names:
+        tools += [
+            t for t in g.bind(asking, session).tools if getattr(t, "id", None) == "place_order_evidence"
+        ]
     await session.start(Agent(instructions="You place orders.", tools=tools))
     times: dict[str, list[float]] = {v: [] for v in variants}
     problems: Counter[str] = Counter()
@@ -150,9 +164,15 @@ async def run(rounds: int, variants: list[str], home: Path, profile: cProfile.Pr
         if variant == "evidence":
             # The caller's own confirmed request for this order: the evidence the policy requires.
             memory_id = await g.backend.remember(
-                caller.id, f"I want order {order} placed", source="user_stated", confidence=0.9
+                asking.id,
+                f"please place order {order}",
+                source="user_stated",
+                confidence=0.9,
+                action_relevant=True,
             )
-            await g.backend.confirm(caller.id, memory_id, idempotency_key=f"bench-confirm-{memory_id}")
+            await g.backend.confirm(asking.id, memory_id, idempotency_key=f"bench-confirm-{memory_id}")
+        if gap_s:
+            await asyncio.sleep(gap_s)
         llm.add(call(f"place_order_{variant}", order=order), say("Done."))
         if profile is not None and timed:
             profile.enable()
@@ -166,6 +186,8 @@ async def run(rounds: int, variants: list[str], home: Path, profile: cProfile.Pr
             problems[f"{variant}: {outputs}"] += 1
         if timed:
             times[variant].append(elapsed)
+        if variant == "evidence":
+            await g.forget(asking.id)
 
     for _ in range(3):  # lazy imports and first connections, not measured
         for variant in variants:
@@ -186,13 +208,22 @@ async def run(rounds: int, variants: list[str], home: Path, profile: cProfile.Pr
         chain = ledger.verify().ok
     finally:
         ledger.close()
-    return {"times": times, "problems": problems, "decisions": len(decisions), "one_each": one_each, "chain": chain}
+    return {
+        "times": times,
+        "problems": problems,
+        "decisions": len(decisions),
+        "one_each": one_each,
+        "chain": chain,
+    }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--gap", type=float, default=GAP_S, help="idle seconds before each turn (not timed)")
     parser.add_argument("--profile", metavar="FILE", help="write a cProfile of the timed turns to FILE")
     args = parser.parse_args()
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
@@ -208,7 +239,7 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="gate-bench-turn."))
     profile = cProfile.Profile() if args.profile else None
     try:
-        out = asyncio.run(run(args.rounds, variants, home, profile))
+        out = asyncio.run(run(args.rounds, variants, home, profile, args.gap))
     finally:
         shutil.rmtree(home, ignore_errors=True)
     if profile is not None:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import socket
 import time
@@ -123,6 +124,9 @@ RETRY_AFTER_CAP_S = 30.0
 # The longest the background drain stays away after such an answer (then it asks again).
 _MAX_HOLD_S = 600.0
 
+
+# How long a drain woken by a new receipt waits for more before it starts.
+LINGER_S = 0.1
 
 # Receipts claimed at a time; a drain claims again while it keeps getting full batches.
 _CLAIM = 100
@@ -441,13 +445,23 @@ class Outbox:
             report.failures.append(DrainFailure(receipt.id, receipt.decision_id, state, why or state))
         return True
 
-    def start(self, *, interval_s: float = 5.0, reconcile_grace_s: float = 120.0) -> None:
-        """Drain in the background: now, on every :meth:`notify`, and every ``interval_s``."""
+    def start(
+        self, *, interval_s: float = 5.0, reconcile_grace_s: float = 120.0, linger_s: float = LINGER_S
+    ) -> None:
+        """Drain in the background: now, shortly after every :meth:`notify`, and every ``interval_s``.
+
+        A notified drain starts ``linger_s`` after the first notice, so the
+        receipts written meanwhile go in the same drain (one claim for all of
+        them) and the delivery runs after the reply that wrote the receipt, not
+        during it. Dead processes' decisions are reconciled on the first drain
+        and then at most every ``interval_s``, not on every notice.
+        """
         if self.running:
             return
 
         async def loop() -> None:
             hold_until = 0.0  # the service asked to be left alone until then (monotonic clock)
+            reconciled = -math.inf  # when dead processes' decisions were last looked for
             while True:
                 wait = interval_s
                 early = hold_until - time.monotonic()
@@ -456,7 +470,10 @@ class Outbox:
                     await self._nap(early)
                     continue
                 try:
-                    report = await self.drain(reconcile_grace_s=reconcile_grace_s)
+                    due = time.monotonic() - reconciled >= interval_s
+                    if due:
+                        reconciled = time.monotonic()
+                    report = await self.drain(reconcile_grace_s=reconcile_grace_s if due else None)
                     if report.credentials:
                         warning("gate.outbox.credentials", cause=report.credentials, pending=report.pending)
                         # Nothing gets through until someone fixes the key: don't knock every few seconds.
@@ -476,13 +493,14 @@ class Outbox:
                         )
                 except Exception as exc:  # keep the loop alive; the ledger still holds everything
                     warning("gate.outbox.error", error=type(exc).__name__)
-                await self._nap(wait)
+                if await self._nap(wait) and linger_s > 0:
+                    await asyncio.sleep(linger_s)
 
         self._wake = asyncio.Event()
         self._task = asyncio.create_task(loop(), name="gate-outbox")
 
-    async def _nap(self, seconds: float) -> None:
-        """Wait for :meth:`notify` or ``seconds``, whichever comes first.
+    async def _nap(self, seconds: float) -> bool:
+        """Wait for :meth:`notify` or ``seconds``, whichever comes first; True when notified.
 
         ``asyncio.timeout``, not ``wait_for``: on Python 3.11 ``wait_for`` swallows a
         cancellation that lands as the event is set (a notify right before :meth:`stop`),
@@ -492,6 +510,8 @@ class Outbox:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(seconds):
                 await self._wake.wait()
+                return True
+        return False
 
     def notify(self) -> None:
         """Wake the background drain (after a new receipt)."""

@@ -81,6 +81,8 @@ _QUERY_CACHE = 512
 _LATER_LIMIT = 32
 # The metadata key of a memory that records the caller's own request: the digest of its query.
 ATTESTS = "gate_attests"
+# How long after an attestation its vector is made.
+_FILL_AFTER_S = 0.1
 # How long aclose() waits for attestations' vectors still being made.
 _FILL_WAIT_S = 5.0
 _SERVICE_DECISIONS = ServiceDecisionRow.__table__  # type: ignore[attr-defined]
@@ -663,8 +665,13 @@ class LocalEngine:
         return self._writes
 
     async def _fill(self, partition: str, item: MemoryItem) -> None:
-        """Embed an attestation as the engine embeds what it stores, and write its vector."""
+        """Embed an attestation as the engine embeds what it stores, and write its vector.
+
+        A moment later: the model's run would otherwise share the cores (and the
+        interpreter) with the very reply that is waiting on the decision.
+        """
         try:
+            await asyncio.sleep(_FILL_AFTER_S)
             embedder = self.db._embedder
             writes = self._writes
             if embedder is None or writes is None:
