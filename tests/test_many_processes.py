@@ -103,9 +103,7 @@ def _run(tmp_path: Path, ledger_url: str | None) -> None:
         assert {d.outcome for d in decisions} == {"act"}
         assert sorted(r.decision_id for r in receipts) == sorted(d.id for d in decisions)
         assert {(r.status, r.policy_alignment) for r in receipts} == {("succeeded", "aligned")}
-        delivered = Counter(
-            r.id for r in receipts for d in ledger.deliveries(r.id) if d.state == "delivered"
-        )
+        delivered = Counter(r.id for r in receipts for d in ledger.deliveries(r.id) if d.state == "delivered")
         assert set(delivered.values()) == {1} and len(delivered) == len(receipts)
         report = ledger.verify()
         assert report.ok, report.first_broken
