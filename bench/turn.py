@@ -153,6 +153,7 @@ async def run(
         ]
     await session.start(Agent(instructions="You place orders.", tools=tools))
     times: dict[str, list[float]] = {v: [] for v in variants}
+    cpus: dict[str, list[float]] = {v: [] for v in variants}  # the event loop thread's CPU in the turn
     problems: Counter[str] = Counter()
     order_no = 0
     shuffle = random.Random(7)
@@ -176,9 +177,10 @@ async def run(
         llm.add(call(f"place_order_{variant}", order=order), say("Done."))
         if profile is not None and timed:
             profile.enable()
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         result = await session.run(user_input=f"Please place order {order}.")
         elapsed = (time.perf_counter() - started) * 1000
+        spent = (time.thread_time() - cpu) * 1000
         if profile is not None and timed:
             profile.disable()
         outputs = [e.item.output for e in result.events if e.type == "function_call_output"]
@@ -186,6 +188,7 @@ async def run(
             problems[f"{variant}: {outputs}"] += 1
         if timed:
             times[variant].append(elapsed)
+            cpus[variant].append(spent)
         if variant == "evidence":
             await g.forget(asking.id)
 
@@ -210,6 +213,7 @@ async def run(
         ledger.close()
     return {
         "times": times,
+        "cpus": cpus,
         "problems": problems,
         "decisions": len(decisions),
         "one_each": one_each,
@@ -244,15 +248,20 @@ def main() -> None:
         shutil.rmtree(home, ignore_errors=True)
     if profile is not None:
         profile.dump_stats(args.profile)
-    times = out["times"]
+    times, cpus = out["times"], out["cpus"]
     base50, base95 = pct(times["plain"], 50), pct(times["plain"], 95)
-    print("| tool | turns | turn p50 / p95 ms | over plain p50 / p95 ms |")
-    print("|---|---|---|---|")
+    cpu50 = pct(cpus["plain"], 50)
+    print(
+        "| tool | turns | turn p50 / p95 ms | over plain p50 / p95 ms "
+        "| event loop CPU per turn p50 ms | over plain |"
+    )
+    print("|---|---|---|---|---|---|")
     for variant in variants:
-        t = times[variant]
+        t, c = times[variant], cpus[variant]
         p50, p95 = pct(t, 50), pct(t, 95)
-        over = "" if variant == "plain" else f"+{p50 - base50:.1f} / +{p95 - base95:.1f}"
-        print(f"| {variant} | {len(t)} | {p50:.1f} / {p95:.1f} | {over} |")
+        over = "" if variant == "plain" else f"{p50 - base50:+.1f} / {p95 - base95:+.1f}"
+        more = "" if variant == "plain" else f"{pct(c, 50) - cpu50:+.1f}"
+        print(f"| {variant} | {len(t)} | {p50:.1f} / {p95:.1f} | {over} | {pct(c, 50):.1f} | {more} |")
     print(
         f"decisions {out['decisions']}, one receipt each: {out['one_each']}, chain verified: {out['chain']}, "
         f"wrong outputs: {sum(out['problems'].values())}"

@@ -422,8 +422,8 @@ class Pipeline:
         query, slot, _, _ = evidence_request(policy, args)
         content = attestation_text(kind, query)
         end = deadline if deadline is not None else deadline_in(policy.timeout_s)
-        confirmed = await asyncio.wait_for(
-            attest(
+        async with asyncio.timeout_at(end):
+            confirmed = await attest(
                 self.backend,
                 caller.id,
                 content,
@@ -431,9 +431,7 @@ class Pipeline:
                 entity=slot.entity if slot else None,
                 attribute=slot.attribute if slot else None,
                 pending=list(pending or []),
-            ),
-            timeout=time_left(end),
-        )
+            )
         event("gate.attested", caller=caller.id, kind=kind, memories=len(confirmed))
         return confirmed
 
@@ -527,19 +525,18 @@ class Pipeline:
     ) -> ReceiptRow | None:
         loop = asyncio.get_running_loop()
         started = loop.time()
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(attempts) | stop_after_delay(self.receipt_retry_s),
-            wait=wait_exponential(multiplier=0.1, max=0.8),
-            retry=retry_if_exception_type(Exception) & retry_if_not_exception_type(ReceiptConflict),
-            reraise=True,
-        )
         try:
-            async for attempt in retrying:
-                with attempt:
-                    left = max(self.receipt_retry_s - (loop.time() - started), 0.05)
-                    written = (
-                        await asyncio.wait_for(self.ledger.arecord_receipt(receipt), timeout=left)
-                    ).receipt
+            try:
+                # The usual case first, with no retry machinery: on SQLite the write is
+                # applied at once when nobody else is writing.
+                async with asyncio.timeout(self.receipt_retry_s):
+                    written = (await self.ledger.arecord_receipt(receipt)).receipt
+            except ReceiptConflict:
+                raise
+            except Exception:
+                if attempts <= 1:
+                    raise
+                written = await self._write_again(receipt, attempts - 1, started)
         except ReceiptConflict:
             await self._closed_before(row, receipt)
             return None
@@ -548,6 +545,23 @@ class Pipeline:
             return None
         self._written(row, written)
         return written
+
+    async def _write_again(self, receipt: ReceiptRow, attempts: int, started: float) -> ReceiptRow:
+        """Retry a refused receipt write, within what is left of ``receipt_retry_s`` since ``started``."""
+        loop = asyncio.get_running_loop()
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(attempts)
+            | stop_after_delay(self.receipt_retry_s - (loop.time() - started)),
+            wait=wait_exponential(multiplier=0.1, max=0.8),
+            retry=retry_if_exception_type(Exception) & retry_if_not_exception_type(ReceiptConflict),
+            reraise=True,
+        )
+        await asyncio.sleep(0.1)
+        async for attempt in retrying:
+            with attempt:
+                left = max(self.receipt_retry_s - (loop.time() - started), 0.05)
+                return (await asyncio.wait_for(self.ledger.arecord_receipt(receipt), timeout=left)).receipt
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _written(self, row: DecisionRow, written: ReceiptRow, **late: Any) -> None:
         event(

@@ -74,6 +74,13 @@ class Confirmed:
     in_slots: list[str]  # memories in a slot: their confirmation has the engine's slot rules
 
 
+@dataclass
+class _Chain:
+    """The engine's audit chain tail within one transaction (read once, then kept)."""
+
+    tail: tuple[int, str] | None = None
+
+
 class EngineWrites:
     """Short transactions on one engine's SQLite file (see the module's note).
 
@@ -135,6 +142,7 @@ class EngineWrites:
         def job(conn: Connection) -> Confirmed:
             now = item.created_at
             confirmed, in_slots = [], []
+            chain = _Chain()
             for memory_id in pending:
                 found = conn.exec_driver_sql(
                     "SELECT user_id, entity_key, attribute_key, corroborated_by, confidence, status "
@@ -162,11 +170,14 @@ class EngineWrites:
                         memory_id,
                     ),
                 )
-                self._audit(conn, "CONFIRM", memory_id, item.user_id, _confirm_details(now, speaker), now)
+                self._audit(
+                    conn, chain, "CONFIRM", memory_id, item.user_id, _confirm_details(now, speaker), now
+                )
                 confirmed.append(memory_id)
             conn.exec_driver_sql(_INSERT, _row(item, self.tenant_id, self.agent_id))
-            self._audit(conn, "CREATE", item.id, item.user_id, {"memory_type": item.memory_type.value}, now)
-            self._audit(conn, "CONFIRM", item.id, item.user_id, _confirm_details(now, speaker), now)
+            created = {"memory_type": item.memory_type.value}
+            self._audit(conn, chain, "CREATE", item.id, item.user_id, created, now)
+            self._audit(conn, chain, "CONFIRM", item.id, item.user_id, _confirm_details(now, speaker), now)
             self._bump(conn)
             return Confirmed(item.id, [*confirmed, item.id], in_slots)
 
@@ -195,6 +206,7 @@ class EngineWrites:
     def _audit(
         self,
         conn: Connection,
+        chain: _Chain,
         operation: str,
         memory_id: str,
         user_id: str | None,
@@ -204,20 +216,23 @@ class EngineWrites:
         """Append to the engine's audit chain as the engine does (the tail is ours until commit)."""
         if not self.audit:
             return
-        tail = conn.exec_driver_sql(
-            "SELECT sequence, entry_hash FROM audit_log ORDER BY sequence DESC LIMIT 1"
-        ).first()
+        if chain.tail is None:
+            found = conn.exec_driver_sql(
+                "SELECT sequence, entry_hash FROM audit_log ORDER BY sequence DESC LIMIT 1"
+            ).first()
+            chain.tail = (int(found[0]), str(found[1])) if found else (0, _GENESIS)
         entry = AuditEntry(
-            sequence=(int(tail[0]) + 1) if tail else 1,
+            sequence=chain.tail[0] + 1,
             operation=operation,
             memory_id=memory_id,
             user_id=user_id,
             details=details,
-            previous_hash=str(tail[1]) if tail else _GENESIS,
+            previous_hash=chain.tail[1],
             entry_hash="",
             timestamp=at,
         )
         entry.entry_hash = hashlib.sha256(entry.canonical_payload().encode("utf-8")).hexdigest()
+        chain.tail = (entry.sequence, entry.entry_hash)
         conn.exec_driver_sql(
             "INSERT INTO audit_log (id, sequence, operation, memory_id, user_id, details, previous_hash, "
             "entry_hash, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

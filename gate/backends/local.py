@@ -757,7 +757,11 @@ class LocalEngine:
         """
         try:
             if self._filling:
-                await asyncio.wait(set(self._filling), timeout=_FILL_WAIT_S)
+                _, late = await asyncio.wait(set(self._filling), timeout=_FILL_WAIT_S)
+                for task in late:  # found by their query still, not by meaning
+                    task.cancel()
+                if late:
+                    await asyncio.wait(late)
             if self._writes is not None:
                 await asyncio.to_thread(self._writes.close)
             await asyncio.to_thread(self.index.reader.close)
