@@ -1,6 +1,7 @@
 """What a gated tool adds to a caller's turn, against the same tool as a plain ``@function_tool``.
 
-One real text-mode ``AgentSession`` (no room, STT or TTS) with a scripted
+Real text-mode ``AgentSession`` calls (no room, STT or TTS; a new call every ten
+rounds, as a call lasts some tens of turns) with a scripted
 model (``gate.testing``): each turn the caller asks, the model calls one tool
 once, the tool answers and the model says one sentence. The same tool body is
 offered several ways, interleaved turn by turn in one run (each round takes
@@ -17,9 +18,11 @@ them in a new random order), so machine noise falls on all of them alike:
 Each gated turn's decision is written to the ledger before the tool runs and
 gets its one receipt (checked at the end, with the chain). The gate is the
 default one: the embedded engine with MiniLM and a SQLite ledger in a fresh
-GATE_HOME, receipts delivered in the background (``Gate.start()``) as the
-worker does. Reported: each variant's turn p50 / p95 and its difference
-from plain (p50 - p50, p95 - p95).
+GATE_HOME, receipts delivered in the background (``Gate.start()``), the
+process set up as the worker sets up each job process (``worker.prewarm``).
+Reported: each variant's turn p50 / p95 and its difference from plain
+(p50 - p50, p95 - p95), and the event loop thread's CPU time per turn (less
+noisy than the wall clock on a shared machine).
 
 Run: python bench/turn.py [--rounds 200] [--variants plain,never,recorded,evidence]
                           [--profile FILE]
@@ -50,6 +53,8 @@ VARIANTS = ("plain", "never", "recorded", "evidence")
 # Idle time before each turn (not timed): a caller speaks for seconds between turns, and
 # what a turn leaves to the background (its receipt's delivery) runs in that time, as in a call.
 GAP_S = 0.15
+# Rounds in one call (one AgentSession): a call's history, and so each turn's work, grows with it.
+ROUNDS_PER_CALL = 10
 POLICIES = {
     "never": """\
 tool: {tool}
@@ -135,23 +140,36 @@ async def run(
     names, gated = build_tools(variants)
     g = gate.Gate(gated, settings=settings, policies=policies)
     await g.warm()
+    import worker
+
+    worker.prewarm()  # as LiveKit runs it in each worker process: the model, then the heap settled
     g.start()
     caller = gate.Caller("caller-1", verified=True)
     # The evidence variant's caller: their memory is erased after each of its turns (not timed),
     # so it holds only the one request the turn is about, as a caller's memory does in a call.
     asking = gate.Caller("caller-2", verified=True)
     llm = ScriptedLLM()
-    session: AgentSession[Any] = AgentSession(llm=llm, vad=None, turn_handling={"turn_detection": None})
-    bound = g.bind(caller, session)
-    tools = [names["plain"]] if "plain" in names else []
-    tools += [
-        t for t in bound.tools if getattr(t, "id", None) not in (gate.CONFIRM_TOOL, "place_order_evidence")
-    ]
-    if "evidence" in names:
+    calls: list[tuple[AgentSession[Any], Any]] = []
+
+    async def new_call() -> AgentSession[Any]:
+        """A call of its own: a session's history (and the model's copy of it) grows with every turn."""
+        session: AgentSession[Any] = AgentSession(llm=llm, vad=None, turn_handling={"turn_detection": None})
+        bound = g.bind(caller, session)
+        tools = [names["plain"]] if "plain" in names else []
         tools += [
-            t for t in g.bind(asking, session).tools if getattr(t, "id", None) == "place_order_evidence"
+            t
+            for t in bound.tools
+            if getattr(t, "id", None) not in (gate.CONFIRM_TOOL, "place_order_evidence")
         ]
-    await session.start(Agent(instructions="You place orders.", tools=tools))
+        if "evidence" in names:
+            tools += [
+                t for t in g.bind(asking, session).tools if getattr(t, "id", None) == "place_order_evidence"
+            ]
+        await session.start(Agent(instructions="You place orders.", tools=tools))
+        calls.append((session, bound))
+        return session
+
+    session = await new_call()
     times: dict[str, list[float]] = {v: [] for v in variants}
     cpus: dict[str, list[float]] = {v: [] for v in variants}  # the event loop thread's CPU in the turn
     problems: Counter[str] = Counter()
@@ -195,12 +213,17 @@ async def run(
     for _ in range(3):  # lazy imports and first connections, not measured
         for variant in variants:
             await turn(variant, timed=False)
-    for _ in range(rounds):
+    for n in range(rounds):
+        if n and n % ROUNDS_PER_CALL == 0:
+            await session.aclose()
+            llm.seen.clear()
+            session = await new_call()
         order = list(variants)
         shuffle.shuffle(order)
         for variant in order:
             await turn(variant, timed=True)
-    await bound.flush()
+    for _, bound in calls:
+        await bound.flush()
     await session.aclose()
     await g.aclose()
     ledger = gate.Ledger(settings.ledger_url(), create=False)

@@ -27,7 +27,11 @@ and nothing is queued, the write is applied at once on the caller's own
 thread (a transaction of a few inserts takes a fraction of a millisecond;
 the trip to the writer thread and back cost several under load); when it
 is taken, the write queues for the writer thread as before, so an event
-loop never waits for another writer.
+loop never waits for another writer. Such a writer never checkpoints the
+write-ahead log as part of a commit (SQLite's automatic checkpoint copies
+a thousand pages back into the database inside the unlucky commit: a
+write of tens or hundreds of milliseconds on the caller's thread); its own
+thread checkpoints instead, every :data:`CHECKPOINT_EVERY` commits.
 
 A write that only has to be durable together with a later one of the same
 call can ride with it (:func:`carrying`, :func:`carry`): the embedded
@@ -67,6 +71,9 @@ Job = Callable[[Connection], T]
 # A batch holds the lock for its whole transaction; past this many writes the next
 # ones wait for the next batch, so no single transaction grows without bound.
 MAX_BATCH = 64
+# Commits between two checkpoints of a SQLite write-ahead log (a gated call makes about
+# ten pages; SQLite's own default is one checkpoint per thousand pages).
+CHECKPOINT_EVERY = 64
 
 
 @dataclass
@@ -291,6 +298,11 @@ class Writer:
         # any, a new write queues behind them, so writes are applied in submission order.
         self._unanswered = 0
         self._applying_here: int | None = None  # the thread applying a write inline
+        # SQLite with a file lock: commits since the writer thread last checkpointed the log.
+        self._commits = 0
+        self._checkpoint_due = False
+        self._log_engine: Any = None  # where the checkpoint runs (learnt from the first write)
+        self._quiet: set[int] = set()  # connections told not to checkpoint on commit
         self._wake = threading.Condition()
         self._thread: threading.Thread | None = None
         self._closed = False
@@ -371,7 +383,9 @@ class Writer:
                 if self._unanswered or self._closed:
                     return None  # submitted meanwhile: after them, in order
             self._applying_here = threading.get_ident()
-            return self._transaction([_Queued(job)], isolated=False, inline=True)[0]
+            done = self._transaction([_Queued(job)], isolated=False, inline=True)[0]
+            self._committed()
+            return done
         except _JobFailed as failed:
             return False, failed.__cause__
         except _Busy:
@@ -394,11 +408,14 @@ class Writer:
     def _run(self) -> None:
         while True:
             with self._wake:
-                while not self._queue and not self._closed:
+                while not self._queue and not self._closed and not self._checkpoint_due:
                     self._wake.wait()
-                if not self._queue:
+                due, self._checkpoint_due = self._checkpoint_due, False
+                if not self._queue and not due:
                     return  # closed and drained
                 taken = [self._queue.popleft() for _ in range(min(len(self._queue), MAX_BATCH))]
+            if due:
+                self._checkpoint()
             # A write whose caller gave up before it started is not applied; from here
             # on it can no longer be cancelled (it is applied, its result maybe unread).
             batch = [q for q in taken if q.future.set_running_or_notify_cancel()]
@@ -424,6 +441,7 @@ class Writer:
         except BaseException as exc:
             self._fail(batch, exc)
             return
+        self._committed()
         for queued, (ok, value) in zip(batch, results, strict=True):
             if ok:
                 queued.future.set_result(value)
@@ -440,6 +458,7 @@ class Writer:
                 try:
                     begin = (self._inline_begin or self._begin) if inline else self._begin
                     conn = stack.enter_context(begin())
+                    self._no_checkpoint_on_commit(conn)
                 except OperationalError as exc:
                     if inline and _busy(exc):
                         raise _Busy from exc
@@ -465,6 +484,47 @@ class Writer:
             self._on_begin()
             raise
         return results
+
+    def _no_checkpoint_on_commit(self, conn: Connection) -> None:
+        """With a file lock (SQLite): this connection's commits leave checkpoints to the writer thread."""
+        if self._lock is None:
+            return
+        raw = conn.connection.dbapi_connection
+        if id(raw) not in self._quiet:
+            conn.exec_driver_sql("PRAGMA wal_autocheckpoint=0")
+            self._quiet.add(id(raw))
+            self._log_engine = conn.engine
+
+    def _committed(self) -> None:
+        """Count a commit; every :data:`CHECKPOINT_EVERY`, wake the writer thread to checkpoint."""
+        if self._lock is None:
+            return
+        self._commits += 1
+        if self._commits < CHECKPOINT_EVERY:
+            return
+        self._commits = 0
+        with self._wake:
+            if self._closed:
+                return
+            self._checkpoint_due = True
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                self._thread.start()
+            self._wake.notify()
+
+    def _checkpoint(self) -> None:
+        """Copy the write-ahead log back into the database, waiting for no reader or writer."""
+        engine = self._log_engine
+        if engine is None:
+            return
+        try:
+            raw = engine.raw_connection()
+            try:
+                raw.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            finally:
+                raw.close()
+        except Exception as exc:  # the next one tries again; SQLite's file is never at risk
+            log.debug("write-ahead log checkpoint failed: %s", exc)
 
     @staticmethod
     def _fail(batch: list[_Queued[Any]], exc: BaseException) -> None:
