@@ -501,7 +501,7 @@ def shared(processes: int, per_process: int, memory: bool, pace: str, service_ur
         for child in children:  # every worker is up and warm before any call starts
             assert child.stdout is not None
             child.stdout.readline()
-        started = time.perf_counter()
+        started = time.time()
         for child in children:
             assert child.stdin is not None
             child.stdin.write("go\n")
@@ -546,6 +546,7 @@ class Calls:
     call_ms: list[float] = field(default_factory=list)  # the whole gated call: decision, tool, receipt
     decide_ms: list[float] = field(default_factory=list)
     cpu_s: float = 0.0
+    done_at: float = 0.0  # wall clock when the last call returned
 
 
 async def run_many_child(home: Path, database_url: str | None, policies: Path, calls: int, tag: str) -> Calls:
@@ -579,6 +580,7 @@ async def run_many_child(home: Path, database_url: str | None, policies: Path, c
         if not answer.startswith("placed"):
             m.refused.append(f"{tag}-{j}: {answer[:120]}")
     m.cpu_s = time.process_time() - cpu_before
+    m.done_at = time.time()
     await g.outbox.drain(reconcile_grace_s=None)
     await g.aclose()
     return m
@@ -635,7 +637,7 @@ def many(processes: int, calls: int, database_url: str | None) -> ManyRow:
         for child in children:  # every worker is up and warm before any call starts
             assert child.stdout is not None
             child.stdout.readline()
-        started = time.perf_counter()
+        started = time.time()
         for child in children:
             assert child.stdin is not None
             child.stdin.write("go\n")
@@ -647,7 +649,7 @@ def many(processes: int, calls: int, database_url: str | None) -> ManyRow:
                 runs.append(Calls(calls=calls, refused=[f"worker process exited {child.returncode}"] * calls))
                 continue
             runs.append(Calls(**json.loads(out.strip().splitlines()[-1])))
-        wall = time.perf_counter() - started
+        wall = max((m.done_at for m in runs if m.done_at), default=started) - started
         checked = check_ledger(url)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -679,7 +681,7 @@ def many_table(rows: list[ManyRow]) -> str:
     head = (
         "| run | calls | decided and carried out within the 5 s budget | decisions | receipts | chain "
         "| decision p50 / p95 ms | decision + ledger write p50 / p95 | the whole call p50 / p95 "
-        "| CPU ms per call | wall s |\n"
+        "| CPU ms per call | all calls done after s |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|\n"
     )
     lines = [

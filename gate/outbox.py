@@ -56,7 +56,7 @@ from tenacity.stop import stop_base
 from gate.backends.base import DecisionBackend
 from gate.decorator import Executed, ReconcileHook
 from gate.errors import ReceiptConflict, ServiceError
-from gate.ledger import DecisionRow, Ledger, ReceiptRow
+from gate.ledger import DecisionRow, DeliveryRow, Ledger, ReceiptRow
 from gate.ledger.tables import closing_receipt
 from gate.log import event, warning
 
@@ -276,6 +276,9 @@ class Outbox:
     async def _deliver(self, receipt: ReceiptRow, *, attempts: int | None = None) -> tuple[str, str | None]:
         if receipt.service_decision_id is None:
             return "local", None
+        settled = await self._settle_here(receipt)
+        if settled is not None:
+            return settled, None
         retrying = AsyncRetrying(
             stop=stop_any(stop_after_attempt(attempts or self.attempts), self._wait.too_long),
             wait=self._wait,
@@ -308,6 +311,47 @@ class Outbox:
         )
         # Another process may have settled it first; the ledger keeps that record, not a second.
         return (written.state if written is not None else "delivered"), None
+
+    async def _settle_here(self, receipt: ReceiptRow) -> str | None:
+        """Deliver to a decision service that keeps its records in this very ledger, in one transaction.
+
+        The embedded engine's receipt and the delivery record that says it was
+        taken are then written together (one commit, where a delivery was a
+        write to the service and another to the chain). Returns the receipt's
+        delivery state, or None when the service is elsewhere or refused it
+        (then the ordinary delivery runs and records why).
+        """
+        service_job = getattr(self.backend, "receipt_job", None)
+        if service_job is None or getattr(self.backend, "ledger", None) is not self.ledger:
+            return None
+        assert receipt.service_decision_id is not None
+        try:
+            served = service_job(
+                receipt.caller_id,
+                receipt.service_decision_id,
+                receipt.action_name,
+                receipt.status,
+                idempotency_key=receipt.idempotency_key,
+                external_ref=receipt.external_ref,
+                error_code=receipt.error_code,
+            )
+        except Exception:  # refused before any write: the ordinary delivery records why
+            return None
+        record = self.ledger._delivery_job
+
+        def both(conn: Any) -> DeliveryRow | None:
+            answer = served(conn)
+            settled: DeliveryRow | None = record(
+                receipt.id, "delivered", None, answer.policy_alignment, answer.receipt_id
+            )(conn)
+            return settled
+
+        try:
+            # The ledger's own writer: the delivery record is a chain append.
+            written = await self.ledger._writer.acall(both)
+        except Exception:
+            return None
+        return written.state if written is not None else "delivered"
 
     async def _attempt(self, receipt: ReceiptRow) -> Any:
         assert receipt.service_decision_id is not None

@@ -509,6 +509,29 @@ class LocalEngine:
         )
         return receipt
 
+    def receipt_job(
+        self,
+        partition: str,
+        decision_id: str,
+        action_name: str,
+        status: str,
+        *,
+        idempotency_key: str,
+        external_ref: str | None = None,
+        error_code: str | None = None,
+    ) -> Job[ServiceReceipt]:
+        """:meth:`report_execution` as a ledger write, to go in a transaction of the caller's.
+
+        For a receipt delivered by whoever writes the ledger this service
+        keeps its records in (the outbox): one commit for the receipt and its
+        delivery record. Raises ServiceError(400) at once for a malformed
+        field; the write raises what :meth:`report_execution` raises.
+        """
+        _check_receipt(action_name, status, idempotency_key, external_ref, error_code)
+        return self._receipt_job(
+            partition, decision_id, action_name, status, idempotency_key, external_ref, error_code
+        )
+
     @staticmethod
     def _receipt_job(
         partition: str,
