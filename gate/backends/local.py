@@ -881,8 +881,10 @@ def _by_ids(
     if not ids:
         return []
     marks = ",".join("?" * len(ids))
-    sql = f"SELECT * FROM memories WHERE id IN ({marks}) AND user_id = ?"
-    found = {item.id: (item, vec) for item, vec in _rows(conn, sql, [*ids, partition])}
+    # By primary key only: with the caller named in the query, SQLite may walk the index on
+    # the caller instead and read every one of their rows (6.6 ms at 10,000, against 0.2).
+    sql = f"SELECT * FROM memories WHERE id IN ({marks})"
+    found = {item.id: (item, vec) for item, vec in _rows(conn, sql, list(ids)) if item.user_id == partition}
     return [found[i] for i in ids if i in found]
 
 
