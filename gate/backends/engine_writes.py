@@ -144,11 +144,15 @@ class EngineWrites:
             confirmed, in_slots = [], []
             chain = _Chain()
             for memory_id in pending:
-                found = conn.exec_driver_sql(
-                    "SELECT user_id, entity_key, attribute_key, corroborated_by, confidence, status "
-                    "FROM memories WHERE id = ?",
-                    (memory_id,),
-                ).first()
+                found = (
+                    _driver(conn)
+                    .execute(
+                        "SELECT user_id, entity_key, attribute_key, corroborated_by, confidence, status "
+                        "FROM memories WHERE id = ?",
+                        (memory_id,),
+                    )
+                    .fetchone()
+                )
                 if found is None or found[0] != item.user_id or found[5] != "ACTIVE":
                     raise MemoryMissing(memory_id)
                 if found[1] and found[2]:
@@ -157,7 +161,7 @@ class EngineWrites:
                 speakers = list(json.loads(found[3] or "[]"))
                 if speaker not in speakers:
                     speakers.append(speaker)
-                conn.exec_driver_sql(
+                _driver(conn).execute(
                     "UPDATE memories SET confirmed = 1, confirmed_at = ?, contested = 0, "
                     "corroboration_count = ?, corroborated_by = ?, epistemic_source = 'user_stated', "
                     "confidence = ?, updated_at = ? WHERE id = ?",
@@ -174,7 +178,7 @@ class EngineWrites:
                     conn, chain, "CONFIRM", memory_id, item.user_id, _confirm_details(now, speaker), now
                 )
                 confirmed.append(memory_id)
-            conn.exec_driver_sql(_INSERT, _row(item, self.tenant_id, self.agent_id))
+            _driver(conn).execute(_INSERT, _row(item, self.tenant_id, self.agent_id))
             created = {"memory_type": item.memory_type.value}
             self._audit(conn, chain, "CREATE", item.id, item.user_id, created, now)
             self._audit(conn, chain, "CONFIRM", item.id, item.user_id, _confirm_details(now, speaker), now)
@@ -185,11 +189,15 @@ class EngineWrites:
 
     def _fill_job(self, memory_id: str, blob: bytes, dim: int, model_id: str | None) -> Job[bool]:
         def job(conn: Connection) -> bool:
-            changed = conn.exec_driver_sql(
-                "UPDATE memories SET embedding = ?, embedding_dim = ?, embedding_model_id = ?, "
-                "updated_at = ? WHERE id = ? AND embedding IS NULL",
-                (blob, dim, model_id, _now_iso(), memory_id),
-            ).rowcount
+            changed = (
+                _driver(conn)
+                .execute(
+                    "UPDATE memories SET embedding = ?, embedding_dim = ?, embedding_model_id = ?, "
+                    "updated_at = ? WHERE id = ? AND embedding IS NULL",
+                    (blob, dim, model_id, _now_iso(), memory_id),
+                )
+                .rowcount
+            )
             if changed:
                 self._bump(conn)
             return bool(changed)
@@ -199,9 +207,9 @@ class EngineWrites:
     def _bump(self, conn: Connection) -> None:
         """Move the store revision, in the same commit: every process's index then looks again."""
         if self.revision_key == _REVISION_KEY:
-            conn.exec_driver_sql(_BUMP_REVISION_SQL, (self.revision_key,)).fetchall()
+            _driver(conn).execute(_BUMP_REVISION_SQL, (self.revision_key,)).fetchall()
         else:
-            conn.exec_driver_sql(_BUMP_SCOPED_REVISION_SQL, (self.revision_key, _REVISION_KEY)).fetchall()
+            _driver(conn).execute(_BUMP_SCOPED_REVISION_SQL, (self.revision_key, _REVISION_KEY)).fetchall()
 
     def _audit(
         self,
@@ -217,9 +225,11 @@ class EngineWrites:
         if not self.audit:
             return
         if chain.tail is None:
-            found = conn.exec_driver_sql(
-                "SELECT sequence, entry_hash FROM audit_log ORDER BY sequence DESC LIMIT 1"
-            ).first()
+            found = (
+                _driver(conn)
+                .execute("SELECT sequence, entry_hash FROM audit_log ORDER BY sequence DESC LIMIT 1")
+                .fetchone()
+            )
             chain.tail = (int(found[0]), str(found[1])) if found else (0, _GENESIS)
         entry = AuditEntry(
             sequence=chain.tail[0] + 1,
@@ -233,7 +243,7 @@ class EngineWrites:
         )
         entry.entry_hash = hashlib.sha256(entry.canonical_payload().encode("utf-8")).hexdigest()
         chain.tail = (entry.sequence, entry.entry_hash)
-        conn.exec_driver_sql(
+        _driver(conn).execute(
             "INSERT INTO audit_log (id, sequence, operation, memory_id, user_id, details, previous_hash, "
             "entry_hash, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -269,6 +279,12 @@ def _engine(path: str, *, busy_timeout_s: float) -> Engine:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
+
+
+def _driver(conn: Connection) -> sqlite3.Connection:
+    """The transaction's own sqlite3 connection: statements without SQLAlchemy's per-statement work."""
+    raw: sqlite3.Connection = conn.connection.driver_connection  # type: ignore[assignment]
+    return raw
 
 
 def _confirm_details(at: datetime, speaker: str) -> dict[str, Any]:
