@@ -501,7 +501,7 @@ def shared(processes: int, per_process: int, memory: bool, pace: str, service_ur
         for child in children:  # every worker is up and warm before any call starts
             assert child.stdout is not None
             child.stdout.readline()
-        started = time.time()
+        started = time.perf_counter()
         for child in children:
             assert child.stdin is not None
             child.stdin.write("go\n")

@@ -309,7 +309,7 @@ class MemoryIndex:
         along = part.along(codes, shift) if mean is not None else np.zeros(n, dtype=np.float32)
         now = _now()
         pool = part.alive[:n] & (part.valid_from[:n] <= now) & (now < part.valid_until[:n])
-        pool &= np.isin(part.kind[:n], codes)
+        pool &= (part.kind[:n] == codes[0]) if len(codes) == 1 else np.isin(part.kind[:n], codes)
         mask = pool.copy()
         if exclude_suspects:
             mask &= ~part.suspect[:n]
