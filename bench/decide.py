@@ -19,21 +19,27 @@ engine's store with vectors embedded once per distinct sentence (the engine's
 own write path costs 30-60 ms a memory); the supporting memories go through
 the normal write path.
 
-Run: python bench/decide.py [--sizes 1000,10000] [--samples 200] [--paths slot,query]
+With ``--busy`` every size is measured twice on the same data: as above, and
+then with one other CPU-bound process running on the machine (a second
+interpreter spinning), as a worker shares its cores with other calls.
+
+Run: python bench/decide.py [--sizes 1000,10000] [--samples 200] [--paths slot,query] [--busy]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -163,8 +169,8 @@ async def timed(fn: Any, samples: int, warmup: int = 3) -> list[float]:
 
 
 async def run_size(
-    n: int, paths: list[str], samples: int, stock_samples: int, others: int
-) -> dict[str, dict[str, list[float]]]:
+    n: int, paths: list[str], samples: int, stock_samples: int, others: int, busy: bool = False
+) -> list[tuple[str, dict[str, dict[str, list[float]]]]]:
     from contextdb.integrations.act import VerifyBeforeAct
 
     home = Path(tempfile.mkdtemp(prefix=f"gate-bench-{n}-"))
@@ -200,23 +206,42 @@ async def run_size(
     )
     caller = gate.Caller("alice", verified=True)
     stock_vba = VerifyBeforeAct(engine.db)
-    results: dict[str, dict[str, list[float]]] = {}
+    runs: list[tuple[str, dict[str, dict[str, list[float]]]]] = []
     try:
-        await measure(
-            g,
-            engine,
-            caller,
-            stock_vba,
-            timed_backend,
-            paths,
-            samples,
-            stock_samples,
-            results,
-            tools={"slot": book_visit, "query": schedule_delivery},
-        )
+        for load in ["quiet", "busy"] if busy else ["quiet"]:
+            results: dict[str, dict[str, list[float]]] = {}
+            with spinning(load == "busy"):
+                await measure(
+                    g,
+                    engine,
+                    caller,
+                    stock_vba,
+                    timed_backend,
+                    paths,
+                    samples,
+                    stock_samples,
+                    results,
+                    tools={"slot": book_visit, "query": schedule_delivery},
+                )
+            runs.append((load, results))
     finally:
         await g.aclose()
-    return results
+    return runs
+
+
+@contextlib.contextmanager
+def spinning(on: bool) -> Iterator[None]:
+    """With ``on``: one other CPU-bound process runs for the block (the machine's other work)."""
+    if not on:
+        yield
+        return
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.5)  # running before the first sample
+        yield
+    finally:
+        spinner.kill()
+        spinner.wait()
 
 
 async def measure(
@@ -286,36 +311,41 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--stock-samples", type=int, default=40)
     parser.add_argument("--others", type=int, default=1000, help="memories of other callers")
+    parser.add_argument(
+        "--busy", action="store_true", help="measure again with one other CPU-bound process running"
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     paths = [p.strip() for p in args.paths.split(",") if p.strip()]
     print(
-        "| memories | path | gate p50 / p95 ms | evidence p50 / p95 | gate overhead p50 / p95 | "
+        "| memories | path | machine | gate p50 / p95 ms | evidence p50 / p95 | gate overhead p50 / p95 | "
         "stock VerifyBeforeAct p50 / p95 | stock / gate (p95) |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     once: list[str] = []
+
+    def cell(xs: list[float]) -> str:
+        return f"{pct(xs, 50):.1f} / {pct(xs, 95):.1f}"
+
     for size in (int(s) for s in args.sizes.split(",")):
-        r = asyncio.run(run_size(size, paths, args.samples, args.stock_samples, args.others))
-
-        def cell(xs: list[float]) -> str:
-            return f"{pct(xs, 50):.1f} / {pct(xs, 95):.1f}"
-
-        for path in paths:
-            p = r[path]
-            ratio = pct(p["stock"], 95) / pct(p["gate"], 95)
-            print(
-                f"| {size:,} | {path} | {cell(p['gate'])} | {cell(p['evidence'])} | {cell(p['overhead'])} | "
-                f"{cell(p['stock'])} | {ratio:.1f}x |",
-                flush=True,
+        runs = asyncio.run(run_size(size, paths, args.samples, args.stock_samples, args.others, args.busy))
+        for load, r in runs:
+            machine = "one other CPU-bound process" if load == "busy" else "as it is"
+            for path in paths:
+                p = r[path]
+                ratio = pct(p["stock"], 95) / pct(p["gate"], 95)
+                print(
+                    f"| {size:,} | {path} | {machine} | {cell(p['gate'])} | {cell(p['evidence'])} | "
+                    f"{cell(p['overhead'])} | {cell(p['stock'])} | {ratio:.1f}x |",
+                    flush=True,
+                )
+            once.append(
+                f"{size:,} memories ({machine}): query embedding {cell(r['once']['embed'])} ms; "
+                f"per-caller index search {cell(r['once']['search'])} ms; "
+                f"engine recall top 20 {cell(r['once']['recall'])} ms"
             )
-        once.append(
-            f"{size:,} memories: query embedding {cell(r['once']['embed'])} ms; "
-            f"per-caller index search {cell(r['once']['search'])} ms; "
-            f"engine recall top 20 {cell(r['once']['recall'])} ms"
-        )
     for line in once:
         print(line)
 

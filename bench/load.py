@@ -11,6 +11,12 @@ embedded engine with its MiniLM embedder (each process its own GATE_HOME).
   single   one worker process, 50 concurrent sessions, the SQLite ledger in GATE_HOME
   shared   8 worker processes x 25 sessions on one PostgreSQL ledger (a server
            started here on a unix socket in a temporary directory, stopped after)
+  many     N worker processes (--many, default 32) x 10 gated calls each (confirm: never,
+           timeout_s: 5, no evidence section) on ONE GATE_HOME: the SQLite ledger and the
+           embedded engine's memory file shared by every process, as LiveKit's job processes
+           on one machine share them; then the same with the ledger on PostgreSQL (memory
+           still in the one GATE_HOME). Checked: every call decided within its budget and
+           carried out, one receipt each, delivered once, the chain verifies.
 
 Calls arrive and callers answer as on a phone, or faster:
 
@@ -46,6 +52,7 @@ Run: python bench/load.py [--sessions 50] [--processes 8] [--per-process 25]
                           [--pace live|paced|burst|all] [--arrivals 15]
                           [--service local|cloud|both]
                           [--agent worker|gate] [--skip-postgres]
+                          [--many 32 [--many-calls 10] [--many-only]]
 """
 
 from __future__ import annotations
@@ -517,6 +524,174 @@ def shared(processes: int, per_process: int, memory: bool, pace: str, service_ur
         return _row(name, runs, check_ledger(url), wall)
 
 
+# -- many processes on one GATE_HOME ----------------------------------------------------------
+
+MANY_POLICY = """\
+tool: place_order
+action: orders.place
+caller: {verified: true}
+confirm: never
+timeout_s: 5.0
+messages:
+  abstain: "I can't place order {order} on this call."
+"""
+
+
+@dataclass
+class Calls:
+    """What one process of the many-process run saw."""
+
+    calls: int = 0
+    refused: list[str] = field(default_factory=list)
+    call_ms: list[float] = field(default_factory=list)  # the whole gated call: decision, tool, receipt
+    decide_ms: list[float] = field(default_factory=list)
+    cpu_s: float = 0.0
+    done_at: float = 0.0  # wall clock when the last call returned
+
+
+async def run_many_child(home: Path, database_url: str | None, policies: Path, calls: int, tag: str) -> Calls:
+    """One worker process making ``calls`` gated calls in turn, after every process is ready."""
+    import gate
+
+    @gate.gated_tool
+    async def place_order(order: str) -> str:
+        """Place the caller's order."""
+        return f"placed {order}"
+
+    settings = gate.GateSettings(home=home, database_url=database_url, policies=policies)
+    g = gate.Gate([place_order], settings=settings, policies=policies)
+    m = Calls()
+    g.pipeline.decide = _timed(g.pipeline.decide, m.decide_ms)  # type: ignore[method-assign,assignment]
+    await g.warm()
+    g.start()
+    print("ready", flush=True)
+    await asyncio.to_thread(sys.stdin.readline)
+    caller = gate.Caller(f"caller-{tag}", verified=True)
+    cpu_before = time.process_time()
+    for j in range(calls):
+        bound = g.bind(caller, session_id=f"s-{tag}-{j}")
+        started = time.perf_counter()
+        try:
+            answer = str(await bound.call(place_order, {"order": f"{tag}-{j}"}, None))
+        except Exception as exc:  # a refusal (fail closed) is counted, not raised
+            answer = f"{type(exc).__name__}: {exc}"
+        m.call_ms.append((time.perf_counter() - started) * 1000)
+        m.calls += 1
+        if not answer.startswith("placed"):
+            m.refused.append(f"{tag}-{j}: {answer[:120]}")
+    m.cpu_s = time.process_time() - cpu_before
+    m.done_at = time.time()
+    await g.outbox.drain(reconcile_grace_s=None)
+    await g.aclose()
+    return m
+
+
+@dataclass(frozen=True)
+class ManyRow:
+    name: str
+    calls: int
+    decided: int
+    decisions: int
+    receipts: str
+    chain: str
+    recorded: str
+    decide: str
+    call: str
+    cpu_ms_per_call: float
+    wall_s: float
+
+
+def many(processes: int, calls: int, database_url: str | None) -> ManyRow:
+    """``processes`` workers x ``calls`` gated calls on one GATE_HOME (its ledger, or ``database_url``)."""
+    tmp = Path(tempfile.mkdtemp(prefix="gate-load-many."))
+    try:
+        policies = tmp / "policies"
+        policies.mkdir()
+        (policies / "place_order.yaml").write_text(MANY_POLICY)
+        home = tmp / "home"
+        home.mkdir()
+        url = database_url or f"sqlite:///{home / 'ledger.db'}"
+        from gate.ledger import Ledger
+
+        Ledger(url).close()  # the schema, once, as a deployment creates it before its workers start
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("GATE_", "CONTEXTDB_"))}
+        children = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    __file__,
+                    "--many-child",
+                    str(home),
+                    database_url or "-",
+                    str(policies),
+                    str(calls),
+                    f"m{i}",
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=env,
+                text=True,
+            )
+            for i in range(processes)
+        ]
+        for child in children:  # every worker is up and warm before any call starts
+            assert child.stdout is not None
+            child.stdout.readline()
+        started = time.time()
+        for child in children:
+            assert child.stdin is not None
+            child.stdin.write("go\n")
+            child.stdin.flush()
+        runs = []
+        for child in children:
+            out, _ = child.communicate(timeout=900)
+            if child.returncode != 0:
+                runs.append(Calls(calls=calls, refused=[f"worker process exited {child.returncode}"] * calls))
+                continue
+            runs.append(Calls(**json.loads(out.strip().splitlines()[-1])))
+        wall = max((m.done_at for m in runs if m.done_at), default=started) - started
+        checked = check_ledger(url)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    refused = [r for m in runs for r in m.refused]
+    for r in refused[:8]:
+        print(f"  refused: {r}", file=sys.stderr)
+    total = sum(m.calls for m in runs)
+    where = (
+        "one GATE_HOME (SQLite ledger and memory)"
+        if database_url is None
+        else ("one PostgreSQL ledger, memory in one GATE_HOME (SQLite)")
+    )
+    return ManyRow(
+        name=f"{processes} processes x {calls} gated calls, {where}",
+        calls=total,
+        decided=total - len(refused),
+        decisions=checked.decisions,
+        receipts=RECEIPTS_OK if checked.receipts_ok else checked.receipt_problems,
+        chain="verified" if checked.chain_ok else "BROKEN",
+        recorded=p50_95(checked.recorded_ms),
+        decide=p50_95([x for m in runs for x in m.decide_ms]),
+        call=p50_95([x for m in runs for x in m.call_ms]),
+        cpu_ms_per_call=1000 * sum(m.cpu_s for m in runs) / max(1, total),
+        wall_s=wall,
+    )
+
+
+def many_table(rows: list[ManyRow]) -> str:
+    head = (
+        "| run | calls | decided and carried out within the 5 s budget | decisions | receipts | chain "
+        "| decision p50 / p95 ms | decision + ledger write p50 / p95 | the whole call p50 / p95 "
+        "| CPU ms per call | all calls done after s |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n"
+    )
+    lines = [
+        f"| {r.name} | {r.calls} | {r.decided} | {r.decisions} | {r.receipts} | {r.chain} | {r.recorded} "
+        f"| {r.decide} | {r.call} | {r.cpu_ms_per_call:.0f} | {r.wall_s:.1f} |"
+        for r in rows
+    ]
+    return head + "\n".join(lines)
+
+
 def table(rows: list[Row]) -> str:
     head = (
         "| run | sessions | most at once | failed sessions | decisions | receipts | chain "
@@ -577,6 +752,17 @@ def main() -> None:
         help=argparse.SUPPRESS,
     )
     parser.add_argument("--double", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--many",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also run N worker processes x --many-calls gated calls on one GATE_HOME (SQLite, then "
+        "the ledger on PostgreSQL unless --skip-postgres)",
+    )
+    parser.add_argument("--many-calls", type=int, default=10, metavar="M")
+    parser.add_argument("--many-only", action="store_true", help="run only the --many rows")
+    parser.add_argument("--many-child", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
     ARRIVAL_S = args.arrivals
     if args.double:
@@ -585,6 +771,16 @@ def main() -> None:
     warnings.simplefilter("ignore")
     # A refused tool call is part of every session's script: LiveKit's error line for it is noise here.
     logging.getLogger("livekit").setLevel(logging.CRITICAL)
+    if args.many_child:
+        home, url, policies, calls, tag = args.many_child
+        import structlog
+
+        structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+        result = asyncio.run(
+            run_many_child(Path(home), None if url == "-" else url, Path(policies), int(calls), tag)
+        )
+        print(json.dumps(asdict(result)))
+        return
     if args.child:
         home, url, sessions, tag, memory, pace, service_url = args.child
 
@@ -608,6 +804,20 @@ def main() -> None:
         return
     memory = args.agent == "worker"
     paces = list(PACES) if args.pace == "all" else [args.pace]
+    many_rows = []
+    if args.many:
+        many_rows.append(many(args.many, args.many_calls, None))
+        if not args.skip_postgres:
+            with Postgres() as url:
+                many_rows.append(many(args.many, args.many_calls, url))
+        print(many_table(many_rows))
+        failed = any(
+            r.decided != r.calls or r.chain != "verified" or r.receipts != RECEIPTS_OK for r in many_rows
+        )
+        if args.many_only:
+            sys.exit(1 if failed else 0)
+        if failed:
+            sys.exit(1)
     rows = []
     for service in {"local": ["local"], "cloud": ["cloud"], "both": ["local", "cloud"]}[args.service]:
         with contextlib.ExitStack() as stack:

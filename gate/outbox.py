@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import socket
 import time
@@ -55,7 +56,7 @@ from tenacity.stop import stop_base
 from gate.backends.base import DecisionBackend
 from gate.decorator import Executed, ReconcileHook
 from gate.errors import ReceiptConflict, ServiceError
-from gate.ledger import DecisionRow, Ledger, ReceiptRow
+from gate.ledger import DecisionRow, DeliveryRow, Ledger, ReceiptRow
 from gate.ledger.tables import closing_receipt
 from gate.log import event, warning
 
@@ -123,6 +124,9 @@ RETRY_AFTER_CAP_S = 30.0
 # The longest the background drain stays away after such an answer (then it asks again).
 _MAX_HOLD_S = 600.0
 
+
+# How long a drain woken by a new receipt waits for more before it starts.
+LINGER_S = 0.1
 
 # Receipts claimed at a time; a drain claims again while it keeps getting full batches.
 _CLAIM = 100
@@ -272,6 +276,9 @@ class Outbox:
     async def _deliver(self, receipt: ReceiptRow, *, attempts: int | None = None) -> tuple[str, str | None]:
         if receipt.service_decision_id is None:
             return "local", None
+        settled = await self._settle_here(receipt)
+        if settled is not None:
+            return settled, None
         retrying = AsyncRetrying(
             stop=stop_any(stop_after_attempt(attempts or self.attempts), self._wait.too_long),
             wait=self._wait,
@@ -304,6 +311,47 @@ class Outbox:
         )
         # Another process may have settled it first; the ledger keeps that record, not a second.
         return (written.state if written is not None else "delivered"), None
+
+    async def _settle_here(self, receipt: ReceiptRow) -> str | None:
+        """Deliver to a decision service that keeps its records in this very ledger, in one transaction.
+
+        The embedded engine's receipt and the delivery record that says it was
+        taken are then written together (one commit, where a delivery was a
+        write to the service and another to the chain). Returns the receipt's
+        delivery state, or None when the service is elsewhere or refused it
+        (then the ordinary delivery runs and records why).
+        """
+        service_job = getattr(self.backend, "receipt_job", None)
+        if service_job is None or getattr(self.backend, "ledger", None) is not self.ledger:
+            return None
+        assert receipt.service_decision_id is not None
+        try:
+            served = service_job(
+                receipt.caller_id,
+                receipt.service_decision_id,
+                receipt.action_name,
+                receipt.status,
+                idempotency_key=receipt.idempotency_key,
+                external_ref=receipt.external_ref,
+                error_code=receipt.error_code,
+            )
+        except Exception:  # refused before any write: the ordinary delivery records why
+            return None
+        record = self.ledger._delivery_job
+
+        def both(conn: Any) -> DeliveryRow | None:
+            answer = served(conn)
+            settled: DeliveryRow | None = record(
+                receipt.id, "delivered", None, answer.policy_alignment, answer.receipt_id
+            )(conn)
+            return settled
+
+        try:
+            # The ledger's own writer: the delivery record is a chain append.
+            written = await self.ledger._writer.acall(both)
+        except Exception:
+            return None
+        return written.state if written is not None else "delivered"
 
     async def _attempt(self, receipt: ReceiptRow) -> Any:
         assert receipt.service_decision_id is not None
@@ -441,13 +489,23 @@ class Outbox:
             report.failures.append(DrainFailure(receipt.id, receipt.decision_id, state, why or state))
         return True
 
-    def start(self, *, interval_s: float = 5.0, reconcile_grace_s: float = 120.0) -> None:
-        """Drain in the background: now, on every :meth:`notify`, and every ``interval_s``."""
+    def start(
+        self, *, interval_s: float = 5.0, reconcile_grace_s: float = 120.0, linger_s: float = LINGER_S
+    ) -> None:
+        """Drain in the background: now, shortly after every :meth:`notify`, and every ``interval_s``.
+
+        A notified drain starts ``linger_s`` after the first notice, so the
+        receipts written meanwhile go in the same drain (one claim for all of
+        them) and the delivery runs after the reply that wrote the receipt, not
+        during it. Dead processes' decisions are reconciled on the first drain
+        and then at most every ``interval_s``, not on every notice.
+        """
         if self.running:
             return
 
         async def loop() -> None:
             hold_until = 0.0  # the service asked to be left alone until then (monotonic clock)
+            reconciled = -math.inf  # when dead processes' decisions were last looked for
             while True:
                 wait = interval_s
                 early = hold_until - time.monotonic()
@@ -456,7 +514,10 @@ class Outbox:
                     await self._nap(early)
                     continue
                 try:
-                    report = await self.drain(reconcile_grace_s=reconcile_grace_s)
+                    due = time.monotonic() - reconciled >= interval_s
+                    if due:
+                        reconciled = time.monotonic()
+                    report = await self.drain(reconcile_grace_s=reconcile_grace_s if due else None)
                     if report.credentials:
                         warning("gate.outbox.credentials", cause=report.credentials, pending=report.pending)
                         # Nothing gets through until someone fixes the key: don't knock every few seconds.
@@ -476,13 +537,14 @@ class Outbox:
                         )
                 except Exception as exc:  # keep the loop alive; the ledger still holds everything
                     warning("gate.outbox.error", error=type(exc).__name__)
-                await self._nap(wait)
+                if await self._nap(wait) and linger_s > 0:
+                    await asyncio.sleep(linger_s)
 
         self._wake = asyncio.Event()
         self._task = asyncio.create_task(loop(), name="gate-outbox")
 
-    async def _nap(self, seconds: float) -> None:
-        """Wait for :meth:`notify` or ``seconds``, whichever comes first.
+    async def _nap(self, seconds: float) -> bool:
+        """Wait for :meth:`notify` or ``seconds``, whichever comes first; True when notified.
 
         ``asyncio.timeout``, not ``wait_for``: on Python 3.11 ``wait_for`` swallows a
         cancellation that lands as the event is set (a notify right before :meth:`stop`),
@@ -492,6 +554,8 @@ class Outbox:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(seconds):
                 await self._wake.wait()
+                return True
+        return False
 
     def notify(self) -> None:
         """Wake the background drain (after a new receipt)."""

@@ -30,7 +30,7 @@ from tenacity import (
     wait_exponential,
 )
 
-from gate.backends.base import DecisionBackend
+from gate.backends.base import DecisionBackend, attest
 from gate.caller import Caller
 from gate.canonical import canonical_json, digest, mask_arguments
 from gate.decorator import GatedTool, State
@@ -47,6 +47,7 @@ from gate.evidence import (
 from gate.evidence.request import build as trace_request
 from gate.ledger import ConfirmationRow, DecisionRow, Ledger, ReceiptRow
 from gate.ledger.tables import closing_receipt
+from gate.ledger.writer import Carried, carrying
 from gate.log import event, warning
 from gate.outbox import Outbox
 from gate.policy.loader import LoadedPolicy
@@ -209,7 +210,8 @@ class Pipeline:
             since = time.time() - policy.rate.seconds
             prepared.executed = self._background(self.ledger.acount_executed(caller.id, tool.name, since))
         hook = getattr(self.backend, "prepare", None)
-        if hook is not None:
+        # A request the gate records first is answered from that record: no query to read ahead.
+        if hook is not None and not records_request(policy):
             try:
                 query = evidence_request(policy, args)[0]
             except Exception:  # the decision itself meets the same problem and records it
@@ -292,13 +294,7 @@ class Pipeline:
             return await asyncio.wait_for(tool.read_state(caller, args), timeout=time_left(budget_end))
 
         enforce = policy.mode == "enforce"
-        record_request = (
-            enforce
-            and attested is None
-            and force_ask is None
-            and policy.confirm != "always"
-            and (policy.evidence is None or not policy.evidence.required)
-        )
+        record_request = attested is None and force_ask is None and records_request(policy)
 
         async def evidence() -> ServiceDecision:
             # Rendering the query can fail (too long): inside, so the failure is recorded as
@@ -328,30 +324,72 @@ class Pipeline:
 
             return await asyncio.wait_for(ask(), timeout=time_left(budget_end))
 
-        verdict = await run_rules(
-            policy,
-            caller,
-            args,
-            executed=executed,
-            evidence=evidence,
-            state=read_state if tool.state is not None else None,
-            attested=attested is not None,
-            force_ask=force_ask,
-            confirmed_version=(attested.state_version or "") if attested and tool.state else None,
-            service_must_act=enforce,
-            forced=forced,
+        # Kept receipts first, so that after the evaluation the next ledger write of this
+        # task is the decision, which carries the service's record of it.
+        await self.flush_unwritten()
+        with carrying() as carried:
+            try:
+                verdict = await run_rules(
+                    policy,
+                    caller,
+                    args,
+                    executed=executed,
+                    evidence=evidence,
+                    state=read_state if tool.state is not None else None,
+                    attested=attested is not None,
+                    force_ask=force_ask,
+                    confirmed_version=(attested.state_version or "") if attested and tool.state else None,
+                    service_must_act=enforce,
+                    forced=forced,
+                )
+                if (
+                    attested is not None
+                    and verdict.evidence is not None
+                    and verdict.evidence.trace is not None
+                ):
+                    # After the caller's yes, the values it carried are traced to it.
+                    verdict.evidence = dataclasses.replace(
+                        verdict.evidence, trace=confirmed(verdict.evidence.trace, attested)
+                    )
+                row = await self._record(
+                    tool, loaded, caller, session_id, args, verdict, notes, attested, call_id, started
+                )
+            finally:
+                await self._release(carried)
+        trace = verdict.trace + list(notes or [])
+        event(
+            "gate.decision",
+            decision_id=row.id,
+            caller=caller.id,
+            tool=tool.name,
+            outcome=row.outcome,
+            enforced=row.enforced_outcome,
+            rule=row.rule,
+            latency_ms=row.latency_ms,
         )
-        if attested is not None and verdict.evidence is not None and verdict.evidence.trace is not None:
-            verdict.evidence = dataclasses.replace(
-                verdict.evidence, trace=confirmed(verdict.evidence.trace, attested)
-            )
+        return Decision(row, policy, args, verdict.state, verdict.evidence, trace, deadline)
+
+    async def _record(
+        self,
+        tool: GatedTool,
+        loaded: LoadedPolicy,
+        caller: Caller,
+        session_id: str,
+        args: dict[str, Any],
+        verdict: Verdict,
+        notes: list[RuleResult] | None,
+        attested: ConfirmationRow | None,
+        call_id: str | None,
+        started: float,
+    ) -> DecisionRow:
+        """Write the decision (one transaction, with the service's record of its evaluation)."""
+        policy = loaded.policy
         trace = verdict.trace + list(notes or [])
         row = self._row(tool, loaded, caller, session_id, args, verdict, trace, attested, call_id)
         row.latency_ms = round((time.perf_counter() - started) * 1000, 3)
         reserve = None
         if policy.rate is not None and verdict.outcome == "act":
             reserve = (policy.rate.max, time.time() - policy.rate.seconds)
-        await self.flush_unwritten()
         if not await self.ledger.arecord_decision(row, reserve=reserve):
             # Another call of this caller took the last slot while this one was deciding.
             assert policy.rate is not None
@@ -365,17 +403,15 @@ class Pipeline:
             row = self._row(tool, loaded, caller, session_id, args, verdict, trace, attested, call_id)
             row.latency_ms = round((time.perf_counter() - started) * 1000, 3)
             await self.ledger.arecord_decision(row)
-        event(
-            "gate.decision",
-            decision_id=row.id,
-            caller=caller.id,
-            tool=tool.name,
-            outcome=row.outcome,
-            enforced=row.enforced_outcome,
-            rule=row.rule,
-            latency_ms=row.latency_ms,
-        )
-        return Decision(row, policy, args, verdict.state, verdict.evidence, trace, deadline)
+        return row
+
+    @staticmethod
+    async def _release(carried: Carried) -> None:
+        """Write what no decision carried (the decision was never written); never raises over it."""
+        try:
+            await carried.release()
+        except Exception as exc:
+            warning("gate.service_record.unwritten", error=type(exc).__name__, detail=describe(exc)[:200])
 
     def _row(
         self,
@@ -437,26 +473,15 @@ class Pipeline:
         query, slot, _, _ = evidence_request(policy, args)
         content = attestation_text(kind, query)
         end = deadline if deadline is not None else deadline_in(policy.timeout_s)
-        memory_id = await asyncio.wait_for(
-            self.backend.remember(
+        async with asyncio.timeout_at(end):
+            confirmed = await attest(
+                self.backend,
                 caller.id,
                 content,
-                source="user_stated",
-                confidence=1.0,
-                action_relevant=True,
+                query=query,
                 entity=slot.entity if slot else None,
                 attribute=slot.attribute if slot else None,
-            ),
-            timeout=time_left(end),
-        )
-        confirmed = [*(pending or []), memory_id]
-        key_base = digest([caller.id, memory_id])[7:39]
-        for memory_id in confirmed:
-            await asyncio.wait_for(
-                self.backend.confirm(
-                    caller.id, memory_id, idempotency_key=f"confirm-{key_base}-{digest(memory_id)[7:23]}"
-                ),
-                timeout=time_left(end),
+                pending=list(pending or []),
             )
         event("gate.attested", caller=caller.id, kind=kind, memories=len(confirmed))
         return confirmed
@@ -543,14 +568,14 @@ class Pipeline:
         error_code: str | None = None,
         executed: bool = False,
     ) -> ReceiptRow | None:
-        """Write the decision's one terminal receipt, then deliver it to the service.
+        """Write the decision's one terminal receipt; its delivery to the service goes on in the background.
 
         The receipt is committed locally first, so a failed delivery loses
         nothing; the delivery attempt and its error are recorded with it. The
-        reply waits for the delivery only within what is left of the call's
-        budget; the rest goes on in the background (see :meth:`aclose`).
-        ``error_code`` is made safe for the service and the ledger (see
-        :func:`safe_error_code`).
+        reply never waits for the delivery: the background drain sends it
+        (:meth:`gate.Gate.start`), or else one try starts at once and
+        :meth:`delivered` / :meth:`aclose` wait for it. ``error_code`` is made
+        safe for the service and the ledger (see :func:`safe_error_code`).
 
         Never raises for the ledger: ``executed`` (the tool ran) retries a
         refused write a few times within ``receipt_retry_s``; a receipt still
@@ -568,10 +593,7 @@ class Pipeline:
         await self.flush_unwritten()
         written = await self._write_receipt(row, receipt, attempts=self.receipt_attempts if executed else 1)
         if written is not None:
-            wait = (
-                time_left(decision.deadline) if decision.deadline is not None else decision.policy.timeout_s
-            )
-            await self._deliver(written, wait_s=wait)
+            self._deliver(written)
         return written
 
     async def _write_receipt(
@@ -579,19 +601,18 @@ class Pipeline:
     ) -> ReceiptRow | None:
         loop = asyncio.get_running_loop()
         started = loop.time()
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(attempts) | stop_after_delay(self.receipt_retry_s),
-            wait=wait_exponential(multiplier=0.1, max=0.8),
-            retry=retry_if_exception_type(Exception) & retry_if_not_exception_type(ReceiptConflict),
-            reraise=True,
-        )
         try:
-            async for attempt in retrying:
-                with attempt:
-                    left = max(self.receipt_retry_s - (loop.time() - started), 0.05)
-                    written = (
-                        await asyncio.wait_for(self.ledger.arecord_receipt(receipt), timeout=left)
-                    ).receipt
+            try:
+                # The usual case first, with no retry machinery: on SQLite the write is
+                # applied at once when nobody else is writing.
+                async with asyncio.timeout(self.receipt_retry_s):
+                    written = (await self.ledger.arecord_receipt(receipt)).receipt
+            except ReceiptConflict:
+                raise
+            except Exception:
+                if attempts <= 1:
+                    raise
+                written = await self._write_again(receipt, attempts - 1, started)
         except ReceiptConflict:
             await self._closed_before(row, receipt)
             return None
@@ -600,6 +621,23 @@ class Pipeline:
             return None
         self._written(row, written)
         return written
+
+    async def _write_again(self, receipt: ReceiptRow, attempts: int, started: float) -> ReceiptRow:
+        """Retry a refused receipt write, within what is left of ``receipt_retry_s`` since ``started``."""
+        loop = asyncio.get_running_loop()
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(attempts)
+            | stop_after_delay(self.receipt_retry_s - (loop.time() - started)),
+            wait=wait_exponential(multiplier=0.1, max=0.8),
+            retry=retry_if_exception_type(Exception) & retry_if_not_exception_type(ReceiptConflict),
+            reraise=True,
+        )
+        await asyncio.sleep(0.1)
+        async for attempt in retrying:
+            with attempt:
+                left = max(self.receipt_retry_s - (loop.time() - started), 0.05)
+                return (await asyncio.wait_for(self.ledger.arecord_receipt(receipt), timeout=left)).receipt
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _written(self, row: DecisionRow, written: ReceiptRow, **late: Any) -> None:
         event(
@@ -685,20 +723,19 @@ class Pipeline:
                 self._unwritten.setdefault(item.decision.id, item)
                 break  # the ledger still refuses: the others wait with it
             self._written(item.decision, written, late=True)
-            await self._deliver(written, wait_s=0.0)
+            self._deliver(written)
         return len(self._unwritten)
 
-    async def _deliver(self, written: ReceiptRow, *, wait_s: float) -> None:
+    def _deliver(self, written: ReceiptRow) -> None:
+        """Start delivering a receipt just written, off the caller's path (never waits)."""
         if written.delivery_state != "pending":
             return
         if self.outbox.running:
-            self.outbox.notify()  # the reply never waits on delivery
+            self.outbox.notify()
             return
         task = asyncio.get_running_loop().create_task(self.outbox.deliver(written, attempts=1))
         self._deliveries.add(task)
         task.add_done_callback(self._delivered)
-        if wait_s > 0:
-            await asyncio.wait({task}, timeout=wait_s)
 
     async def delivered(self) -> None:
         """Wait for the deliveries started in the background (each is one bounded try)."""
@@ -813,6 +850,19 @@ def _decision_row(
         confirmation_id=confirmation_id,
         call_id=call_id,
         latency_ms=0.0,
+    )
+
+
+def records_request(policy: Policy) -> bool:
+    """Whether a fresh call of this policy records the caller's request with the service before deciding.
+
+    So it is: when the policy acts without requiring evidence (and without
+    asking first), the request itself is what the service decides on.
+    """
+    return (
+        policy.mode == "enforce"
+        and policy.confirm != "always"
+        and (policy.evidence is None or not policy.evidence.required)
     )
 
 

@@ -46,8 +46,10 @@ async def book_thursday(g: gate.Gate, *, confidence: float = 0.9) -> Any:
     )
     llm = ScriptedLLM([call("book_visit", day="Thursday"), say("ok")])
     session: AgentSession[Any] = AgentSession(llm=llm, vad=None, turn_handling={"turn_detection": None})
-    await session.start(Agent(instructions="x", tools=g.tools_for(ALICE, session)))
+    bound = g.bind(ALICE, session)
+    await session.start(Agent(instructions="x", tools=bound.tools))
     result = await session.run(user_input="Book Thursday.")
+    await bound.flush()  # the receipt's first delivery try goes on after the reply
     await session.aclose()
     return [e.item.output for e in result.events if e.type == "function_call_output"]
 

@@ -92,3 +92,43 @@ def test_four_processes_write_to_one_home_without_losing_a_write(home: Path) -> 
     with sqlite3.connect(_memory_file(home)) as conn:
         (stored,) = conn.execute("SELECT count(*) FROM memories WHERE content LIKE 'fact %'").fetchone()
     assert stored == 48
+
+
+async def test_an_engine_write_waits_for_another_process_without_holding_the_loop(home: Path) -> None:
+    import asyncio
+    import fcntl
+    import os
+
+    settings = gate.GateSettings()
+    settings.ensure_home()
+    engine = gate.LocalEngine(settings.memory_url(), gate.Ledger(settings.ledger_url()))
+    try:
+        await engine.remember("alice", "i prefer thursdays", source="user_stated", confidence=0.9)
+        # Another process holds the file's write lock (an open file of its own).
+        fd = os.open(f"{_memory_file(home)}-gate.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            write = asyncio.ensure_future(
+                engine.remember("alice", "my dog is rex", source="user_stated", confidence=0.9)
+            )
+            for _ in range(20):
+                await asyncio.sleep(0.01)  # the loop goes on meanwhile
+            assert not write.done()
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+        assert await asyncio.wait_for(write, 10)
+        # A task cancelled while it waits leaves the lock free for the next write.
+        fcntl.flock(fd := os.open(f"{_memory_file(home)}-gate.lock", os.O_RDWR), fcntl.LOCK_EX)
+        waiting = asyncio.ensure_future(
+            engine.remember("alice", "call me later", source="user_stated", confidence=0.9)
+        )
+        await asyncio.sleep(0.05)
+        waiting.cancel()
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+        assert await asyncio.wait_for(
+            engine.remember("bob", "call me on mondays", source="user_stated", confidence=0.9), 10
+        )
+    finally:
+        await engine.aclose()

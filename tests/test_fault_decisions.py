@@ -609,6 +609,7 @@ async def test_an_exception_name_becomes_a_safe_error_code(
         tool = next(t for t in g.tools if t.name == "add_note")
         with pytest.raises(ToolError, match=r"The notes system had a problem with dog\."):
             await session.call(tool, {"text": "dog"}, None)
+        await session.flush()  # the delivery goes on after the reply
         (d,) = g.ledger.decisions()
         receipt = receipts_by_decision(g)[d.id]
         assert receipt.error_code == code and len(code) <= 64

@@ -229,3 +229,91 @@ async def test_a_write_from_a_task_that_is_cancelled_is_still_applied(tmp_path: 
     assert ledger.record_decision(decision_row())  # queued after it, so it is applied by now
     assert row.id in {d.id for d in ledger.decisions()}
     ledger.close()
+
+
+def _hold_file(ledger: Ledger) -> int:
+    """Take the ledger file's writer lock as another process would (an open file of its own)."""
+    import fcntl
+    import os
+
+    path = os.path.abspath(ledger.engine.url.database or "") + "-gate.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+async def test_a_write_waits_for_another_process_on_the_writer_thread_not_the_loop(tmp_path: Path) -> None:
+    import fcntl
+    import os
+
+    ledger = Ledger(f"sqlite:///{tmp_path / 'ledger.db'}")
+    fd = _hold_file(ledger)
+    try:
+        write = asyncio.ensure_future(ledger.arecord_decision(decision_row()))
+        ticks = 0
+        for _ in range(20):  # the loop goes on while the write waits for the other process
+            await asyncio.sleep(0.01)
+            ticks += 1
+        assert not write.done() and ticks == 20
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+    assert await asyncio.wait_for(write, 10) is True
+    assert ledger.verify().ok
+    ledger.close()
+
+
+def test_a_write_when_nobody_writes_is_applied_on_the_callers_thread(tmp_path: Path) -> None:
+    ledger = Ledger(f"sqlite:///{tmp_path / 'ledger.db'}")
+    seen: list[str] = []
+    assert ledger.write(lambda conn: seen.append(threading.current_thread().name)) is None
+    assert seen == [threading.current_thread().name]
+    ledger.close()
+
+
+async def test_a_carried_write_commits_with_the_next_write_of_its_task(tmp_path: Path) -> None:
+    from gate.ledger.writer import carry, carrying
+
+    ledger = Ledger(f"sqlite:///{tmp_path / 'ledger.db'}")
+    await ledger.awrite(lambda conn: conn.execute(text("CREATE TABLE t (n INTEGER)")))
+    began = _transactions(ledger)
+
+    def insert(n: int) -> Any:
+        return lambda conn: conn.execute(text("INSERT INTO t VALUES (:n)"), {"n": n})
+
+    with carrying() as carried:
+        assert carry(ledger._writer, insert(1))
+
+        async def elsewhere() -> None:  # a task started inside writes for reasons of its own
+            await ledger.awrite(insert(2))
+
+        await asyncio.ensure_future(elsewhere())
+        assert await ledger.arecord_decision(decision_row())
+        await carried.release()
+    assert len(began) == 2  # the other task's write, then the decision carrying the held one
+    with carrying() as carried:
+        assert carry(ledger._writer, insert(3))
+        await carried.release()  # nothing came to carry it: written on its own
+    assert not carry(ledger._writer, insert(4))  # outside: the caller writes it itself
+    with ledger.engine.connect() as conn:
+        assert sorted(r[0] for r in conn.execute(text("SELECT n FROM t"))) == [1, 2, 3]
+    ledger.close()
+
+
+async def test_a_carried_write_is_not_durable_without_the_write_that_carries_it(tmp_path: Path) -> None:
+    from gate.ledger.writer import carry, carrying
+
+    ledger = Ledger(f"sqlite:///{tmp_path / 'ledger.db'}")
+    await ledger.awrite(lambda conn: conn.execute(text("CREATE TABLE t (n INTEGER)")))
+
+    def fails(conn: Connection) -> None:
+        raise RuntimeError("the decision could not be written")
+
+    with carrying() as carried:
+        carry(ledger._writer, lambda conn: conn.execute(text("INSERT INTO t VALUES (1)")))
+        with pytest.raises(RuntimeError, match="could not be written"):
+            await ledger.awrite(fails)
+        await carried.release()
+    with ledger.engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM t")).scalar_one() == 0
+    ledger.close()

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from gate.canonical import digest
 from gate.evidence import EvidenceContext, EvidenceSlot, ServiceDecision, ServiceReceipt
 
 
@@ -81,6 +82,31 @@ class DecisionBackend(Protocol):
         """Store a memory; returns its id."""
         ...
 
+    async def attest(
+        self,
+        partition: str,
+        content: str,
+        *,
+        query: str,
+        entity: str | None = None,
+        attribute: str | None = None,
+        pending: Sequence[str] = (),
+    ) -> list[str]:
+        """Record the caller's own request, so the next evaluation of ``query`` answers on it.
+
+        ``content`` is the request as a first-person statement, stored as a
+        confirmed memory of the caller (in the slot ``entity``/``attribute``
+        when given); ``pending`` are memories the caller has just confirmed
+        (those that made the gate ask). Returns the ids confirmed, the new
+        memory's last. A service without its own way does :func:`remember_and_confirm`.
+
+        Raises what :meth:`remember` and :meth:`confirm` raise (a foreign
+        pending id: ServiceError 404); then nothing may act on the request.
+        """
+        return await remember_and_confirm(
+            self, partition, content, entity=entity, attribute=attribute, pending=pending
+        )
+
     async def forget(self, partition: str) -> ForgetResult:
         """Erase the caller's whole partition and verify it is gone."""
         ...
@@ -88,3 +114,56 @@ class DecisionBackend(Protocol):
     async def aclose(self) -> None:
         """Release connections and files."""
         ...
+
+
+async def remember_and_confirm(
+    service: DecisionBackend,
+    partition: str,
+    content: str,
+    *,
+    entity: str | None = None,
+    attribute: str | None = None,
+    pending: Sequence[str] = (),
+) -> list[str]:
+    """:meth:`DecisionBackend.attest` through the hosted contract: ``remember``, then ``confirm`` each.
+
+    Every confirmation's idempotency key is derived from the new memory and
+    the one confirmed, so a retry confirms nothing twice. Raises what the
+    service raises.
+    """
+    memory_id = await service.remember(
+        partition,
+        content,
+        source="user_stated",
+        confidence=1.0,
+        action_relevant=True,
+        entity=entity,
+        attribute=attribute,
+    )
+    confirmed = [*pending, memory_id]
+    key_base = digest([partition, memory_id])[7:39]
+    for one in confirmed:
+        await service.confirm(partition, one, idempotency_key=f"confirm-{key_base}-{digest(one)[7:23]}")
+    return confirmed
+
+
+async def attest(
+    service: DecisionBackend,
+    partition: str,
+    content: str,
+    *,
+    query: str,
+    entity: str | None = None,
+    attribute: str | None = None,
+    pending: Sequence[str] = (),
+) -> list[str]:
+    """``service.attest(...)``, or :func:`remember_and_confirm` for a service that has no ``attest``."""
+    own = getattr(service, "attest", None)
+    if own is None:
+        return await remember_and_confirm(
+            service, partition, content, entity=entity, attribute=attribute, pending=pending
+        )
+    confirmed: list[str] = await own(
+        partition, content, query=query, entity=entity, attribute=attribute, pending=pending
+    )
+    return confirmed

@@ -9,20 +9,29 @@ snapshot is now stale, and every later write on it fails at once the same
 way. Measured with 3 processes x 9 calls on one home: one process in four
 runs lost every call after its first lost race.
 
-:func:`retrying` ends such a transaction (under the engine's own write and
-audit locks, so no write of this process is cut in half) and tries again a
-few times with a short, jittered pause. The caller's own budget bounds the
-whole (the gate wraps service calls in the policy's ``timeout_s``).
+:func:`retrying` first takes the file's cross-process write lock
+(:class:`gate.ledger.writer.FileLock`, the one the gate's own short writes
+to that file take), so the engine's writes of all processes queue in the
+kernel instead of racing: a write no longer loses its snapshot to another
+process's commit in the middle of it, and no waiter polls. A write that
+still meets a lock (a writer that does not take it) ends the stale
+transaction (under the engine's own write and audit locks, so no write of
+this process is cut in half) and tries again a few times with a short,
+jittered pause. The caller's own budget bounds the whole (the gate wraps
+service calls in the policy's ``timeout_s``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
+
+from gate.ledger.writer import FileLock
 
 log = logging.getLogger("gate.engine")
 
@@ -59,8 +68,43 @@ async def unstick(db: Any) -> None:
             await conn.rollback()
 
 
+def file_lock(db: Any) -> FileLock | None:
+    """The cross-process write lock of the engine's SQLite file (None for other stores)."""
+    try:
+        store = db._require_store()
+    except Exception:  # not initialised yet: its first write initialises it, unlocked
+        return None
+    path = str(getattr(store, "_path", "") or "")
+    if not path or ":memory:" in path or path.startswith("file:"):
+        return None
+    return FileLock.beside(path)
+
+
+@contextlib.asynccontextmanager
+async def holding(lock: FileLock | None) -> AsyncIterator[None]:
+    """Hold ``lock`` (None: nothing) for the block; the wait for it happens on a thread, never the loop.
+
+    A task cancelled while it waits never leaves the lock taken: the lock is let
+    go as soon as the thread gets it.
+    """
+    if lock is None:
+        yield
+        return
+    if not lock.try_acquire():
+        waiting = asyncio.get_running_loop().run_in_executor(None, lock.acquire)
+        try:
+            await asyncio.shield(waiting)
+        except asyncio.CancelledError:
+            waiting.add_done_callback(lambda f: None if f.cancelled() or f.exception() else lock.release())
+            raise
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 async def retrying(db: Any, op: Callable[[], Awaitable[T]], *, what: str = "write") -> T:
-    """Run ``op`` (an engine write), trying again after a lost race for the file's lock.
+    """Run ``op`` (an engine write) under the file's write lock, trying again after a lost race.
 
     Raises:
         sqlite3.OperationalError: the last lost race, after :data:`ATTEMPTS` tries.
@@ -69,7 +113,8 @@ async def retrying(db: Any, op: Callable[[], Awaitable[T]], *, what: str = "writ
     pause = random.uniform(*_PAUSE_S)
     for attempt in range(1, ATTEMPTS + 1):
         try:
-            return await op()
+            async with holding(file_lock(db)):
+                return await op()
         except sqlite3.OperationalError as exc:
             if not lost_race(exc):
                 raise

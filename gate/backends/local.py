@@ -7,6 +7,15 @@ the policy names one (current value only: superseded revisions never count)
 and otherwise from the caller's current memories closest in meaning to the
 query; only memories that support these arguments count, and a trusted
 denial counts against them (see :mod:`gate.evidence`).
+
+A caller's own request (:meth:`LocalEngine.attest`: the gate records it
+before deciding on a policy that needs no evidence, or after the caller's
+yes) is one short transaction on the engine's file, a confirmed memory that
+names the query it answers; its vector follows in the background. While it
+is the caller's latest statement, an evaluation of that very query answers
+``act`` on it without a search (nothing the caller said since can have
+changed it). Within the gate's decision, the record of an evaluation is
+committed with the gate's decision that cites it (one ledger transaction).
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
 import re
 import sqlite3
 import time
@@ -26,16 +36,18 @@ from typing import Any
 
 import contextdb
 import numpy as np
-from contextdb.core.models import MemoryItem
+from contextdb.core.models import MemoryItem, MemoryType
 from contextdb.core.slots import canonicalize_slot
+from contextdb.dynamics.trust import speaker_id
 from contextdb.store.sqlite_store import SQLiteStore, _row_to_item
 from numpy.typing import NDArray
 from sqlalchemy import Connection, insert, select
 
 from gate import evidence
 from gate.backends import at_exit
-from gate.backends.base import ForgetResult
+from gate.backends.base import ForgetResult, remember_and_confirm
 from gate.backends.engine_locks import retrying
+from gate.backends.engine_writes import EngineWrites, MemoryMissing
 from gate.canonical import digest
 from gate.errors import DecisionNotFound, ReceiptConflict, ServiceError
 from gate.evidence import EvidenceContext, EvidenceMemory, EvidenceSlot, ServiceDecision, ServiceReceipt
@@ -43,9 +55,11 @@ from gate.evidence.meaning import Meaning, vectors_of
 from gate.evidence.reading import texts_for
 from gate.ledger import Ledger
 from gate.ledger.tables import ServiceDecisionRow, ServiceReceiptRow
-from gate.ledger.writer import Job
+from gate.ledger.writer import Job, carry
 from gate.memory.embedder import MiniLMEmbedder, SentenceEmbedder, claim_store
 from gate.memory.index import MemoryIndex
+
+log = logging.getLogger("gate.engine")
 
 _KEY = re.compile(r"^[A-Za-z0-9._:\-]{8,128}$")
 _ACTION = re.compile(r"^[A-Za-z][A-Za-z0-9._:\-]{0,127}$")
@@ -61,6 +75,12 @@ _LATER_LIMIT = 32
 # Memories this close to the query (cosine, MiniLM) are read for a trace; the trace itself
 # decides what they say. Denials and withdrawals are short, so the floor is low.
 NEAR_QUERY = 0.30
+# The metadata key of a memory that records the caller's own request: the digest of its query.
+ATTESTS = "gate_attests"
+# How long after an attestation its vector is made.
+_FILL_AFTER_S = 0.1
+# How long aclose() waits for attestations' vectors still being made.
+_FILL_WAIT_S = 5.0
 _SERVICE_DECISIONS = ServiceDecisionRow.__table__  # type: ignore[attr-defined]
 _SERVICE_RECEIPTS = ServiceReceiptRow.__table__  # type: ignore[attr-defined]
 
@@ -123,6 +143,11 @@ class LocalEngine:
         self._query_vectors: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
         self._tracer_meaning = Meaning(self._judge_embedder)
         self._created_index = False
+        self._writes: EngineWrites | None = None
+        self._writes_checked = False
+        # Attestations of this process still waiting for their vector, by partition.
+        self._unfilled: dict[str, set[str]] = {}
+        self._filling: set[asyncio.Task[None]] = set()
 
     # -- decisions -------------------------------------------------------------
 
@@ -144,7 +169,12 @@ class LocalEngine:
         Raises:
             ServiceError: 400 when the query is empty or longer than 2000 characters.
         """
-        verdict = await self.preview(partition, query, top_k=top_k, slot=slot, match=match, context=context)
+        # The caller's own request on record, with nothing said after it, is the answer for a
+        # policy without evidence (no call to trace); otherwise the request is traced.
+        recorded = await self._on_record(partition, query, slot) if context is None else None
+        verdict = recorded or await self.preview(
+            partition, query, top_k=top_k, slot=slot, match=match, context=context
+        )
         decision = dataclasses.replace(verdict, decision_id=f"dec_{uuid.uuid4().hex}")
         row = ServiceDecisionRow(
             id=decision.decision_id,
@@ -155,8 +185,48 @@ class LocalEngine:
             memory_ids_json=json.dumps([m.id for m in decision.memories]),
             pending_ids_json=json.dumps(decision.pending_ids),
         )
-        await self.ledger.awrite(self._decision_job(row))
+        await self._record(row)
         return decision
+
+    async def _record(self, row: ServiceDecisionRow) -> None:
+        """Make the evaluation durable: with the gate's decision that cites it, or now.
+
+        Inside the gate's decision (:func:`gate.ledger.writer.carrying`) the row
+        rides in the transaction of the decision that records it, so neither
+        is durable without the other; anywhere else it is written at once.
+        """
+        job = self._decision_job(row)
+        if not carry(self.ledger._writer, job):
+            await self.ledger.awrite(job)
+
+    async def _on_record(
+        self, partition: str, query: str, slot: EvidenceSlot | None
+    ) -> ServiceDecision | None:
+        """``act`` on the caller's own recorded request for ``query``, when it is their latest word.
+
+        The request (:meth:`attest`) is a confirmed first-person statement of
+        exactly this query: while nothing the caller said came after it, it is
+        what a judgement of their memories finds current, so no search is
+        made. None (judge as usual) otherwise, on a slot, or off SQLite.
+        """
+        if slot is not None or not 1 <= len(query) <= MAX_QUERY_CHARS:
+            return None
+        await self.db._ensure_init()
+        if not isinstance(self.db._require_store(), SQLiteStore):
+            return None
+        await self._ensure_created_index()
+        latest = await self.index.reader.run(lambda conn: _latest(conn, partition), small=True)
+        if latest is None:
+            return None
+        item, _ = latest
+        meta = item.metadata if isinstance(item.metadata, dict) else {}
+        if meta.get(ATTESTS) != _attestation_key(query) or not item.is_valid_at(contextdb.utc_now()):
+            return None
+        memory = self._evidence(item, similarity=None, in_slot=False)
+        if not memory.trusted or memory.injection_suspect:
+            return None
+        supports = dataclasses.replace(memory, role="support", note="the caller's own request for this")
+        return ServiceDecision("", "act", [supports], [], "the caller's own request for this is on record")
 
     async def prepare(self, partition: str, query: str) -> None:
         """Embed ``query`` now, for an evaluation of it that is about to come (the vector is kept).
@@ -287,7 +357,10 @@ class LocalEngine:
         hits = await self.index.search(
             partition, vector, top_k, min_score=NEAR_QUERY, exclude_suspects=True, refreshed=refreshed
         )
-        return [(item, False, vec) for item, vec in await self._load(partition, [h.memory_id for h in hits])]
+        ids = [h.memory_id for h in hits]
+        # The caller's requests recorded a moment ago have no vector yet: no search finds them.
+        ids += sorted(self._unfilled.get(partition, set()) - set(ids))
+        return [(item, False, vec) for item, vec in await self._load(partition, ids)]
 
     async def _load(self, partition: str, ids: Sequence[str]) -> list[tuple[MemoryItem, _Vector | None]]:
         """The caller's memories with these ids that are valid now, in that order, with their stored vectors.
@@ -429,6 +502,29 @@ class LocalEngine:
         )
         return receipt
 
+    def receipt_job(
+        self,
+        partition: str,
+        decision_id: str,
+        action_name: str,
+        status: str,
+        *,
+        idempotency_key: str,
+        external_ref: str | None = None,
+        error_code: str | None = None,
+    ) -> Job[ServiceReceipt]:
+        """:meth:`report_execution` as a ledger write, to go in a transaction of the caller's.
+
+        For a receipt delivered by whoever writes the ledger this service
+        keeps its records in (the outbox): one commit for the receipt and its
+        delivery record. Raises ServiceError(400) at once for a malformed
+        field; the write raises what :meth:`report_execution` raises.
+        """
+        _check_receipt(action_name, status, idempotency_key, external_ref, error_code)
+        return self._receipt_job(
+            partition, decision_id, action_name, status, idempotency_key, external_ref, error_code
+        )
+
     @staticmethod
     def _receipt_job(
         partition: str,
@@ -478,6 +574,135 @@ class LocalEngine:
         return job
 
     # -- memory ----------------------------------------------------------------
+
+    async def attest(
+        self,
+        partition: str,
+        content: str,
+        *,
+        query: str,
+        entity: str | None = None,
+        attribute: str | None = None,
+        pending: Sequence[str] = (),
+    ) -> list[str]:
+        """Record the caller's own request for ``query`` in one short transaction.
+
+        ``content`` (a first-person statement of the request) becomes a
+        confirmed memory that names ``query`` (read exactly as the engine's
+        ``add`` would: personal data redacted, injection screened), written
+        with the engine's audit entries and the confirmations of the plain
+        ``pending`` memories (:mod:`gate.backends.engine_writes`); its vector is
+        made in the background and then written to it, so the wait is one
+        commit, not an embedding and five commits. A request or a pending
+        memory in a slot takes the engine's own path (remember, confirm), which
+        keeps the slot's rules; so does a store that is not a SQLite file.
+        Returns the ids confirmed, the new memory's last.
+
+        Raises:
+            ServiceError: 404 when a pending memory is not the caller's (nothing written).
+            Exception: what SQLite or the engine raises; nothing may act on the request then.
+        """
+        writes = await self._engine_writes()
+        item = None if writes is None else self._attestation(partition, content, query, entity, attribute)
+        if writes is None or item is None:
+            return await remember_and_confirm(
+                self, partition, content, entity=entity, attribute=attribute, pending=pending
+            )
+        speaker = item.corroborated_by[0]
+        try:
+            done = await writes.attest(item, pending, speaker)
+        except MemoryMissing as exc:
+            raise ServiceError(404, "not_found", f"memory {exc} not found") from exc
+        for memory_id in done.in_slots:
+            await self.confirm(partition, memory_id, idempotency_key=f"attest-{item.id}")
+        self._unfilled.setdefault(partition, set()).add(item.id)
+        task = asyncio.get_running_loop().create_task(self._fill(partition, item))
+        self._filling.add(task)
+        task.add_done_callback(self._filling.discard)
+        return [*pending, item.id]
+
+    def _attestation(
+        self, partition: str, content: str, query: str, entity: str | None, attribute: str | None
+    ) -> MemoryItem | None:
+        """The memory ``remember`` + ``confirm`` would leave, or None when it would be in a slot."""
+        db = self.db
+        if db._pii is None:  # not initialised: the engine's own path initialises it
+            return None
+        processed, annotations = db._pii.process(content)
+        now = contextdb.utc_now()
+        item = MemoryItem(
+            content=processed,
+            memory_type=MemoryType.FACTUAL,
+            metadata={"confidence": 1.0, ATTESTS: _attestation_key(query)},
+            event_time=now,
+            ingestion_time=now,
+            created_at=now,
+            updated_at=now,
+            valid_from=now,
+            pii_annotations=annotations,
+            pii_shadow=db._pii_shadow(annotations, processed),
+            epistemic_source="user_stated",
+            confidence=1.0,
+            action_relevant=True,
+            entity_key=entity,
+            attribute_key=attribute,
+            user_id=partition,
+        )
+        db._apply_slot(item, raw_text=content)
+        if item.entity_key or item.attribute_key:
+            return None
+        db._screen_item(item)
+        speaker = speaker_id(partition, item.session_id, item.agent_id)
+        # What the engine's confirm makes of it: first-party, at least 0.95, not contested.
+        item.corroborated_by = [speaker]
+        item.corroboration_count = 1
+        item.epistemic_source = "user_stated"
+        item.confidence = max(item.confidence, 0.95)
+        item.confirmed = True
+        item.confirmed_at = now
+        item.contested = False
+        return item
+
+    async def _engine_writes(self) -> EngineWrites | None:
+        """The gate's own writer to the engine's file (None when the store is not a SQLite file)."""
+        if not self._writes_checked:
+            await self.db._ensure_init()
+            store = self.db._require_store()
+            path = str(getattr(store, "_path", ""))
+            if isinstance(store, SQLiteStore) and path and ":memory:" not in path:
+                self._writes = EngineWrites(
+                    path,
+                    revision_key=store._revision_key,
+                    audit=self.db._audit is not None,
+                    tenant_id=store._tenant_id,
+                    agent_id=store._agent_id,
+                )
+            self._writes_checked = True
+        return self._writes
+
+    async def _fill(self, partition: str, item: MemoryItem) -> None:
+        """Embed an attestation as the engine embeds what it stores, and write its vector.
+
+        A moment later: the model's run would otherwise share the cores (and the
+        interpreter) with the very reply that is waiting on the decision.
+        """
+        try:
+            await asyncio.sleep(_FILL_AFTER_S)
+            embedder = self.db._embedder
+            writes = self._writes
+            if embedder is None or writes is None:
+                return
+            (vector,) = await embedder.embed_documents([item.pii_shadow or item.content])
+            store = self.db._require_store()
+            await writes.fill_vector(item.id, vector, getattr(store, "_embedding_model_id", None))
+        except Exception as exc:  # it is still found by its query, just not by meaning
+            log.warning("an attested request's vector was not stored: %s: %s", type(exc).__name__, exc)
+        finally:
+            waiting = self._unfilled.get(partition)
+            if waiting is not None:
+                waiting.discard(item.id)
+                if not waiting:
+                    del self._unfilled[partition]
 
     async def confirm(self, partition: str, memory_id: str, *, idempotency_key: str) -> None:
         """Graduate a memory after the caller's yes.
@@ -547,6 +772,14 @@ class LocalEngine:
         from exiting. So the closed engine refuses instead.
         """
         try:
+            if self._filling:
+                _, late = await asyncio.wait(set(self._filling), timeout=_FILL_WAIT_S)
+                for task in late:  # found by their query still, not by meaning
+                    task.cancel()
+                if late:
+                    await asyncio.wait(late)
+            if self._writes is not None:
+                await asyncio.to_thread(self._writes.close)
             await asyncio.to_thread(self.index.reader.close)
         finally:
             await self.db.close()
@@ -641,9 +874,26 @@ def _by_ids(
     if not ids:
         return []
     marks = ",".join("?" * len(ids))
-    sql = f"SELECT * FROM memories WHERE id IN ({marks}) AND user_id = ?"
-    found = {item.id: (item, vec) for item, vec in _rows(conn, sql, [*ids, partition])}
+    # By primary key only: with the caller named in the query, SQLite may walk the index on
+    # the caller instead and read every one of their rows (6.6 ms at 10,000, against 0.2).
+    sql = f"SELECT * FROM memories WHERE id IN ({marks})"
+    found = {item.id: (item, vec) for item, vec in _rows(conn, sql, list(ids)) if item.user_id == partition}
     return [found[i] for i in ids if i in found]
+
+
+def _attestation_key(query: str) -> str:
+    return digest(query)[7:39]
+
+
+def _latest(conn: sqlite3.Connection, partition: str) -> tuple[MemoryItem, _Vector | None] | None:
+    """The caller's newest active factual memory, if any."""
+    sql = (
+        "SELECT * FROM memories INDEXED BY gate_memories_user_created "
+        "WHERE user_id = ? AND status = 'ACTIVE' AND memory_type = 'FACTUAL' "
+        "ORDER BY created_at DESC LIMIT 1"
+    )
+    rows = _rows(conn, sql, [partition])
+    return rows[0] if rows else None
 
 
 def _newer(

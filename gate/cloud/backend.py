@@ -41,7 +41,7 @@ import httpx
 from contextdb_cloud_client import ApiError, CloudClient, Memory
 
 from gate import evidence
-from gate.backends.base import ForgetResult
+from gate.backends.base import ForgetResult, remember_and_confirm
 from gate.errors import ConfigError, DecisionNotFound, ReceiptConflict, ServiceError
 from gate.evidence import EvidenceContext, EvidenceMemory, EvidenceSlot, ServiceDecision, ServiceReceipt
 from gate.evidence.meaning import Meaning
@@ -352,6 +352,25 @@ class CloudEngine:
                 idempotency_key=f"remember-{uuid.uuid4().hex}",
             )
         return str(memory.id)
+
+    async def attest(
+        self,
+        partition: str,
+        content: str,
+        *,
+        query: str,
+        entity: str | None = None,
+        attribute: str | None = None,
+        pending: Sequence[str] = (),
+    ) -> list[str]:
+        """The caller's request as the hosted contract records it: ``remember``, then ``confirm`` each.
+
+        ``query`` is not sent (the hosted evaluation reads memory, not attestations).
+        Raises what :meth:`remember` and :meth:`confirm` raise.
+        """
+        return await remember_and_confirm(
+            self, partition, content, entity=entity, attribute=attribute, pending=pending
+        )
 
     async def forget(self, partition: str) -> ForgetResult:
         with contract_answer("POST /v1/forget", ident="forget"):

@@ -58,7 +58,7 @@ from gate.ledger.tables import (
     ReceiptRow,
     summarise,
 )
-from gate.ledger.writer import Job, Writer, log
+from gate.ledger.writer import FileLock, Job, Writer, log
 
 Record = DecisionRow | ConfirmationRow | ReceiptRow | DeliveryRow
 _TABLE_OF: dict[str, Any] = {
@@ -148,6 +148,8 @@ class Ledger:
                 schema.ensure(self.engine, self.url, create_if_empty=False)
             self.write_engine = self.engine.execution_options(gate_write=True)
             self._file = _SQLiteFile.of(self.engine) if self.is_sqlite and not read_only else None
+            if self._file is not None:
+                self._writer.share_file(FileLock.beside(self._file.path))  # see gate.ledger.writer
             # Records beside the chain, on PostgreSQL (see write()); threads start on first use.
             self._side_writer = (
                 None if self.is_sqlite else Writer(self.write_engine.begin, name="gate-ledger-side")
