@@ -255,7 +255,7 @@ def other_value_spans(text: str, spec: ArgumentSpec, request: TraceRequest) -> l
     if spec.kind == "text":
         others = _other_names(text, spec, request)
         own = value_spans(text, spec, request)
-        for word in _alternatives(spec.shown):
+        for word in alternatives_of(spec.shown):
             for span in name_spans(text, word):
                 if not any(_overlaps(span, o) for o in own + others):
                     others.append(span)
@@ -286,17 +286,15 @@ def other_value_spans(text: str, spec: ArgumentSpec, request: TraceRequest) -> l
 
 
 @lru_cache(maxsize=4096)
-def _alternatives(shown: str) -> tuple[str, ...]:
+def alternatives_of(shown: str) -> tuple[str, ...]:
     """The values that exclude this one ("economy" for "business"), from :data:`words.ALTERNATIVES`.
 
-    Empty when the value says no word of a group, or words of two groups
-    (then it is not one of a group's plain choices).
+    A value in several groups ("standard": a hire car, a delivery) has the others of each:
+    reading a change where there is none only makes the gate ask.
     """
-    groups = {words.ALTERNATIVE_OF[w] for w in words.ALTERNATIVE_OF if name_spans(shown, w)}
-    if len(groups) != 1:
-        return ()
-    group = words.ALTERNATIVES[groups.pop()]
-    return tuple(w for w in group if not name_spans(shown, w) and not name_spans(w, shown))
+    groups = {n for n, group in enumerate(words.ALTERNATIVES) for w in group if name_spans(shown, w)}
+    found = [w for n in sorted(groups) for w in words.ALTERNATIVES[n]]
+    return tuple(dict.fromkeys(w for w in found if not name_spans(shown, w) and not name_spans(w, shown)))
 
 
 _NAME_AFTER = re.compile(r"([^\W\d_][\w'’&.-]*(?:\s+[^\W\d_][\w'’&.-]*){0,2})")
@@ -667,7 +665,9 @@ def judge_span(
     ):
         return said("trace.value.role")  # "knock me down from platinum to silver": where a change starts
     if spec.kind == "number":
-        if re.match(r"(?:st|nd|rd|th)\b", text[end : end + 3], re.IGNORECASE):
+        if re.match(r"(?:st|nd|rd|th)\b", text[end : end + 3], re.IGNORECASE) or re.search(
+            r"\d(?:st|nd|rd|th)\b", text[start:end], re.IGNORECASE
+        ):
             return said("trace.value.ordinal")  # "the 3rd" is a day, not three of anything
         unit = unit_at(text, end)
         if unit is not None and unit != (spec.unit or (slot.unit if slot else None)):

@@ -677,8 +677,8 @@ def _another_request(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -
     its own for the action ("please ship order A-1002", "also pay Ann 30") that
     does not say it replaces the first.
     """
-    if spec.kind not in _KEY_KINDS:
-        return False
+    if spec.kind not in _KEY_KINDS or spec.choices or forms.alternatives_of(spec.shown):
+        return False  # a class or a choice ("standard", "full-size") is one per request: a change
     return r.stance == "request" and r.names_action and not r.change
 
 

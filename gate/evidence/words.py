@@ -335,12 +335,16 @@ ALTERNATIVES: tuple[tuple[str, ...], ...] = (
         "mittel",
         "groß",
     ),
+    # classes of hire car
+    (
+        *("mini", "economy", "compact", "intermediate", "midsize", "mid-size", "standard", "full-size"),
+        *("fullsize", "full size", "premium", "luxury", "suv", "minivan", "convertible", "people carrier"),
+    ),
     # speed of delivery
     ("standard", "express", "next day", "next-day", "overnight", "same day", "same-day", "economy delivery"),
     # seats in a venue
     ("stalls", "circle", "balcony", "general admission", "vip", "front row"),
 )
-ALTERNATIVE_OF: dict[str, int] = {w: n for n, group in enumerate(ALTERNATIVES) for w in group}
 
 # The verbs of the families above as callers say them in Spanish, French and German: stems,
 # matched at a word's start ("reserv" is reservar, réserver, reservieren), three letters or
