@@ -121,6 +121,11 @@ _CONTINUES = re.compile(r"^\s*(?:or|nor|and|either|neither|ever|at all|o|ni|ou|n
 
 def clauses(text: str) -> list[str]:
     """``text`` split into clauses (lower-cased); continuations are joined to the clause before."""
+    return list(_clauses(text))
+
+
+@lru_cache(maxsize=4096)
+def _clauses(text: str) -> tuple[str, ...]:
     parts = [p.strip() for p in _BOUNDARY.split(text.casefold())]
     out: list[str] = []
     for part in parts:
@@ -130,7 +135,7 @@ def clauses(text: str) -> list[str]:
             out[-1] = f"{out[-1]} {part}"
         else:
             out.append(part)
-    return out
+    return tuple(out)
 
 
 def clause_spans(text: str) -> list[tuple[int, int]]:
@@ -174,6 +179,7 @@ _ALL_BUT = re.compile(
 )
 
 
+@lru_cache(maxsize=4096)
 def _norm(text: str) -> str:
     # Typographic apostrophes are common in written memories, absent in STT output.
     return _ALL_BUT.sub(r"\1except", text.replace("\u2019", "'").replace("\u2018", "'"))
@@ -378,6 +384,7 @@ _QUESTION_LANG = {lang: _question_re(lang) for lang in _QUESTION_START}
 _TAG_QUESTION = re.compile(r"\b(?:right|isn't it|is it|ok|okay|yes|no|correct)\s*\?\s*$", re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)
 def is_question(text: str, lang: str | None = None) -> bool:
     """Whether the utterance asks rather than requests or states.
 
@@ -647,6 +654,7 @@ _NOT_NOW = re.compile(
 )
 
 
+@lru_cache(maxsize=4096)
 def conditional(text: str) -> bool:
     """Whether the utterance asks only on a condition, asks whether, plans, reports or wishes the past away.
 
@@ -705,6 +713,7 @@ _FOR_OTHER = re.compile(
 )
 
 
+@lru_cache(maxsize=4096)
 def for_someone_else(text: str) -> bool:
     """Whether what the statement acts on is another person's, or it is done for them ("cancel my
     mum's subscription", "book my husband a visa appointment"), unless the caller includes
@@ -717,6 +726,7 @@ def for_someone_else(text: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=4096)
 def about_someone_else(text: str) -> bool:
     """Whether the statement is about somebody other than the caller.
 
@@ -783,6 +793,7 @@ _ANY_LABEL = re.compile(
 )
 
 
+@lru_cache(maxsize=4096)
 def spoken_by_agent(text: str) -> bool:
     """Whether the text is labelled as (or reports) the agent's or another source's words, not the caller's.
 
@@ -870,6 +881,7 @@ _INSTRUCTION = re.compile(
 )
 
 
+@lru_cache(maxsize=4096)
 def looks_like_instruction(text: str) -> bool:
     """Whether the text tries to instruct the agent or the system rather than state a wish."""
     return _INSTRUCTION.search(_norm(text)) is not None
@@ -917,6 +929,7 @@ _NOT_VERB = frozenset(
 )
 
 
+@lru_cache(maxsize=4096)
 def requested_verb(text: str) -> str | None:
     """The verb of what the speaker asks for, when the words say it ("please add my wife ..." -> "add").
 
@@ -989,6 +1002,7 @@ def defers(text: str) -> bool:
     return _PUT_OFF.search(_norm(text)) is not None
 
 
+@lru_cache(maxsize=4096)
 def retracts(text: str) -> bool:
     """Whether the utterance withdraws or changes something the caller said before.
 

@@ -224,7 +224,28 @@ _WEEK_FROM = re.compile(r"\ba\s+week\s+(?P<base>today|tomorrow)\b")
 
 
 def value_spans(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[tuple[int, int]]:
-    """Where ``text`` says this argument's own value, in any of its forms."""
+    """Where ``text`` says this argument's own value, in any of its forms.
+
+    A trace asks this of every statement for every argument, several times over
+    (each rule that weighs a value); the answer depends only on the text, the
+    argument and the call's date and language, so it is kept.
+    """
+    try:
+        return list(_value_spans(text, spec, request.today, request.lang))
+    except TypeError:  # a value that cannot be a key (a list, a dict): read it afresh
+        return _read_value_spans(text, spec, request.today, request.lang)
+
+
+@lru_cache(maxsize=8192)
+def _value_spans(
+    text: str, spec: ArgumentSpec, today: date | None, lang: str | None
+) -> tuple[tuple[int, int], ...]:
+    return tuple(_read_value_spans(text, spec, today, lang))
+
+
+def _read_value_spans(
+    text: str, spec: ArgumentSpec, today: date | None, lang: str | None
+) -> list[tuple[int, int]]:
     if spec.kind == "other":
         return []
     if spec.kind == "text":
@@ -240,7 +261,7 @@ def value_spans(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[tu
     if spec.kind == "date":
         wanted = _as_date(spec.value)
         if wanted is not None:
-            for start, end, dates in date_readings(text, request.today, request.lang):
+            for start, end, dates in date_readings(text, today, lang):
                 if wanted in dates and not any(s <= start < e for s, e in spans):
                     spans.append((start, end))
     return sorted(set(spans))

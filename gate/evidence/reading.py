@@ -259,15 +259,25 @@ def asked_thing(text: str, request: TraceRequest) -> list[str]:
     return [w for w in named if w not in phrase]
 
 
-def _family_phrase_words(text: str) -> set[str]:
+@lru_cache(maxsize=4096)
+def _family_phrase_words(text: str) -> frozenset[str]:
     """The words of every several-word family phrase the text says ("money back", "sign me up")."""
     folded = " ".join(_WORD.findall(text.casefold()))
     out: set[str] = set()
-    for family in words.FAMILIES:
-        for phrase in family:
-            if " " in phrase and re.search(rf"\b{re.escape(phrase)}\b", folded):
-                out |= set(phrase.split())
-    return out
+    # One pass for every phrase (phrases may overlap: each is looked for from every position).
+    for found in _FAMILY_PHRASES.finditer(folded):
+        out |= set(found.group(1).split())
+    return frozenset(out)
+
+
+_FAMILY_PHRASES = re.compile(
+    r"(?=\b("
+    + "|".join(
+        re.escape(p)
+        for p in sorted({p for f in words.FAMILIES for p in f if " " in p}, key=len, reverse=True)
+    )
+    + r")\b)"
+)
 
 
 def query_thing(request: TraceRequest) -> list[str]:
@@ -347,9 +357,17 @@ def _refuses(text: str) -> bool:
     )
 
 
+@lru_cache(maxsize=4096)
 def _change_marked(text: str) -> bool:
     folded = " ".join(_WORD.findall(text.casefold()))
-    return any(re.search(rf"(?<![\w-]){re.escape(m)}(?![\w-])", folded) for m in words.CHANGE_MARKERS)
+    return _CHANGE_MARKED.search(folded) is not None
+
+
+_CHANGE_MARKED = re.compile(
+    r"(?<![\w-])(?:"
+    + "|".join(re.escape(m) for m in sorted(words.CHANGE_MARKERS, key=len, reverse=True))
+    + r")(?![\w-])"
+)
 
 
 # -- one clause ----------------------------------------------------------------------------

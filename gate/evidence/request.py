@@ -16,6 +16,7 @@ import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, get_args, get_origin, get_type_hints
 
 from gate.evidence import words
@@ -93,16 +94,17 @@ class TraceRequest:
     today: date | None = None
     lang: str | None = None
 
-    @property
+    # Read by every rule of a trace: worked out once per request (the request never changes).
+    @cached_property
     def bound(self) -> tuple[ArgumentSpec, ...]:
         return tuple(a for a in self.arguments if a.bound)
 
-    @property
+    @cached_property
     def masked_query(self) -> str:
         """The query with its placeholders left out: what the action is, whatever the values."""
         return " ".join(re.sub(r"\{[^{}]*\}", " ", self.template).split())
 
-    @property
+    @cached_property
     def action_texts(self) -> tuple[str, ...]:
         """The texts that say what the action is: the query without values, and the description."""
         out = [self.masked_query]
