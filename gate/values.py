@@ -372,6 +372,7 @@ class _Lex:
     dayparts: tuple[tuple[tuple[str, ...], str], ...]
     hour_marks: tuple[tuple[tuple[str, ...], str], ...]
     time_cues: tuple[tuple[tuple[str, ...], str], ...]
+    leading_dayparts: tuple[tuple[tuple[str, ...], str], ...]
     clock_phrases: tuple[tuple[tuple[str, ...], int], ...]
     clock_links: dict[str, int]
     vigesimal: bool  # "quatre-vingt-dix": counting in twenties is read
@@ -436,6 +437,9 @@ def _lexicon(lang: str | None) -> _Lex:
         dayparts=_pairs(dayparts),
         hour_marks=tuple((p, "") for p in _phrase_tokens(lang_data.union_phrases("hour_marks"))),
         time_cues=tuple((p, "cue") for p in _phrase_tokens(lang_data.union_phrases("time_cues"))),
+        leading_dayparts=_pairs(
+            {p: v for language in read for p, v in language.table("leading_dayparts").items()}
+        ),
         clock_phrases=tuple((tuple(t.key for t in tokens(p)), v) for p, v in clock_phrases.items()),
         clock_links=clock_links,
         vigesimal=any(x.flag("vigesimal_numbers") for x in read),
@@ -462,6 +466,7 @@ def _starters(lang: str | None) -> frozenset[str]:
     common = _common()
     words: set[str] = set(lex.numbers) | set(lex.weekdays) | set(lex.months) | set(common.ordinals)
     words |= {cue[0][0] for cue in lex.time_cues} | common.noon | common.midnight
+    words |= {lead[0][0] for lead in lex.leading_dayparts}
     words |= {p[0][0] for p in lex.clock_phrases} | set(lang_data.union_table("currencies"))
     words |= common.day_leads | common.minus_words
     words |= (
@@ -1093,9 +1098,15 @@ class _Scanner:
             if got is not None:
                 return got
         cue = self.phrase(i, self.lex.time_cues)
+        # "afternoon 3", "evening 6:30": a part of the day before a bare hour is its cue and its half.
+        lead = self.phrase(i, self.lex.leading_dayparts) if cue is None else None
+        if lead is not None:
+            cue = lead
         start = i
         if cue is not None:
             i = cue[1]
+            if lead is not None and (then := self.phrase(i, self.lex.time_cues)) is not None:
+                i = then[1]  # "in the evening at 7", "abends um 7"
             if i >= len(self.t):
                 return None
             tok = self.t[i]
@@ -1148,6 +1159,17 @@ class _Scanner:
         part = self.phrase(j, self.lex.dayparts)
         if part is not None and not self.same_language(tok, j, part[1]):
             part = None  # "vier am Samstag": German "am", not a.m. after a German number
+        if part is None and lead is not None:
+            nxt = self.t[j] if j < len(self.t) else None
+            if nxt is not None and (
+                nxt.key in self.c.not_time_after
+                or nxt.key in self.c.currency_words
+                or nxt.key in _CURRENCY_SYMBOLS
+                or nxt.key in self.c.of_words
+                or nxt.kind == "num"
+            ):
+                return None  # "morning 2 people", "evening 2 of us": a count after the part of the day
+            part = (lead[0], j)
         if part is not None:
             if part[0] in ("am", "pm") and not 1 <= hour <= 12:
                 return None

@@ -52,7 +52,7 @@ from gate.canonical import digest
 from gate.errors import DecisionNotFound, ReceiptConflict, ServiceError
 from gate.evidence import EvidenceContext, EvidenceMemory, EvidenceSlot, ServiceDecision, ServiceReceipt
 from gate.evidence.meaning import Meaning, vectors_of
-from gate.evidence.reading import texts_for
+from gate.evidence.reading import base_texts, bearing, texts_for
 from gate.ledger import Ledger
 from gate.ledger.tables import ServiceDecisionRow, ServiceReceiptRow
 from gate.ledger.writer import Job, carry
@@ -283,11 +283,18 @@ class LocalEngine:
         known: Mapping[str, NDArray[np.float32]] | None = None,
     ) -> evidence.Prepared:
         """Vectors for every text the trace compares; stored vectors are used where the engine has them."""
-        texts = [t for t in texts_for(request, statements) if not known or t not in known]
-        prepared = await self._tracer_meaning.prepare(texts)
-        if known:
-            prepared = evidence.Prepared({**vectors_of(prepared), **{t: _unit(v) for t, v in known.items()}})
-        return prepared
+        stored = {t: _unit(v) for t, v in (known or {}).items()}
+        # First the texts that say which statements bear on the request at all, then the parts of
+        # those only: most of a caller's memories are about other things.
+        first = await self._tracer_meaning.prepare(
+            t for t in base_texts(request, statements) if t not in stored
+        )
+        vectors = {**vectors_of(first), **stored}
+        near = bearing(request, statements, evidence.Prepared(vectors))
+        rest = [t for t in texts_for(request, near) if t not in vectors]
+        if rest:
+            vectors.update(vectors_of(await self._tracer_meaning.prepare(rest)))
+        return evidence.Prepared(vectors)
 
     async def _candidates(
         self, partition: str, query: str, slot: EvidenceSlot | None, top_k: int

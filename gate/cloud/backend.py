@@ -45,7 +45,7 @@ from gate.backends.base import ForgetResult, remember_and_confirm
 from gate.errors import ConfigError, DecisionNotFound, ReceiptConflict, ServiceError
 from gate.evidence import EvidenceContext, EvidenceMemory, EvidenceSlot, ServiceDecision, ServiceReceipt
 from gate.evidence.meaning import Meaning
-from gate.evidence.reading import texts_for
+from gate.evidence.reading import base_texts, bearing, texts_for
 from gate.memory.embedder import judge_embedder
 
 DEFAULT_URL = "https://api.contextdb.ai"
@@ -240,7 +240,9 @@ class CloudEngine:
         request = context.request if context is not None else evidence.from_match(query, match, slot=slot)
         call = list(context.call) if context is not None else []
         statements = evidence.combined(evidence.from_memories(memories), call)
-        prepared = await self._meaning.prepare(texts_for(request, statements))
+        first = await self._meaning.prepare(base_texts(request, statements))
+        near = bearing(request, statements, first)
+        prepared = await self._meaning.prepare([*base_texts(request, statements), *texts_for(request, near)])
         found = evidence.trace(request, statements, prepared, since=context.since if context else None)
         verdict = evidence.decision_of(found, memories)
         if outcome == "act":

@@ -301,6 +301,30 @@ def _without_values(text: str, request: TraceRequest) -> str:
     return text
 
 
+def base_texts(request: TraceRequest, statements: Sequence[Statement]) -> list[str]:
+    """The texts that say whether a statement bears on the request at all: the action's and each
+    statement's own (see :func:`bearing`)."""
+    return [*request.action_texts, request.query, *(s.text for s in statements)]
+
+
+def bearing(request: TraceRequest, statements: Sequence[Statement], meaning: Similarities) -> list[Statement]:
+    """The statements a trace reads past their first look, given the vectors of :func:`base_texts`:
+    every one but a caller's memory that cannot bear on the request (:func:`read` stops at it).
+
+    The texts of their parts (clauses, what they ask for) are needed only for these, so only
+    these are embedded for them: a caller's store holds many memories far from any one action.
+    """
+    wanted = action_words(request)
+    out = []
+    for s in statements:
+        if s.origin == "memory" and s.speaker == "caller":
+            plain, rendered = closeness(s.text, request, meaning)
+            if _far_from(s.text, request, plain, rendered, wanted):
+                continue
+        out.append(s)
+    return out
+
+
 def texts_for(request: TraceRequest, statements: Sequence[Statement]) -> list[str]:
     """Every text a trace of ``statements`` compares in meaning (to prepare them in one batch)."""
     out = [*request.action_texts, request.query]
@@ -757,6 +781,11 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
     if _closing_only(text):
         return Reading(statement, "closing", "trace.closing", plain, agrees=agrees, change=change)
     wanted = action_words(request)
+    if statement.origin == "memory" and _far_from(text, request, plain, rendered, wanted):
+        # A memory far from the action in meaning that says none of its words or values and
+        # no yes, no or change of mind cannot bear on it: read no further (a caller's store
+        # holds many of these, and each would be read clause by clause on every decision).
+        return Reading(statement, "value", "trace.other", plain, note="not about this action")
     clauses: list[_Clause] = []
     for start, end in _spans(text):
         clauses.append(
@@ -894,6 +923,21 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             **base,  # type: ignore[arg-type]
         )
     return Reading(statement, "value", "trace.value" if counts else "trace.other", counts=counts, **base)  # type: ignore[arg-type]
+
+
+def _far_from(text: str, request: TraceRequest, plain: float, rendered: float, wanted: Sequence[str]) -> bool:
+    """Whether a statement cannot bear on the request: far in meaning, none of its words or values,
+    and nothing that takes up, turns down, negates or changes anything."""
+    if plain >= RELATED or rendered >= RELATED or shares_word(text, wanted):
+        return False
+    if _agrees(text) or _refuses(text) or _change_marked(text) or utterance.retracts(text):
+        return False
+    if any(denied.strip() for _, denied in utterance.scopes(text, request.lang)):
+        return False
+    return not any(
+        forms.value_spans(text, spec, request) or forms.other_value_spans(text, spec, request)
+        for spec in request.arguments
+    )
 
 
 def _within(
