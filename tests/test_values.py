@@ -319,3 +319,25 @@ def test_a_french_hundred_that_opens_the_text() -> None:
     # "cent" with nothing before it is read by the word after it.
     assert [m.value.key for m in find_mentions("cent vingt euros", "fr")] == ["120"]
     assert [m.value.key for m in find_mentions("cent euros", "fr")] == ["100"]
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "key"),
+    [
+        ("let's make it afternoon 3 on the 7th", None, "15:00"),
+        ("evening 6:30 would be best", None, "18:30"),
+        ("morning ten works for me", None, "10:00"),
+        ("in the evening at 7 please", None, "19:00"),
+        ("night 11", None, "23:00"),
+        ("abends um 7 bitte", "de", "19:00"),
+        ("por la tarde a las 5", "es", "17:00"),
+    ],
+)
+def test_the_part_of_the_day_said_before_the_hour(text: str, lang: str | None, key: str) -> None:
+    times = [m.value.key for m in find_mentions(text, lang) if m.value.kind == "time"]
+    assert times == [key]
+
+
+@pytest.mark.parametrize("text", ["saturday morning 2 people", "the evening 2 of us", "friday morning 3 tickets"])
+def test_a_count_after_the_part_of_the_day_is_no_time(text: str) -> None:
+    assert not [m for m in find_mentions(text) if m.value.kind == "time"]
