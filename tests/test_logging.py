@@ -34,7 +34,7 @@ async def main() -> None:
     session = AgentSession(llm=llm, vad=None, turn_handling={{"turn_detection": None}})
     bound = g.bind(ALICE, session)
     await session.start(Agent(instructions="You book visits.", tools=bound.tools))
-    await session.run(user_input="Book Thursday.")
+    await session.run(user_input="Thursday is no good for me.")
     await session.aclose()
     await g.aclose()
 
@@ -43,12 +43,12 @@ asyncio.run(main())
 
 
 async def book_thursday(g: gate.Gate) -> None:
-    """One gated call through a real text-mode session (no evidence: the gate abstains)."""
+    """One gated call through a real text-mode session (the caller said no to that day: the gate abstains)."""
     llm = ScriptedLLM([call("book_visit", day="Thursday"), say("Sorry.")])
     session: AgentSession[None] = AgentSession(llm=llm, vad=None, turn_handling={"turn_detection": None})
     bound = g.bind(ALICE, session)
     await session.start(Agent(instructions="You book visits.", tools=bound.tools))
-    await session.run(user_input="Book Thursday.")
+    await session.run(user_input="Thursday is no good for me.")
     await session.aclose()
 
 
@@ -147,14 +147,14 @@ def cli(*args: str, home: Path, **env: str) -> subprocess.CompletedProcess[str]:
 def test_a_command_prints_its_result_and_nothing_else(tmp_path: Path) -> None:
     done = cli("forget", "carol", "--yes", home=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "forgot carol: 0 memories erased, verified\n"
+    assert done.stdout == "forgot carol: 0 memories erased, verified\naudit ledger: 0 texts erased, the chain kept\n"
     assert done.stderr == ""
 
 
 def test_verbose_logs_gate_events_on_stderr(tmp_path: Path) -> None:
     done = cli("--verbose", "forget", "carol", "--yes", home=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "forgot carol: 0 memories erased, verified\n"
+    assert done.stdout == "forgot carol: 0 memories erased, verified\naudit ledger: 0 texts erased, the chain kept\n"
     assert "INFO gate: gate.forget caller=carol deleted=0 verified=True" in done.stderr.splitlines()
 
 

@@ -342,7 +342,8 @@ async def test_save_tracker_counts_per_caller_and_survives_failures() -> None:
 async def test_what_was_confirmed_and_done_is_remembered_at_the_end(g: gate.Gate, calendar: Calendar) -> None:
     await g.memory.remember("alice", "I'd like my visit on Thursday.", source="user_stated", confidence=0.5)
     async with Call(g, ALICE) as c:
-        await c.turn("Book Thursday.", call("book_visit", day="Thursday"), say("Confirm Thursday?"))
+        # The day comes from memory not yet trusted, so the gate asks before booking it.
+        await c.turn("Could we sort out my visit?", call("book_visit", day="Thursday"), say("Confirm Thursday?"))
         await c.turn("Yes please.", call(gate.CONFIRM_TOOL), say("Booked."))
     assert calendar.booked == {"Thursday": "alice"}
     recall = await g.memory.recall("alice", "what did the agent book on the last call", top_k=5)
