@@ -144,17 +144,20 @@ def cli(*args: str, home: Path, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+FORGOT_CAROL = "forgot carol: 0 memories erased, verified\naudit ledger: 0 texts erased, the chain kept\n"
+
+
 def test_a_command_prints_its_result_and_nothing_else(tmp_path: Path) -> None:
     done = cli("forget", "carol", "--yes", home=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "forgot carol: 0 memories erased, verified\naudit ledger: 0 texts erased, the chain kept\n"
+    assert done.stdout == FORGOT_CAROL
     assert done.stderr == ""
 
 
 def test_verbose_logs_gate_events_on_stderr(tmp_path: Path) -> None:
     done = cli("--verbose", "forget", "carol", "--yes", home=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "forgot carol: 0 memories erased, verified\naudit ledger: 0 texts erased, the chain kept\n"
+    assert done.stdout == FORGOT_CAROL
     assert "INFO gate: gate.forget caller=carol deleted=0 verified=True" in done.stderr.splitlines()
 
 

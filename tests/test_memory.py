@@ -343,7 +343,8 @@ async def test_what_was_confirmed_and_done_is_remembered_at_the_end(g: gate.Gate
     await g.memory.remember("alice", "I'd like my visit on Thursday.", source="user_stated", confidence=0.5)
     async with Call(g, ALICE) as c:
         # The day comes from memory not yet trusted, so the gate asks before booking it.
-        await c.turn("Could we sort out my visit?", call("book_visit", day="Thursday"), say("Confirm Thursday?"))
+        asked = say("Confirm Thursday?")
+        await c.turn("Could we sort out my visit?", call("book_visit", day="Thursday"), asked)
         await c.turn("Yes please.", call(gate.CONFIRM_TOOL), say("Booked."))
     assert calendar.booked == {"Thursday": "alice"}
     recall = await g.memory.recall("alice", "what did the agent book on the last call", top_k=5)

@@ -338,6 +338,8 @@ def test_the_part_of_the_day_said_before_the_hour(text: str, lang: str | None, k
     assert times == [key]
 
 
-@pytest.mark.parametrize("text", ["saturday morning 2 people", "the evening 2 of us", "friday morning 3 tickets"])
+@pytest.mark.parametrize(
+    "text", ["saturday morning 2 people", "the evening 2 of us", "friday morning 3 tickets"]
+)
 def test_a_count_after_the_part_of_the_day_is_no_time(text: str) -> None:
     assert not [m for m in find_mentions(text) if m.value.kind == "time"]
