@@ -925,14 +925,21 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
     return Reading(statement, "value", "trace.value" if counts else "trace.other", counts=counts, **base)  # type: ignore[arg-type]
 
 
+@lru_cache(maxsize=4096)
+def _takes_a_stance(text: str, lang: str | None) -> bool:
+    """Whether the words take up, turn down, negate or change anything (asked of a memory on each
+    decision that reads it, and again by :func:`bearing` before its parts are embedded)."""
+    if _agrees(text) or _refuses(text) or _change_marked(text) or utterance.retracts(text):
+        return True
+    return any(denied.strip() for _, denied in utterance.scopes(text, lang))
+
+
 def _far_from(text: str, request: TraceRequest, plain: float, rendered: float, wanted: Sequence[str]) -> bool:
     """Whether a statement cannot bear on the request: far in meaning, none of its words or values,
     and nothing that takes up, turns down, negates or changes anything."""
     if plain >= RELATED or rendered >= RELATED or shares_word(text, wanted):
         return False
-    if _agrees(text) or _refuses(text) or _change_marked(text) or utterance.retracts(text):
-        return False
-    if any(denied.strip() for _, denied in utterance.scopes(text, request.lang)):
+    if _takes_a_stance(text, request.lang):
         return False
     return not any(
         forms.value_spans(text, spec, request) or forms.other_value_spans(text, spec, request)
