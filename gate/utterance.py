@@ -342,7 +342,8 @@ def _scope(clause: str, lang: str | None, moves: bool = True) -> tuple[str, str]
 _FILLER = (
     r"(?:(?:so|well|oh|ok|okay|um|uh|erm|hmm|yeah|yes|hi|hello|hey|and|also|actually|just|"
     r"on second thoughts?|in fact|instead|correction|no wait|wait|you know what|"
-    r"alright|right|sorry|listen|look|bueno|pues|oui|alors|bon|ja|also|na)\s*,?\s+)*"
+    r"alright|right|sorry|listen|look|then|great|lovely|perfect|fine|cool|"
+    r"bueno|pues|oui|alors|bon|ja|also|na)\s*,?\s+)*"
 )
 _REQUEST_AS_QUESTION = re.compile(
     rf"^{_FILLER}(?:please\s+)?(?:"
@@ -588,8 +589,10 @@ def opens_with(text: str, verb: str) -> bool:
 # "i want to know if you can cancel it", "i was wondering whether": asking, however it opens.
 _ASKS_WHETHER = re.compile(
     r"\b(?:(?:want|wanna|like|need|trying|try) to (?:know|check|see|find out|ask)|"
-    r"wonder(?:ing)?|ask(?:ing)? (?:you )?|check(?:ing)?|see|find out|not sure|unsure|curious)\s+"
+    r"ask(?:ing)? (?:you )?|check(?:ing)?|see|find out|not sure|unsure|curious)\s+"
     r"(?:if|whether)\b|"
+    # "i was wondering if you could book it" is the polite request, not a question whether.
+    r"\bwonder(?:ing)?\s+(?:if|whether)\b(?!\s+you\s+(?:could|can|would|might)\b)|"
     r"\b(?:quiero saber|me pregunto|je voudrais savoir|je me demande|ich möchte wissen|ich frage mich)\s+"
     r"(?:si|ob)\b",
     re.IGNORECASE,
@@ -637,7 +640,9 @@ _NOT_NOW = re.compile(
     r"(?:a |some |rough )?idea of|what it (?:costs|would cost)|how much (?:it|would)|remind me|"
     r"note (?:that )?i (?:may|might)|talk to (?:someone|somebody|a person)|talk about|"
     r"decide (?:on|whether|if)|thinking (?:of|about)|planning (?:to|on)|at some (?:stage|point)|"
-    r"some ?day|one day|eventually|next year|in (?:a few|the coming) (?:weeks|months|years)|"
+    # "one day" is some day, unless it is how long ("for one day", "just one day").
+    r"some ?day|(?<!for )(?<!just )(?<!only )(?<!than )one day(?! (?:pass|stay|trip|rental|visit|only))|"
+    r"eventually|next year|in (?:a few|the coming) (?:weeks|months|years)|"
     r"wish i could|can'?t afford|won'?t let me|apparently|i said|i told|was what i|"
     r"(?:last|other) time|the last thing i want|i'?d rather die|over my dead body|i'?d sooner|"
     r"not a chance|no chance|not in a million|i'?ll probably|we'?ll probably|might have to|"
@@ -727,6 +732,14 @@ def for_someone_else(text: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
+def by_someone_else(text: str) -> bool:
+    """Whether a clause's subject is another person ("my brother closed his account", "she wants
+    it"), the caller not among them: the first case of :func:`about_someone_else` alone."""
+    return any(
+        _OTHER_SUBJECT.search(clause) and not _WITH_ME.search(clause) for clause in clauses(_norm(text))
+    )
+
+
 def about_someone_else(text: str) -> bool:
     """Whether the statement is about somebody other than the caller.
 

@@ -455,3 +455,156 @@ async def test_a_yes_that_refers_back_to_the_question_is_not_a_put_off(
     out = await c.turn(answer, call(gate.CONFIRM_TOOL), say("Sent."))
     assert out == ["Sent."] and done == ["sent 50 to ACC-77"]
     assert (c.last().outcome, c.last().rule) == ("act", "evidence.confirmed")
+
+
+TABLE_13TH = {
+    "restaurant": "Ortega Tapas",
+    "city": "Leeds",
+    "party": 4,
+    "date": "2026-03-13",
+    "time": "20:00",
+}
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "What kind of food do they do? We'd come on the 13th at 8pm, four of us.",
+        "is it any good? four of us on the 13th at 8pm. book it",
+        "Sounds nice. How far is it from the station? We want it for four on the 13th at 8 pm.",
+    ],
+)
+async def test_each_sentence_of_a_turn_gives_its_values(alice: tuple[Call, list[str]], turn: str) -> None:
+    """A turn that asks something in one sentence still says its values in the next."""
+    c, done = alice
+    await c.says("could you find me somewhere to eat in leeds", "Ortega Tapas is a nice place in Leeds.")
+    await c.says(turn, "They do Spanish tapas, ten minutes from the station. Shall I book it?")
+    out = await c.turn("yes please book it", call("reserve_table", **TABLE_13TH), say("Booked."))
+    assert out == ["Booked."] and done == ["table Ortega Tapas Leeds 4 2026-03-13 20:00"]
+    assert {a["status"] for a in c.arguments().values()} == {"traced"}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what's the weather going to be like in leeds on the 13th?",
+        "Is anything on in Leeds on Friday the 13th? Any concerts?",
+    ],
+)
+async def test_a_value_said_about_another_matter_is_asked_about_never_acted_on(
+    alice: tuple[Call, list[str]], question: str
+) -> None:
+    """The 13th comes from the caller's question about something else: the gate says it out and
+    acts only on the caller's yes (a value only asked about is never trusted on its own)."""
+    c, done = alice
+    await c.says(question, "It should be dry, around 15 degrees, with a few concerts on.")
+    out = await c.turn(
+        "lovely. then book me a table at ortega tapas in leeds for four at 8pm",
+        call("reserve_table", **TABLE_13TH),
+        say("A table at Ortega Tapas in Leeds for 4 on 2026-03-13 at 20:00, shall I book it?"),
+    )
+    assert done == [] and out[0].startswith("A table at Ortega Tapas in Leeds for 4 on 2026-03-13")
+    date = c.arguments()["date"]
+    assert (date["status"], date["trusted"]) == ("traced", False)
+    assert date["rule"] in ("trace.value", "trace.value.context")  # read in the question, or carried
+    # The embedded engine says why (untrusted support); the hosted service, which never heard
+    # the call, asks for want of support.
+    assert c.last().outcome == "ask" and c.last().rule in ("evidence.untrusted", "evidence.missing")
+    out = await c.turn("yes that's right", call(gate.CONFIRM_TOOL), say("Booked."))
+    assert out == ["Booked."] and done == ["table Ortega Tapas Leeds 4 2026-03-13 20:00"]
+
+
+async def test_a_value_said_about_another_matter_is_not_carried_when_two_were_said(
+    alice: tuple[Call, list[str]],
+) -> None:
+    c, done = alice
+    await c.says("what's the weather in leeds on the 13th? and on the 14th?", "Dry on both days.")
+    await c.turn(
+        "ok, book me a table at ortega tapas in leeds for four at 8pm",
+        call("reserve_table", **TABLE_13TH),
+        say("Shall I?"),
+    )
+    assert done == [] and c.arguments()["date"]["status"] != "traced"
+
+
+@pytest.mark.parametrize(
+    ("words", "date"),
+    [
+        ("book a table at ortega tapas in leeds for four later today at 8pm", "2026-03-06"),
+        ("I'd like a table for four at ortega tapas in leeds later on today at 8pm please", "2026-03-06"),
+    ],
+)
+async def test_a_later_time_that_is_the_value_puts_nothing_off(
+    alice: tuple[Call, list[str]], words: str, date: str
+) -> None:
+    c, done = alice
+    out = await c.turn(words, call("reserve_table", **{**TABLE_13TH, "date": date}), say("Booked."))
+    assert out == ["Booked."] and done == [f"table Ortega Tapas Leeds 4 {date} 20:00"]
+
+
+@pytest.mark.parametrize(
+    "booking",
+    [
+        "great, I'd like to make a booking for four on the 13th at 8pm",
+        "perfect, can you make a reservation for four people on the 13th at 8 pm",
+    ],
+)
+async def test_what_a_search_asked_for_is_what_the_booking_books(
+    alice: tuple[Call, list[str]], booking: str
+) -> None:
+    """ "Find me a restaurant in Leeds" gives the city; "make a booking for ..." is the action."""
+    c, done = alice
+    await c.says("find me a restaurant in Leeds please", "Ortega Tapas is a popular place there.")
+    out = await c.turn(booking, call("reserve_table", **TABLE_13TH), say("Booked."))
+    assert out == ["Booked."] and done == ["table Ortega Tapas Leeds 4 2026-03-13 20:00"]
+    assert c.arguments()["city"]["words"] == "find me a restaurant in Leeds please"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "four of us actually, and make it 8pm instead",
+        "Sorry, it's four people and 8 pm rather",
+    ],
+)
+async def test_a_change_that_says_its_values_makes_them_current(
+    alice: tuple[Call, list[str]], change: str
+) -> None:
+    c, done = alice
+    await c.says("book ortega tapas in leeds for three on the 13th at 7pm", "Three at 7 on the 13th.")
+    out = await c.turn(change, call("reserve_table", **TABLE_13TH), say("Booked."))
+    assert out == ["Booked."] and done == ["table Ortega Tapas Leeds 4 2026-03-13 20:00"]
+    assert {c.arguments()[n]["words"] for n in ("party", "time")} == {change}
+
+
+async def test_a_trip_said_in_a_phrase_of_arriving_is_where_it_goes(alice: tuple[Call, list[str]]) -> None:
+    """ "I want to end up in Leeds" says where, it asks for no other action."""
+    c, done = alice
+    await c.says("I need a hire car on the 9th, and I'll bring it back on the 12th", "Where will you drive?")
+    out = await c.turn(
+        "I'll end up in Leeds, so pick it up there",
+        call("rent_car", city="Leeds", pickup_date="2026-03-09", return_date="2026-03-12"),
+        say("Reserved."),
+    )
+    assert out == ["Reserved."] and done == ["car standard Leeds 2026-03-09-2026-03-12"]
+
+
+def test_a_memory_that_repeats_part_of_a_turn_of_this_call_is_that_turn() -> None:
+    """A caller's turn saved to memory a sentence at a time, and read again out of its place, would
+    seem to say its words anew after what followed them; a memory from an earlier call stays."""
+    from gate.evidence import EvidenceMemory, Statement, combined, from_memories
+
+    turn = Statement("I'd rather have two baths, can you find me something else?", "caller", 100.0, "call", 0)
+    offer = Statement("Carriage House has two baths.", "agent", 101.0, "call", 1)
+    saved = [
+        EvidenceMemory("m1", "I'd rather have two baths", trusted=True, created_at=105.0),
+        EvidenceMemory("m2", "i'd rather have TWO baths", trusted=True, created_at=40.0),  # last week
+        EvidenceMemory("m3", "I'd rather have three baths", trusted=True, created_at=106.0),
+    ]
+    read = combined(from_memories(saved), [turn, offer])
+    assert [(s.text, s.origin) for s in read] == [
+        ("i'd rather have TWO baths", "memory"),
+        (turn.text, "call"),
+        (offer.text, "call"),
+        ("I'd rather have three baths", "memory"),
+    ]

@@ -168,6 +168,9 @@ def _description(param: Param) -> str:
 
 def _annotation(param: Param) -> Any:
     base: Any = {"int": int, "bool": bool, "str": str}[param.kind]
+    if param.kind == "str" and param.slot.categorical and param.slot.values:
+        # A closed set of values is typed as one, as a developer would type it.
+        base = Literal[tuple(param.slot.values)]
     if not param.required and param.default is None:
         base = base | None
     return Annotated[base, Field(description=_description(param))]

@@ -53,6 +53,7 @@ from gate.errors import DecisionNotFound, ReceiptConflict, ServiceError
 from gate.evidence import EvidenceContext, EvidenceMemory, EvidenceSlot, ServiceDecision, ServiceReceipt
 from gate.evidence.meaning import Meaning, vectors_of
 from gate.evidence.reading import base_texts, bearing, texts_for
+from gate.evidence.readings import ReadingCache
 from gate.ledger import Ledger
 from gate.ledger.tables import ServiceDecisionRow, ServiceReceiptRow
 from gate.ledger.writer import Job, carry
@@ -142,6 +143,8 @@ class LocalEngine:
         )
         self._query_vectors: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
         self._tracer_meaning = Meaning(self._judge_embedder)
+        # The judge's readings of each turn and memory, kept between a call's decisions.
+        self._readings = ReadingCache()
         self._created_index = False
         self._writes: EngineWrites | None = None
         self._writes_checked = False
@@ -263,7 +266,9 @@ class LocalEngine:
         call = list(context.call) if context is not None else []
         since = context.since if context is not None else None
         if call:
-            quick = evidence.trace(request, call, await self._meaning(request, call), since=since)
+            quick = evidence.trace(
+                request, call, await self._meaning(request, call), since=since, readings=self._readings
+            )
             if quick.verdict in ("supported", "denied") and quick.trusted:
                 return evidence.decision_of(quick)
         rows = await self._candidates(partition, query, slot, top_k)
@@ -271,7 +276,11 @@ class LocalEngine:
         known = {item.content: vec for item, _, vec in rows if vec is not None and self._stored_vectors_judge}
         statements = evidence.combined(evidence.from_memories(memories), call)
         found = evidence.trace(
-            request, statements, await self._meaning(request, statements, known), since=since
+            request,
+            statements,
+            await self._meaning(request, statements, known),
+            since=since,
+            readings=self._readings,
         )
         decision = evidence.decision_of(found, memories)
         return dataclasses.replace(decision, memories=decision.memories[:top_k])

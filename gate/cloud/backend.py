@@ -46,6 +46,7 @@ from gate.errors import ConfigError, DecisionNotFound, ReceiptConflict, ServiceE
 from gate.evidence import EvidenceContext, EvidenceMemory, EvidenceSlot, ServiceDecision, ServiceReceipt
 from gate.evidence.meaning import Meaning
 from gate.evidence.reading import base_texts, bearing, texts_for
+from gate.evidence.readings import ReadingCache
 from gate.memory.embedder import judge_embedder
 
 DEFAULT_URL = "https://api.contextdb.ai"
@@ -199,6 +200,8 @@ class CloudEngine:
             raise ConfigError(f"CONTEXTDB_API_KEY: {exc}") from exc
         self._embedder = judge_embedder()
         self._meaning = Meaning(self._embedder)
+        # The judge's readings of each turn and memory, kept between a call's decisions.
+        self._readings = ReadingCache()
 
     @classmethod
     def from_env(cls, **kwargs: Any) -> CloudEngine:
@@ -243,7 +246,9 @@ class CloudEngine:
         first = await self._meaning.prepare(base_texts(request, statements))
         near = bearing(request, statements, first)
         prepared = await self._meaning.prepare([*base_texts(request, statements), *texts_for(request, near)])
-        found = evidence.trace(request, statements, prepared, since=context.since if context else None)
+        found = evidence.trace(
+            request, statements, prepared, since=context.since if context else None, readings=self._readings
+        )
         verdict = evidence.decision_of(found, memories)
         if outcome == "act":
             if verdict.outcome == "act":

@@ -214,7 +214,16 @@ def date_readings(text: str, today: date | None, lang: str | None) -> list[tuple
     for week in _WEEK_FROM.finditer(text.casefold()):
         base = 0 if week.group("base") == "today" else 1
         out.append((week.start(), week.end(), [today + timedelta(days=7 + base)]))
+    # "later today", "later on this week": the day is the value; "later" does not put it off.
+    leads = [_LATER_LEAD.search(text, 0, start) for start, _, _ in out]
+    out = [
+        (lead.start() if lead is not None else start, end, when)
+        for lead, (start, end, when) in zip(leads, out, strict=True)
+    ]
     return sorted(out, key=lambda r: r[0])
+
+
+_LATER_LEAD = re.compile(r"\blater(?:\s+on)?\s+$", re.IGNORECASE)
 
 
 # "in two weeks", "in 3 days": a date that far from the call's; "a week tomorrow" is 8 days on.
@@ -243,6 +252,20 @@ def _value_spans(
     return tuple(_read_value_spans(text, spec, today, lang))
 
 
+def _choice_words(spec: ArgumentSpec) -> tuple[str, ...]:
+    """The words of the argument's value that no other of its choices has: where the values it may
+    take are known ("TV", "Kitchen speaker", "Bedroom speaker"), "the kitchen one" names one."""
+    own = spec.shown.casefold()
+    others = [c.casefold() for c in spec.choices if c.casefold() != own]
+    if not others or own not in {c.casefold() for c in spec.choices}:
+        return ()
+    theirs = {w for c in others for w in _WORD.findall(c)}
+    mine = _WORD.findall(own)
+    if len(mine) < 2:
+        return ()  # a one-word value is matched as itself
+    return tuple(w for w in mine if w not in theirs and len(w) > 2 and w not in words.BESIDE_NAME)
+
+
 def _read_value_spans(
     text: str, spec: ArgumentSpec, today: date | None, lang: str | None
 ) -> list[tuple[int, int]]:
@@ -252,6 +275,8 @@ def _read_value_spans(
         spans = list(name_spans(text, spec.shown))
         for other in words.PLACE_NAMES.get(" ".join(spec.shown.casefold().split()), ()):
             spans += [s for s in name_spans(text, other) if not any(_overlaps(s, o) for o in spans)]
+        for word in _choice_words(spec):
+            spans += [s for s in name_spans(text, word) if not any(_overlaps(s, o) for o in spans)]
         return sorted(spans)
     if spec.kind == "bool":
         return [(s, e) for s, e, said in flag_spans(text, spec) if said == bool(spec.value)]
@@ -602,12 +627,22 @@ def _family_word(word: str, cues: set[str]) -> bool:
     return any(len(c) >= 4 and (word.startswith(c) or c.startswith(word)) for c in cues if len(word) >= 4)
 
 
+# A change that goes on with one of these proposes a time, a place or a count, not a name.
+_NOT_A_NAME_START = frozenset(
+    {
+        *("in", "on", "at", "for", "by", "to", "from", "around", "about", "before", "after", "until"),
+        *("till", "morning", "afternoon", "evening", "night", "tonight", "noon", "midday", "lunch"),
+    }
+)
 _SMALL = frozenset(
     {
         *("please", "thanks", "now", "today", "tomorrow", "tonight", "too", "also", "then", "one"),
         *("so", "because", "but", "or", "if", "when", "right", "instead", "again", "it", "that", "i", "we"),
         *("you", "for", "on", "at", "in", "to", "of", "with", "is", "are", "was", "and", "the", "a", "an"),
         *("this", "next", "sounds", "works", "would", "will", "good", "great", "fine", "ok", "okay"),
+        # A pronoun with its verb run on after a name ("San Diego it's for 2"): a new clause.
+        *("it's", "its", "that's", "i'm", "i'll", "i'd", "we're", "we'll", "we'd", "there's"),
+        *("they're", "he's", "she's", "you're", "which", "who", "where"),
     }
 )
 
@@ -816,8 +851,8 @@ def proposed_names(text: str) -> list[str]:
     """
     out = []
     for m in _PROPOSED.finditer(text):
-        if _mentions(m.group(1), None):
-            continue
+        if _mentions(m.group(1), None) or m.group(1).split()[0].casefold() in _NOT_A_NAME_START:
+            continue  # "make it in the evening", "make it for two": when or how many, not a name
         said = [
             w
             for w in m.group(1).split()

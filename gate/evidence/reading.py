@@ -90,6 +90,8 @@ _NOT_OBJECT = frozenset(
         *("additional", "more", "few", "couple", "kindly", "also", "really", "please", "like", "um", "uh"),
         *("erm", "kinda", "sorta", "maybe", "actually", "literally", "basically", "quickly", "sent", "paid"),
         *("done", "gone", "made", "put", "got", "given", "taken", "set", "sorted", "somewhere", "something"),
+        # Words a tool's description uses for "the one the caller picks": no kind of thing.
+        *("selected", "chosen", "particular", "specific", "desired", "preferred", "certain", "specified"),
     }
 )
 _WISH_OBJECT = re.compile(
@@ -254,9 +256,25 @@ def asked_thing(text: str, request: TraceRequest) -> list[str]:
         wish = _WISH_OBJECT.search(text)
         at = wish.end() if wish is not None else -1
     if at >= 0:
-        named = object_after(_without_values(text, request), at)
+        clean = _without_values(text, request)
+        named = object_after(clean, at)
+        if named and named[0] in _ACTION_NOUNS:
+            # "make a booking for this bus": the booking is the action; its thing comes after "for".
+            after = re.search(
+                rf"\b{re.escape(named[0])}\s+(?:for|of|on)\s+", clean.casefold()[at:], re.IGNORECASE
+            )
+            named = object_after(clean, at + after.end()) if after is not None else []
     phrase = _family_phrase_words(text)
     return [w for w in named if w not in phrase]
+
+
+# Nouns that name the action itself ("make a booking", "place an order"), not what it is on.
+_ACTION_NOUNS = frozenset(
+    {
+        *("booking", "bookings", "reservation", "reservations", "purchase", "payment", "transfer"),
+        *("transaction", "request", "order", "arrangement"),
+    }
+)
 
 
 @lru_cache(maxsize=4096)
@@ -299,6 +317,11 @@ def _without_values(text: str, request: TraceRequest) -> str:
         for start, end in sorted(forms.value_spans(text, spec, request), reverse=True):
             text = text[:start] + " " * (end - start) + text[end:]
     return text
+
+
+def without_values(text: str, request: TraceRequest) -> str:
+    """``text`` with the request's own values blanked out (what is said around them)."""
+    return _without_values(text, request)
 
 
 def base_texts(request: TraceRequest, statements: Sequence[Statement]) -> list[str]:
@@ -566,9 +589,9 @@ def _clause(
         return _Clause(start, end, "denial", denies_action, frozenset(denied))
     if utterance.conditional(part):
         return _Clause(start, end, "condition")
-    if [m for m in _LATER.finditer(part) if not _names_bound(m.group(), request)]:
+    if [m for m in _LATER.finditer(_without_values(part, request)) if not _names_bound(m.group(), request)]:
         return _Clause(start, end, "later")
-    if utterance.about_someone_else(part) or utterance.for_someone_else(part):
+    if _someone_else(part, request):
         return _Clause(start, end, "someone_else")
     wish = utterance.states_wish(part) or _opens_with_action(part, request) or utterance.opens_command(part)
     if not _opens_with_action(part, request) and _fine_as_it_is(part, request):
@@ -608,6 +631,8 @@ def known_other(verb: str, wanted: Sequence[str]) -> bool:
     """
     if not wanted or shares_word(verb, wanted) or _same_family(verb, wanted):
         return False
+    if verb in words.ARRIVING:
+        return False  # "i want to end up in SF" says where, not what to do
     first = verb.split()[0]
     if first in words.INQUIRY:
         return True  # "find me a restaurant": to know, not to book
@@ -650,6 +675,11 @@ def _asks_other(
     return _other_thing(part, request, meaning, strong_only=strong_only)
 
 
+def stem(word: str) -> str:
+    """A word without its inflection ("leaving", "leave" and "leaves" are "leav")."""
+    return _stem(word)
+
+
 def _stem(word: str) -> str:
     """A word without its inflection ("leaving", "leave" and "leaves" are "leav")."""
     for ending in ("ing", "ed", "es", "e", "s"):
@@ -660,7 +690,7 @@ def _stem(word: str) -> str:
 
 def _searches(part: str, request: TraceRequest) -> bool:
     """Whether a request clause asks to find or look for something ("look for concerts around Vancouver")."""
-    verb = asked_verb(part, request)
+    verb = asked_verb(part, request) or utterance.command_verb(part)  # as _asks_other reads it
     return verb is not None and verb.split()[0] in words.INQUIRY
 
 
@@ -671,9 +701,15 @@ _PUT_LATER = re.compile(
 )
 
 
-def puts_later(text: str) -> bool:
-    """Whether the statement moves the matter to a later time ("she'll take it in next week")."""
-    return _PUT_LATER.search(text) is not None or bool(_LATER.search(text))
+def puts_later(text: str, request: TraceRequest | None = None) -> bool:
+    """Whether the statement moves the matter to a later time ("she'll take it in next week").
+
+    A later time that is a value the request binds ("one for later today" when the
+    appointment is today) says when it is wanted, not that it is put off.
+    """
+    if _PUT_LATER.search(text) is not None:
+        return True
+    return any(request is None or not _names_bound(m.group(), request) for m in _LATER.finditer(text))
 
 
 def _fine_as_it_is(part: str, request: TraceRequest) -> bool:
@@ -876,7 +912,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         if ours
         and c.stance == "someone_else"
         and c.start <= first_request
-        and utterance.for_someone_else(text[c.start : c.end])
+        and _for_another(text[c.start : c.end], request)
     ]
     carrying_other = any(
         c.stance == "someone_else" and _names_bound(text[c.start : c.end], request) for c in clauses
@@ -884,14 +920,20 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
     if (
         fronted
         or (carrying_other and not ours)
-        or (ours and all(_someone_else(text[c.start : c.end]) for c in ours))
+        or (ours and all(_someone_else(text[c.start : c.end], request) for c in ours))
     ):
         return Reading(statement, "ignored", "trace.someone_else", **base)  # type: ignore[arg-type]
     if opposite and (near >= RELATED or any(values.values())):
         return Reading(statement, "denial", "trace.opposite", denies_action=True, counts=True, **base)  # type: ignore[arg-type]
     if denies_action or (denied and not ours):
         return Reading(statement, "denial", "trace.denied", denies_action=denies_action, counts=True, **base)  # type: ignore[arg-type]
-    if utterance.retracts(text) and not ours and not _gives_other(text, request):
+    if (
+        utterance.retracts(text)
+        and not ours
+        and not _gives_other(text, request)
+        # "let's look for asian fusion instead": a new search, what it finds is asked for next
+        and not (searching and not utterance.withdraws(text))
+    ):
         return Reading(statement, "retraction", "trace.withdrawn", counts=True, **base)  # type: ignore[arg-type]
     put_off = [c for c in clauses if c.stance == "put_off"]
     if ours and (
@@ -970,8 +1012,22 @@ def _distinctive(values: Mapping[str, tuple[forms.Said, ...]], request: TraceReq
     )
 
 
-def _someone_else(part: str) -> bool:
+def _someone_else(part: str, request: TraceRequest) -> bool:
+    if _to_another(request):
+        # The action is for another party: their account, their name are its values. Only
+        # someone else asking ("my brother wants to send ...") is not the caller's request.
+        return utterance.by_someone_else(part)
     return utterance.about_someone_else(part) or utterance.for_someone_else(part)
+
+
+def _for_another(part: str, request: TraceRequest) -> bool:
+    """Whether the words are for somebody else's benefit, when that is not what the action does:
+    a transfer "into their savings account" is the caller's own, to the recipient it names."""
+    return utterance.for_someone_else(part) and not _to_another(request)
+
+
+def _to_another(request: TraceRequest) -> bool:
+    return any(set(a.cues) & words.RECIPIENT_WORDS for a in request.arguments)
 
 
 def _taken_back(text: str, clause: _Clause, request: TraceRequest) -> bool:

@@ -112,6 +112,21 @@ class TraceRequest:
             out.append(self.description)
         return tuple(t for t in out if t.strip())
 
+    @cached_property
+    def key(self) -> tuple[Any, ...]:
+        """Everything a reading of a statement depends on in this request (see
+        :class:`gate.evidence.readings.ReadingCache`): equal keys read every statement alike."""
+        return (
+            self.tool,
+            self.query,
+            self.template,
+            self.description,
+            repr(self.slot),
+            self.today,
+            self.lang,
+            repr(self.arguments),
+        )
+
     def spec(self, name: str) -> ArgumentSpec | None:
         return next((a for a in self.arguments if a.name == name), None)
 
@@ -138,7 +153,11 @@ def kind_of(value: Any) -> tuple[str, Value | None]:
 
 def _cue_words(name: str, description: str) -> tuple[str, ...]:
     raw = re.findall(r"[a-zà-ÿ]+", f"{name.replace('_', ' ')} {description}".casefold())
-    return tuple(dict.fromkeys(w for w in raw if w not in _STOP))
+    said = [w for w in raw if w not in _STOP]
+    # The verbs callers use for the moment an argument names ("return it on the 9th" for a
+    # drop-off date): the argument's detail, not another action.
+    said += [v for w in said for v in words.EVENT_VERBS.get(w, ())]
+    return tuple(dict.fromkeys(said))
 
 
 def _role(cues: Sequence[str]) -> str | None:

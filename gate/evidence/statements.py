@@ -9,6 +9,8 @@ only as offers the caller took up.
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -38,6 +40,9 @@ class Statement:
     memory: EvidenceMemory | None = None
     trusted: bool = True
     interrupted: bool = False
+    # A sentence of a longer turn of the caller's, read again on its own for the values it
+    # gives ("What else is there? I'd leave on the 14th."); the turn as a whole decides the rest.
+    part: bool = False
 
     @property
     def memory_id(self) -> str | None:
@@ -109,23 +114,63 @@ def from_memories(memories: Iterable[EvidenceMemory]) -> list[Statement]:
     ]
 
 
+def with_parts(statements: Sequence[Statement]) -> list[Statement]:
+    """``statements``, each of the caller's turns in this call of two sentences or more followed by
+    its sentences, as parts (:attr:`Statement.part`)."""
+    out: list[Statement] = []
+    for s in statements:
+        out.append(s)
+        if s.origin != "call" or s.speaker != "caller" or s.part:
+            continue
+        sentences = _sentences(s.text)
+        if len(sentences) > 1:
+            out += [dataclasses.replace(s, text=sentence, part=True) for sentence in sentences]
+    return out
+
+
+# A sentence ends at ".", "!" or "?" followed by a space and more words (not "3.5" or "a.m.").
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[^\W\d_]|\d)")
+
+
+_ABBREVIATION = re.compile(r"(?:\b[a-z]\.[a-z]\.|\b(?:mr|mrs|ms|dr|st|no|vs|etc|approx)\.)$", re.IGNORECASE)
+
+
+def _sentences(text: str) -> list[str]:
+    pieces: list[str] = []
+    for piece in _SENTENCE_END.split(text):
+        if pieces and _ABBREVIATION.search(pieces[-1]):
+            pieces[-1] = f"{pieces[-1]} {piece}"  # "at 7 a.m. on Friday" is one sentence
+        else:
+            pieces.append(piece)
+    return [p.strip() for p in pieces if re.search(r"[^\W_]", p)]
+
+
+def _folded(text: str) -> str:
+    """Words only, folded: a turn's part saved on its own loses its punctuation and case."""
+    return " ".join(re.findall(r"[^\W_]+(?:['’][^\W_]+)*", text.casefold()))
+
+
 def combined(memories: Sequence[Statement], call: Sequence[Statement]) -> list[Statement]:
     """Memories then the call, without the memories that are this call's own turns saved again.
 
-    The caller's turns are also saved to memory as they are said; a memory that
-    repeats a turn of this call word for word, from the call's own time, is that turn.
-    A memory written during the call (the gate's record of a request the caller just
-    confirmed) takes its place among the call's turns by its time.
+    The caller's turns are also saved to memory as they are said, whole or a sentence or
+    clause of them at a time; a memory from the call's own time that repeats a turn of
+    this call, or a part of one word for word, is that turn (read again out of its place,
+    it would seem to say something anew after what followed it). A memory written during
+    the call (the gate's record of a request the caller just confirmed) takes its place
+    among the call's turns by its time.
     """
-    said = {(s.speaker, " ".join(s.text.split()).casefold()) for s in call}
+    said: dict[str, list[str]] = {}
+    for s in call:
+        said.setdefault(s.speaker, []).append(f" {_folded(s.text)} ")
     start = min((s.at for s in call if s.at is not None), default=None)
+
+    def repeats(m: Statement) -> bool:
+        text = _folded(m.text)
+        return bool(text) and any(f" {text} " in turn for turn in said.get(m.speaker, ()))
+
     kept = [
-        m
-        for m in memories
-        if not (
-            (m.speaker, " ".join(m.text.split()).casefold()) in said
-            and (start is None or m.at is None or m.at >= start - 1.0)
-        )
+        m for m in memories if not (repeats(m) and (start is None or m.at is None or m.at >= start - 1.0))
     ]
     before = [m for m in kept if start is None or m.at is None or m.at < start]
     out = list(call)

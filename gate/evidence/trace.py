@@ -37,8 +37,9 @@ from gate.evidence import forms
 from gate.evidence import reading as rd
 from gate.evidence.forms import Said, alternatives, name_spans, picks, proposed_names
 from gate.evidence.meaning import Similarities
+from gate.evidence.readings import ReadingCache
 from gate.evidence.request import ArgumentSpec, TraceRequest
-from gate.evidence.statements import Statement
+from gate.evidence.statements import Statement, with_parts
 from gate.evidence.types import Accepted, ActionTrace, ArgumentStatus, ArgumentTrace, Trace, Verdict
 from gate.utterance import defers, is_question, puts_off, states_wish, without_titles
 
@@ -58,21 +59,24 @@ def trace(
     meaning: Similarities,
     *,
     since: float | None = None,
+    readings: ReadingCache | None = None,
 ) -> Trace:
     """The trace of ``request`` over ``statements`` (oldest first).
 
     ``since``: when this call began; the gate's own records of a confirmed
     request count only from then on (a record from an earlier call says what
-    was done then, not what the caller asks for now).
+    was done then, not what the caller asks for now). ``readings``: statements
+    read for an earlier decision with the same ``meaning`` are not read again.
     """
-    readings = [rd.read(s, request, meaning) for s in statements]
-    action = _action(readings, request, since)
+    read = readings.read if readings is not None else rd.read
+    readings_ = [read(s, request, meaning) for s in with_parts(statements)]
+    action = _action(readings_, request, since)
     arguments = _one_part_each(
-        tuple(_argument(spec, readings, request, action, since) for spec in request.arguments),
+        tuple(_argument(spec, readings_, request, action, since) for spec in request.arguments),
         request,
-        readings,
+        readings_,
     )
-    return _verdict(action, arguments, readings)
+    return _verdict(action, arguments, readings_)
 
 
 def _plain(text: str) -> str:
@@ -88,7 +92,7 @@ def _record_counts(r: rd.Reading, request: TraceRequest, since: float | None) ->
 
 def _next_caller(readings: Sequence[rd.Reading], i: int) -> rd.Reading | None:
     for r in readings[i + 1 :]:
-        if r.statement.speaker == "caller":
+        if r.statement.speaker == "caller" and not r.statement.part:
             return r
         if r.statement.speaker == "agent":
             return None
@@ -162,8 +166,8 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
                 )
                 asked_at = readings.index(reply)
             continue
-        if s.speaker != "caller":
-            continue
+        if s.speaker != "caller" or s.part:
+            continue  # a sentence of a turn gives values; the turn as a whole asks or takes back
         if (
             found.status == "requested"
             and found.rule != "trace.record"  # confirmed: only a plain take-back ends it
@@ -173,7 +177,7 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
             and not (r.stance == "request" and r.names_action)
             and not _gives_any(r)
             and not asks_another(s.text)
-            and (defers(s.text) or rd.puts_later(s.text))
+            and _puts_off_now(s.text, request)
         ):
             # "leave it for now", "let me think", "hold off": said next, it takes the request back.
             found = _ended(r, "withdrawn", "trace.action.withdrawn", "put off right after it was asked")
@@ -226,7 +230,7 @@ def _in_slot(s: Statement) -> bool:
 
 def _right_after(readings: Sequence[rd.Reading], asked: int, i: int) -> bool:
     """Whether the caller said ``i`` next after the request at ``asked`` (agent turns between aside)."""
-    return not any(r.statement.speaker == "caller" for r in readings[asked + 1 : i])
+    return not any(r.statement.speaker == "caller" and not r.statement.part for r in readings[asked + 1 : i])
 
 
 def _denies_all(r: rd.Reading, request: TraceRequest) -> bool:
@@ -238,6 +242,11 @@ def _traced(
     spec: ArgumentSpec, r: rd.Reading, said: Said, *, rule: str = "trace.value", note: str = ""
 ) -> ArgumentTrace:
     s = r.statement
+    # A value the caller only asked about ("what's the weather on the 13th?", "is Friday free?")
+    # is theirs, but they never asked for it: it gates the action only with their yes.
+    asked_about = r.stance == "question"
+    if asked_about and not note:
+        note = f"said as {said.words!r} in a question; the caller's yes confirms it"
     return ArgumentTrace(
         name=spec.name,
         value=spec.value,
@@ -252,7 +261,7 @@ def _traced(
         memory_id=s.memory_id,
         words=s.text,
         span=said.span,
-        trusted=s.trusted,
+        trusted=s.trusted and not asked_about,
     )
 
 
@@ -345,7 +354,11 @@ def _argument(
                 spec, standing[0], standing[1], r, note="the agent offered it; the caller asked for it"
             )
             standing = None
-        proposed = [p for p in proposed_names(s.text) if not name_spans(p, spec.shown)]
+        proposed = [
+            p
+            for p in proposed_names(s.text)
+            if not name_spans(p, spec.shown) and not _not_a_new_name(p, spec, r, request)
+        ]
         first_proposed = proposed[:1] and not _proposes_own(s.text, spec)
         if (
             r.change
@@ -393,6 +406,7 @@ def _argument(
             if (
                 r.stance in ("retraction", "request")
                 and not r.other_action
+                and not r.agrees  # "actually yes, book it": a yes, nothing changed
                 and _CHANGES.search(without_titles(s.text)) is not None
                 and _FOR_NOW.search(s.text) is None
                 and names_none
@@ -422,7 +436,9 @@ def _argument(
             continue
         if not own and not others:
             continue
-        if r.stance in ("denial", "retraction") and not others:
+        if (r.stance == "denial" or (r.stance == "retraction" and not own)) and not others:
+            # A change that says its own value ("six days, and make the check-in thursday
+            # actually") says what is current; one that says none takes it back.
             spoken_of = True
             current = _said_by(spec, r, "conflict", "trace.withdrawn", "the caller took it back")
             continue
@@ -468,6 +484,10 @@ def _argument(
             return _offer_taken(
                 spec, standing[0], standing[1], taken, note="offered by the agent; the caller said yes to it"
             )
+    if action.status == "requested" and not spoken_of and action.turn is not None:
+        carried = _from_context(spec, readings, request)
+        if carried is not None:
+            return carried
     if spec.at_default and not spoken_of:
         return ArgumentTrace(
             spec.name,
@@ -480,6 +500,86 @@ def _argument(
     return ArgumentTrace(
         spec.name, spec.value, "missing", "trace.missing", "nothing the caller said gives it"
     )
+
+
+def _name_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[^\W\d_]+", text.casefold()) if w not in _DETERMINERS}
+
+
+_DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "on", "in", "at", "for", "to", "one"})
+
+
+def _not_a_new_name(proposed: str, spec: ArgumentSpec, r: rd.Reading, request: TraceRequest) -> bool:
+    """Whether what a change proposes is not another name for ``spec`` after all: the kind of thing
+    it names (its own words: "I'd rather prefer an apartment with 2 baths" for the apartment's
+    name), or the words of a value the same statement gives another argument ("make it on my
+    kitchen speaker" changes where a song plays, not the song)."""
+    named = _name_words(proposed)
+    if not named:
+        return True
+    if named <= set(spec.cues):
+        return True
+    return any(
+        named <= _name_words(other.shown)
+        for other in request.arguments
+        if other.name != spec.name and other.kind == "text" and any(x.same for x in r.said(other.name))
+    )
+
+
+def _puts_off_now(text: str, request: TraceRequest) -> bool:
+    """Whether the words put the request off ("leave it for now", "later"), its own values aside:
+    "one for later today" asks for today."""
+    rest = rd.without_values(text, request)
+    # A verb the arguments speak of is about them ("where the bus leaves" for a leaving time).
+    cues = {rd.stem(c) for a in request.arguments for c in a.cues}
+    rest = re.sub(
+        r"[^\W\d_]+", lambda m: m.group() if rd.stem(m.group().casefold()) not in cues else " ", rest
+    )
+    return defers(rest) or rd.puts_later(rest, request)
+
+
+def _from_context(
+    spec: ArgumentSpec, readings: Sequence[rd.Reading], request: TraceRequest
+) -> ArgumentTrace | None:
+    """The value said by the caller in this call about another matter, when it is the only one of its
+    kind they said and nobody offered another since ("what's the weather there on March 7th?",
+    then "book the appointment"): ``trace.value.context``, never trusted on its own, so the gate
+    asks with the value said out and the caller's yes confirms it.
+    """
+    if spec.kind == "bool":
+        return None
+    found: tuple[rd.Reading, Said] | None = None
+    for r in readings:
+        s = r.statement
+        if s.origin != "call":
+            continue
+        if s.speaker == "agent":
+            if found is not None and (
+                forms.other_value_spans(s.text, spec, request) and not any(x.same for x in r.said(spec.name))
+            ):
+                return None  # the agent offered another value since
+            continue
+        if s.speaker != "caller" or r.stance in ("ignored", "record"):
+            continue
+        said = r.said(spec.name)
+        if spec.name in r.denied or (r.stance in ("denial", "retraction") and said):
+            return None
+        if any(not x.same and x.fits and not _belongs_elsewhere(x, r, spec) for x in said):
+            return None  # another value of its kind: which one was meant is not known
+        own = [x for x in said if x.same and x.fits]
+        if own:
+            found = (r, own[-1])
+    if found is None:
+        return None
+    where, value = found
+    traced = _traced(
+        spec,
+        where,
+        value,
+        rule="trace.value.context",
+        note=f"said as {value.words!r} about another matter in this call; the caller's yes confirms it",
+    )
+    return dataclasses.replace(traced, trusted=False)
 
 
 def _proposes_own(text: str, spec: ArgumentSpec) -> bool:
@@ -496,7 +596,10 @@ def _answers_agent(readings: Sequence[rd.Reading], n: int) -> bool:
     r = readings[n]
     if r.statement.origin != "call" or r.other_action or r.stance not in ("value", "request", "question"):
         return False
-    before = readings[n - 1] if n > 0 else None
+    k = n - 1
+    while k >= 0 and r.statement.part and readings[k].statement.turn == r.statement.turn:
+        k -= 1  # a sentence of the turn answers what the turn answers
+    before = readings[k] if k >= 0 else None
     return (
         before is not None
         and before.statement.speaker == "agent"
@@ -658,14 +761,26 @@ def _offered_of_kind(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -
     account, or your savings account?") counts as more than one.
     """
     if spec.kind == "text":
-        said = len(r.said(spec.name))
-        choice = _CHOICE.search(r.statement.text) is not None
-        return said + (1 if said and choice else 0)
+        named = r.said(spec.name)
+        text = r.statement.text
+        # A choice in the sentence that names the value ("X, or Y?"); an "or" in another
+        # sentence ("... Or you can pick any of 10 others.") offers no other name.
+        choice = any(_CHOICE.search(_sentence_around(text, x.start)) for x in named)
+        # The same name said twice ("Boulevard, at 40001 Fremont Boulevard") is one offer.
+        distinct = {" ".join(x.words.casefold().split()) for x in named}
+        return len(distinct) + (1 if named and choice else 0)
     own = len(r.said(spec.name))
     others = len(forms.other_value_spans(r.statement.text, spec, request))
     return own + others
 
 
+def _sentence_around(text: str, at: int) -> str:
+    start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, at)), default=0)
+    end = next((m.start() for m in _SENTENCE_END.finditer(text, at)), len(text))
+    return text[start:end]
+
+
+_SENTENCE_END = re.compile(r"[.!?](?:\s+|$)")
 _KEY_KINDS = frozenset({"ident", "text"})
 _CHOICE = re.compile(r"\bor\b|\beither\b|\bwhich (?:one|of)\b", re.IGNORECASE)
 

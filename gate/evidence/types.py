@@ -113,6 +113,8 @@ class ArgumentTrace:
             },
             "rule": self.rule,
             "note": self.note,
+            # False: the value may not gate the action by itself (the caller's yes must confirm it).
+            "trusted": self.trusted,
         }
 
 

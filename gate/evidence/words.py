@@ -65,6 +65,28 @@ TO_WORDS = frozenset(
     }
 )
 
+# The verbs callers use for the moments arguments name: a drop-off is when the car is returned,
+# a check-in when a guest arrives. Keyed by a word of an argument's name or description.
+EVENT_VERBS: dict[str, tuple[str, ...]] = {
+    "dropoff": ("return", "returning", "bring", "drop"),
+    "pickup": ("collect", "collecting", "pick", "get"),
+    "checkin": ("arrive", "arriving", "arrival", "check"),
+    "checkout": ("leave", "leaving", "depart", "check"),
+    "departure": ("leave", "leaving", "depart", "go"),
+    "leaving": ("leave", "depart", "go"),
+    "arrival": ("arrive", "arriving", "get", "land"),
+    "return": ("return", "returning", "come", "back"),
+    "destination": ("go", "going", "head", "heading", "get"),
+    "visit": ("see", "view", "visit", "tour"),
+    "stay": ("stay", "staying", "remain"),
+}
+
+# An argument named with one of these is the other party the action is for (a transfer's payee).
+RECIPIENT_WORDS = frozenset({"recipient", "payee", "beneficiary", "receiver", "addressee"})
+
+# Phrasal verbs that say where someone gets to, whatever their first word does alone.
+ARRIVING = frozenset({"end up", "wind up", "get to", "get there", "turn up", "show up", "get in"})
+
 # Words that say a later value replaces an earlier one ("actually make it four", "instead").
 CHANGE_MARKERS = frozenset(
     {
@@ -160,10 +182,15 @@ CLOSING = frozenset(
 PLACE_NAMES: dict[str, tuple[str, ...]] = {
     "san francisco": ("sf", "san fran", "frisco", "sfo"),
     "new york": ("ny", "nyc", "new york city", "the big apple", "manhattan"),
-    "los angeles": ("la", "l.a.", "l a"),
+    "los angeles": ("la", "l.a.", "l a", "lax"),
     "las vegas": ("vegas",),
     "philadelphia": ("philly",),
     "washington": ("dc", "d.c.", "washington dc", "washington d.c."),
+    "washington d.c.": ("dc", "d.c.", "washington dc", "washington"),
+    "atlanta": ("atl",),
+    "kuala lumpur": ("kl",),
+    "portland": ("pdx",),
+    "san jose": ("sj", "sjc"),
     "san diego": ("sd",),
     "new orleans": ("nola",),
     "chicago": ("chi-town",),
