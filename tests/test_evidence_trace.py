@@ -608,3 +608,26 @@ def test_a_memory_that_repeats_part_of_a_turn_of_this_call_is_that_turn() -> Non
         (offer.text, "call"),
         ("I'd rather have three baths", "memory"),
     ]
+
+
+@pytest.mark.parametrize("agree", ["Yeah, that one.", "that would work", "sounds good to me"])
+async def test_an_offer_taken_up_after_questions_about_it(alice: tuple[Call, list[str]], agree: str) -> None:
+    """The agent offered one song; the caller asked about it, then agreed: the song is the offer."""
+    c, done = alice
+    await c.says("can you find me some songs by sigrid?", "Would you like Business Dinners by Sigrid?")
+    await c.says("what year did it come out?", "It is a pop song from 2019.")
+    out = await c.turn(agree, call("play_song", song="Business Dinners"), say("Play it?"))
+    assert done == [] and out[0].startswith("Play the song Business Dinners on the TV?")
+    song = c.arguments()["song"]
+    assert (song["status"], song["rule"]) == ("traced", "trace.offer")
+    assert song["accepted"]["words"] == agree
+
+
+async def test_agreeing_after_two_offers_picks_neither(alice: tuple[Call, list[str]]) -> None:
+    c, done = alice
+    await c.says(
+        "can you find me some songs by sigrid?", "I have Business Dinners, or Sucker Punch, by Sigrid."
+    )
+    await c.says("what year are they from?", "Both are from 2019.")
+    await c.turn("that would work", call("play_song", song="Business Dinners"), say("Play it?"))
+    assert done == [] and c.arguments()["song"]["status"] != "traced"

@@ -343,16 +343,16 @@ def _argument(
         if (
             standing is not None
             and current is None
-            and r.stance == "request"
-            and r.names_action
             and s.origin == "call"
+            and not s.part
+            and ((r.stance == "request" and r.names_action) or _takes_up(r, s.text))
         ):
-            # The caller asks for the action after the agent offered one value of this kind and
-            # nobody turned it down: "I'd like tickets to the event you found".
+            # The caller asks for the action, or agrees, after the agent offered one value of this
+            # kind and nobody turned it down, whatever was asked and answered about it between:
+            # "I'd like tickets to the event you found"; "what year is it from?" ... "that would work".
             spoken_of = True
-            current = _offer_taken(
-                spec, standing[0], standing[1], r, note="the agent offered it; the caller asked for it"
-            )
+            note = "the agent offered it; the caller " + ("asked for it" if r.names_action else "took it up")
+            current = _offer_taken(spec, standing[0], standing[1], r, note=note)
             standing = None
         proposed = [
             p
@@ -743,6 +743,9 @@ def _only_agreement(text: str) -> bool:
         words.AGREEMENT
         | words.CLOSING
         | {"book", "it", "that", "one", "do", "go", "ahead", "please", "let's"}
+        # "that would work", "sounds good to me", "i like it", "that's the one for us"
+        | {"would", "will", "be", "is", "to", "me", "for", "us", "i", "like", "love", "that's", "it's"}
+        | {"this", "just", "all", "really", "the"}
     )
     return bool(said) and all(w in allowed for w in said)
 

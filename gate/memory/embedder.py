@@ -38,6 +38,7 @@ cache and threads, and a memory store records which encoder wrote it
 from __future__ import annotations
 
 import asyncio
+import atexit
 import sqlite3
 import threading
 from collections import Counter, OrderedDict, deque
@@ -287,6 +288,7 @@ class _Lane:
         self._background: deque[_Request] = deque()
         self._wake = threading.Condition()
         self._thread: threading.Thread | None = None
+        self._stopping = False
 
     def submit(
         self, texts: list[str], *, urgent: bool, tag: str | None = None
@@ -319,10 +321,24 @@ class _Lane:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
             self._thread.start()
+            # A thread still inside the encoder's native code when the interpreter ends takes
+            # the process down with it ("terminate called without an active exception").
+            atexit.register(self.stop)
 
-    def _take(self) -> list[_Request]:
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """Let the queued texts finish (at most ``timeout_s``), then end the thread. Never raises."""
+        with self._wake:
+            self._stopping = True
+            self._wake.notify_all()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout_s)
+
+    def _take(self) -> list[_Request] | None:
         with self._wake:
             while not self._urgent and not self._background:
+                if self._stopping:
+                    return None
                 self._wake.wait()
             queue, limit = (self._urgent, _BATCH) if self._urgent else (self._background, _BACKGROUND_BATCH)
             taken = [queue.popleft()]
@@ -338,7 +354,10 @@ class _Lane:
             multilingual = self._kind == "multilingual"
             cache = _MULTILINGUAL_CACHE if multilingual else _CACHE
             embed_now = _embed_now_multilingual if multilingual else _embed_now
-            batch = [r for r in self._take() if r.future.set_running_or_notify_cancel()]
+            taken = self._take()
+            if taken is None:
+                return
+            batch = [r for r in taken if r.future.set_running_or_notify_cancel()]
             if not batch:
                 continue
             # Similar lengths together, in the same order in every process (a set's order follows
