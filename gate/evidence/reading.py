@@ -319,9 +319,7 @@ def _without_values(text: str, request: TraceRequest) -> str:
     return text
 
 
-def without_values(text: str, request: TraceRequest) -> str:
-    """``text`` with the request's own values blanked out (what is said around them)."""
-    return _without_values(text, request)
+without_values = _without_values  # the text around the request's own values
 
 
 def base_texts(request: TraceRequest, statements: Sequence[Statement]) -> list[str]:
@@ -675,17 +673,15 @@ def _asks_other(
     return _other_thing(part, request, meaning, strong_only=strong_only)
 
 
-def stem(word: str) -> str:
-    """A word without its inflection ("leaving", "leave" and "leaves" are "leav")."""
-    return _stem(word)
-
-
 def _stem(word: str) -> str:
     """A word without its inflection ("leaving", "leave" and "leaves" are "leav")."""
     for ending in ("ing", "ed", "es", "e", "s"):
         if word.endswith(ending) and len(word) - len(ending) >= 3:
             return word[: -len(ending)]
     return word
+
+
+stem = _stem  # for the trace's reading of a turn's words
 
 
 def _searches(part: str, request: TraceRequest) -> bool:

@@ -41,8 +41,6 @@ class ReadingCache:
     def __init__(self, size: int = _SIZE) -> None:
         self.size = size
         self._kept: OrderedDict[tuple[Any, ...], rd.Reading] = OrderedDict()
-        self.hits = 0
-        self.misses = 0
 
     def read(self, statement: Statement, request: TraceRequest, meaning: Similarities) -> rd.Reading:
         """``reading.read(statement, request, meaning)``, from the cache when it was read before."""
@@ -50,14 +48,9 @@ class ReadingCache:
         kept = self._kept.get(key)
         if kept is not None:
             self._kept.move_to_end(key)
-            self.hits += 1
             return kept if kept.statement == statement else dataclasses.replace(kept, statement=statement)
-        self.misses += 1
         found = rd.read(statement, request, meaning)
         self._kept[key] = found
         while len(self._kept) > self.size:
             self._kept.popitem(last=False)
         return found
-
-    def clear(self) -> None:
-        self._kept.clear()
