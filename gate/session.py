@@ -13,6 +13,7 @@ import contextlib
 import functools
 import inspect
 import json
+import logging
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -37,6 +38,8 @@ from gate.pipeline import Decision, Pipeline, deadline_in
 from gate.policy.loader import LoadedPolicy
 from gate.policy.rules import RuleResult
 from gate.policy.schema import placeholders, render
+
+_log = logging.getLogger("gate.evidence")
 
 if TYPE_CHECKING:
     from gate.confirm.answer import AnswerReading
@@ -111,6 +114,34 @@ class GateSession:
         self.tools.append(self._confirm_tool())
         if session is not None:
             session.on("function_tools_executed", self._on_tools_executed)
+            if self._traces_the_call():
+                session.on("conversation_item_added", self._on_item_added)
+
+    def _traces_the_call(self) -> bool:
+        """Whether a decision of this session reads the call's turns (a tool with an evidence
+        section) on a backend that can read them ahead (``hear(text, speaker)``)."""
+        if getattr(self._pipeline.backend, "hear", None) is None:
+            return False
+        return any(self._policies[t.name].policy.evidence is not None for t in self._by_name.values())
+
+    def _on_item_added(self, ev: Any) -> None:
+        """A turn of the call was said: its words are read ahead of the decision that will read them.
+
+        The work runs beside the model's; a decision that comes first embeds what it needs itself.
+        """
+        role = getattr(ev.item, "role", None)
+        text = (getattr(ev.item, "text_content", None) or "").strip()
+        if role not in ("user", "assistant") or not text:
+            return
+        task = asyncio.create_task(self._hear(text, "caller" if role == "user" else "agent"))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _hear(self, text: str, speaker: str) -> None:
+        try:
+            await self._pipeline.backend.hear(text, speaker)  # type: ignore[attr-defined]
+        except Exception as exc:  # the decision that needs these vectors meets the fault and records it
+            _log.debug("reading a turn ahead failed: %s", describe(exc))
 
     def policy_for(self, tool: GatedTool) -> LoadedPolicy:
         return self._policies[tool.name]

@@ -631,3 +631,36 @@ async def test_agreeing_after_two_offers_picks_neither(alice: tuple[Call, list[s
     await c.says("what year are they from?", "Both are from 2019.")
     await c.turn("that would work", call("play_song", song="Business Dinners"), say("Play it?"))
     assert done == [] and c.arguments()["song"]["status"] != "traced"
+
+
+async def test_the_callers_words_are_read_as_they_are_said_not_when_the_tool_is_called(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """The embedded engine embeds each turn as it is added to the call; the decision that reads
+    the turn finds its vectors ready and embeds only what depends on the tool call's values."""
+    c, done = alice
+    hear = getattr(c.gate.backend, "hear", None)
+    if hear is None:
+        pytest.skip("the hosted service reads the call itself")
+    embedder = c.gate.backend._tracer_meaning.embedder  # type: ignore[attr-defined]
+    asked: list[list[str]] = []
+    real = embedder.embed
+
+    async def recording(texts: list[str], **kw: Any) -> list[list[float]]:
+        asked.append(list(texts))
+        return await real(texts, **kw)
+
+    embedder.embed = recording
+    try:
+        words = "hi, could you ship my order A-1001 today"
+        await c.says(words, "Order A-1001 is ready to go out.")
+        said = [t for batch in asked for t in batch]
+        assert words in said and "Order A-1001 is ready to go out." in said
+        asked.clear()
+        out = await c.turn("great, go ahead", call("ship_order", order_id="A-1001"), say("Shipped."))
+        during = [t for batch in asked for t in batch]
+        assert words not in during  # read when it was said, not again for the decision
+        assert during.count("great, go ahead") <= 1  # read once: as said, or by the decision
+        assert done == ["shipped A-1001"] and out == ["Shipped A-1001."]
+    finally:
+        embedder.embed = real

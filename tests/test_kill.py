@@ -20,7 +20,7 @@ import pytest
 import gate
 from gate.testing.contextdb import CloudDouble, serve
 
-KILLS = 30
+KILLS = 16
 WORKER = Path(__file__).parent / "kill" / "worker.py"
 ROOT = Path(__file__).parent.parent
 

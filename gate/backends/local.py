@@ -52,7 +52,7 @@ from gate.canonical import digest
 from gate.errors import DecisionNotFound, ReceiptConflict, ServiceError
 from gate.evidence import EvidenceContext, EvidenceMemory, EvidenceSlot, ServiceDecision, ServiceReceipt
 from gate.evidence.meaning import Meaning, vectors_of
-from gate.evidence.reading import base_texts, bearing, texts_for
+from gate.evidence.reading import base_texts, bearing, heard_texts, texts_for
 from gate.evidence.readings import ReadingCache
 from gate.ledger import Ledger
 from gate.ledger.tables import ServiceDecisionRow, ServiceReceiptRow
@@ -238,6 +238,18 @@ class LocalEngine:
         """
         if 1 <= len(query) <= MAX_QUERY_CHARS:
             await self._vector(query)
+
+    async def hear(self, text: str, speaker: str) -> None:
+        """Embed a turn of the call as it is said, so a decision that reads it finds it ready.
+
+        The caller's words are embedded on the decisions' lane (a tool call usually follows
+        them within milliseconds; the model's own thinking overlaps the work), the agent's in
+        the background. The vectors are kept with the trace's others. Raises what the embedder
+        raises; a decision embeds whatever is still missing itself.
+        """
+        texts = heard_texts(text, speaker)
+        if texts:
+            await self._tracer_meaning.prepare(texts, decision=speaker == "caller")
 
     async def preview(
         self,

@@ -8,6 +8,7 @@ similarities synchronously, so the trace itself is a pure function.
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
@@ -39,19 +40,42 @@ class Meaning:
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
         self._vectors: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        # Texts being embedded now, by text: a second asker waits for that work instead of
+        # repeating it (a turn read ahead as it was said, then the decision that reads it).
+        self._embedding: dict[str, asyncio.Future[None]] = {}
 
     async def prepare(self, texts: Iterable[str], *, decision: bool = True) -> Prepared:
         wanted = list(dict.fromkeys(t for t in texts if t.strip()))
-        missing = [t for t in wanted if t not in self._vectors]
+        waiting = {self._embedding[t] for t in wanted if t in self._embedding}
+        missing = [t for t in wanted if t not in self._vectors and t not in self._embedding]
         if missing:
-            found = await self.embedder.embed(missing, urgent=True, decision=decision)
-            for text, raw in zip(missing, found, strict=True):
+            await self._embed(missing, decision)
+        if waiting:
+            await asyncio.gather(*waiting)
+            # What the other asker could not embed (its fault was its own) is embedded here, so
+            # this asker meets the fault itself instead of going on without the vector.
+            late = [t for t in wanted if t not in self._vectors and t not in self._embedding]
+            if late:
+                await self._embed(late, decision)
+        return Prepared({t: self._vectors[t] for t in wanted if t in self._vectors})
+
+    async def _embed(self, texts: list[str], decision: bool) -> None:
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        for text in texts:
+            self._embedding[text] = done
+        try:
+            found = await self.embedder.embed(texts, urgent=True, decision=decision)
+            for text, raw in zip(texts, found, strict=True):
                 vec = np.asarray(raw, dtype=np.float32)
                 norm = float(np.linalg.norm(vec))
                 self._vectors[text] = vec / norm if norm else vec
                 while len(self._vectors) > _CACHE:
                     self._vectors.popitem(last=False)
-        return Prepared({t: self._vectors[t] for t in wanted if t in self._vectors})
+        finally:
+            for text in texts:
+                if self._embedding.get(text) is done:
+                    del self._embedding[text]
+            done.set_result(None)
 
 
 class Prepared:

@@ -368,6 +368,22 @@ def texts_for(request: TraceRequest, statements: Sequence[Statement]) -> list[st
     return out
 
 
+def heard_texts(text: str, speaker: str) -> list[str]:
+    """The texts of one turn of the call that any trace of it compares in meaning, whatever the
+    request: the turn's words and, for the caller's, each of its clauses (see :func:`texts_for`).
+
+    Embedded as the turn is said (:meth:`gate.backends.local.LocalBackend.hear`), they are ready
+    when a tool call's decision reads the turn.
+    """
+    text = text.strip()
+    if not text:
+        return []
+    out = [text]
+    if speaker == "caller":
+        out += [text[start:end] for start, end in _spans(text)]
+    return out
+
+
 def closeness(text: str, request: TraceRequest, meaning: Similarities) -> tuple[float, float]:
     """(without values, with values): the statement's similarity with the action's texts."""
     plain = max((meaning.sim(text, t) for t in request.action_texts), default=-1.0)
