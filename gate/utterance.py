@@ -343,6 +343,8 @@ _FILLER = (
     r"(?:(?:so|well|oh|ok|okay|um|uh|erm|hmm|yeah|yes|hi|hello|hey|and|also|actually|just|"
     r"on second thoughts?|in fact|instead|correction|no wait|wait|you know what|"
     r"alright|right|sorry|listen|look|then|great|lovely|perfect|fine|cool|"
+    # "now can you help me find an apartment?": "now" opening a request, not a time
+    r"now(?=\s*,?\s+(?:can|could|would|will|please|let'?s|i|we)\b)|"
     r"bueno|pues|oui|alors|bon|ja|also|na)\s*,?\s+)*"
 )
 _REQUEST_AS_QUESTION = re.compile(
@@ -410,7 +412,7 @@ def is_question(text: str, lang: str | None = None) -> bool:
 _WISH = re.compile(
     r"\b(?:i'?d like|id like|i would like|i'?d love|i would love|we'?d love|we would love|"
     r"(?:i|we)(?:'ll| will| are going to|'re going to| am going to|'m going to)? "
-    r"(?:just |really |only |still )?"
+    r"(?:just |really |only |still |also |then |now |actually |definitely )?"
     r"(?:want|wanna|need)|"
     r"we want|we'?d like|i wish|i'?d prefer|i prefer|we prefer|prefer(?:red|ably|ence)?|"
     r"i'?d rather|i would rather|please|pls|let'?s|go ahead|make it|make that|put me|sign me|"
@@ -960,9 +962,18 @@ def requested_verb(text: str) -> str | None:
             return None
         verb = t[opening.start() : opening.end()].split()[-1]
     verb = verb.strip()
+    if verb.split()[0] in ("help", "assist"):
+        # "can you help me find an apartment": the help is for the verb that follows it.
+        helped = _HELPED.search(t)
+        if helped is None:
+            return None
+        verb = helped.group(1)
     if verb.split()[0] in _NOT_VERB:
         return None
     return verb
+
+
+_HELPED = re.compile(r"\b(?:help|assist)\s+(?:(?:me|us|him|her|them)\s+)?(?:to\s+|with\s+)?([a-z]+)\b")
 
 
 # What a statement right after a request says when it puts the request off, doubts it, offers

@@ -204,6 +204,7 @@ class _Common(Record):
     year_leads: frozenset[str]
     time_leads: frozenset[str]
     range_words: frozenset[str]
+    range_links: frozenset[str]  # "to", "until": "the 10th to the 14th" is two days
     tens_twenty_thirty: dict[str, int]  # "twenty", "thirty" before an ordinal ("twenty first")
     vigesimal_numbers: _W  # numbers of the languages that count in twenties
     articles: frozenset[str]
@@ -284,6 +285,7 @@ def _common() -> _Common:
         year_leads=words("year_leads"),
         time_leads=words("time_leads"),
         range_words=words("range_words"),
+        range_links=words("range_links"),
         tens_twenty_thirty={
             w: v for w, (v, role) in _numbers_of(en).items() if role == "tens" and v in (20, 30)
         },
@@ -1360,6 +1362,10 @@ class _Scanner:
             )
             if day is not None and (suffixed or dotted or lead in self.c.cardinal_leads):
                 got = (day[0], day[1] + 1) if dotted else day
+                if suffixed and self.word(day[1]) in self.c.range_links:
+                    # "the 10th to the 14th": a day that opens a range of days is a day.
+                    a, b = self.span(i, day[1])
+                    return Mention(Value("date", f"---{day[0]:02d}"), a, b), day[1]
         elif lead in self.c.ordinal_leads or lead in self.c.cardinal_leads:
             tens = tok.key in self.c.tens_twenty_thirty and self.word(j + 1) in self.c.ordinals
             if tok.key in self.c.ordinals or tens:

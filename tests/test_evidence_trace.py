@@ -664,3 +664,60 @@ async def test_the_callers_words_are_read_as_they_are_said_not_when_the_tool_is_
         assert done == ["shipped A-1001"] and out == ["Shipped A-1001."]
     finally:
         embedder.embed = real
+
+
+CAR_10_14 = {
+    "city": "Leeds",
+    "pickup_date": "2026-03-10",
+    "return_date": "2026-03-14",
+    "car_class": "standard",
+}
+
+
+@pytest.mark.parametrize(
+    "other_task",
+    [
+        # a flat to view, its day said while the caller is on it
+        [
+            ("great, now can you help me find a flat to rent there?", "Flat 4 on Park Road is free."),
+            ("nice, i'd like to see it", "Shall I book the viewing for the 11th?"),
+            ("no, on the 12th", "Your viewing is booked for the 12th."),
+        ],
+        # a hotel, its nights and first night said there
+        [
+            ("perfect. i also need a hotel in leeds", "The Grand has rooms. From which night?"),
+            ("from the 9th until the 15th please", "The Grand is booked from the 9th to the 15th."),
+        ],
+        # speech to text: no capitals, no punctuation
+        [
+            ("ok and could you look for a dentist near there", "Dr Shah in Leeds has slots."),
+            ("book me in with dr shah on the 11th", "Booked with Dr Shah on the 11th."),
+        ],
+    ],
+)
+async def test_a_value_said_on_another_task_does_not_change_this_one(
+    alice: tuple[Call, list[str]], other_task: list[tuple[str, str]]
+) -> None:
+    """Dates said for a viewing, a hotel or a dentist while the caller is on that task are that
+    task's: back on the car, the car's own dates are still the ones the caller gave it."""
+    c, done = alice
+    await c.says("i need a hire car in leeds from the 10th to the 14th", "A standard car is free in Leeds.")
+    for words, reply in other_task:
+        await c.says(words, reply)
+    out = await c.turn(
+        "thanks. now please book the car we talked about", call("rent_car", **CAR_10_14), say("Done.")
+    )
+    assert out == ["Reserved."] and done == ["car standard Leeds 2026-03-10-2026-03-14"]
+    assert {a["status"] for a in c.arguments().values()} == {"traced"}
+
+
+async def test_a_value_said_for_this_task_on_return_still_changes_it(alice: tuple[Call, list[str]]) -> None:
+    """Back on the car, the caller's new day for it is current: the model's old day is not acted on."""
+    c, done = alice
+    await c.says("i need a hire car in leeds from the 10th to the 14th", "A standard car is free in Leeds.")
+    await c.says("now can you help me find a flat to rent there?", "Flat 4 on Park Road is free.")
+    await c.says("no, on the 12th", "Your viewing is booked for the 12th.")
+    await c.says("thanks. and make the car from the 11th actually", "From the 11th to the 14th, then.")
+    out = await c.turn("yes book it", call("rent_car", **CAR_10_14), say("Done."))
+    assert done == [] and out != ["Reserved."]
+    assert c.arguments()["pickup_date"]["status"] == "conflict"

@@ -155,6 +155,12 @@ def test_time_forms(text: str) -> None:
     assert mentions(text, "21:00"), text
 
 
+@pytest.mark.parametrize("text", ['2 o"clock in the afternoon', "2 o’clock in the afternoon", "2 oclock pm"])
+def test_an_apostrophe_typed_as_a_double_quote_is_an_apostrophe(text: str) -> None:
+    """A quote typed for the apostrophe leaves the hour an hour, not a bare count of two."""
+    assert find_values(text, "en") == [Value("time", "14:00")], text
+
+
 def test_time_readings() -> None:
     assert find_values("10 am") == [Value("time", "10:00")]
     assert find_values("half past six in the evening") == [Value("time", "18:30")]

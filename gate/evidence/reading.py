@@ -79,6 +79,7 @@ _OBJECT_ENDS = frozenset(
         *("before", "after", "until", "till", "asap", "right", "is", "are", "was", "its", "it's", "i"),
         *("we", "please", "now", "again", "too", "also", "there", "here", "this", "that", "these"),
         *("those", "which", "who", "plus", "or", "toward", "towards", "across", "onto", "over", "through"),
+        *("near", "nearby", "around", "within"),
     }
 )
 _NOT_OBJECT = frozenset(
@@ -95,8 +96,9 @@ _NOT_OBJECT = frozenset(
     }
 )
 _WISH_OBJECT = re.compile(
-    r"\b(?:i'?d like|i would like|i want|i need|we need|we want|we'?d like|can i (?:get|have)|"
-    r"could i (?:get|have)|i'?ll take|i'?ll have|i'?m after|looking for)\s+(?:to\s+\w+\s+)?",
+    r"\b(?:(?:i|we)(?:'?d| would)? (?:(?:also|really|just|still|now|then|actually) )?(?:like|want|need)|"
+    r"can i (?:get|have)|could i (?:get|have)|i'?ll take|i'?ll have|i'?m after|looking for)"
+    r"\s+(?:to\s+\w+\s+)?",
     re.IGNORECASE,
 )
 # Later times a request may be for ("cancel it at the end of the month"): not a request now
@@ -133,6 +135,12 @@ class Reading:
     rule: str
     about: float = -1.0
     names_action: bool = False
+    # Names the action by its meaning or its words, not only as a request of the caller's own in
+    # the call ("I'd like to reserve that car we talked about", not "I'd like to take a look").
+    names_plainly: bool = False
+    # Which task the caller's request turns to: "away" (another thing than the action's, from
+    # their next turn), "back" (this action, or a search for its thing), or None (no turn).
+    task: str | None = None
     other_action: bool = False
     values: Mapping[str, tuple[forms.Said, ...]] = field(default_factory=dict)
     denied: frozenset[str] = frozenset()
@@ -257,6 +265,10 @@ def asked_thing(text: str, request: TraceRequest) -> list[str]:
         at = wish.end() if wish is not None else -1
     if at >= 0:
         clean = _without_values(text, request)
+        # "look for a dentist", "search for flights": the thing comes after the "for".
+        seeking = re.match(r"\s+for\s+", clean[at:], re.IGNORECASE)
+        if seeking is not None and verb is not None and verb.split()[0] in words.INQUIRY:
+            at += seeking.end()
         named = object_after(clean, at)
         if named and named[0] in _ACTION_NOUNS:
             # "make a booking for this bus": the booking is the action; its thing comes after "for".
@@ -675,18 +687,26 @@ def _asks_other(
     """Whether a request clause asks for another action, or for this one on another thing."""
     wanted = action_words(request)
     verb = asked_verb(part, request) or utterance.command_verb(part)
-    cues = {_stem(c) for a in request.arguments for c in a.cues}
     if (
         verb is not None
         and wanted
         and known_other(_phrasal(part, verb), wanted)
-        and _stem(verb.split()[0]) not in cues
+        and _stem(verb.split()[0]) not in _named_moments(request)
     ):
-        # A verb its arguments speak of is this action's detail ("leave at 8:15" for leaving_time).
+        # A verb an argument's name speaks of is this action's detail ("leave at 8:15" for
+        # leaving_time); a word of its description is not ("check the balance" is no "checking").
         return True
     if verb is None and _says_abroad(part, wanted) is False:
         return True  # "quiero anular ...": a verb of another family, in the caller's language
     return _other_thing(part, request, meaning, strong_only=strong_only)
+
+
+def _named_moments(request: TraceRequest) -> frozenset[str]:
+    """The stems of the words of the arguments' names and of the verbs callers use for the moments
+    they name ("leaving_time": "leav"; "dropoff_date": "return", "bring", "drop")."""
+    named = {w for a in request.arguments for w in re.findall(r"[a-zà-ÿ]+", a.name.casefold())}
+    named |= {v for w in named for v in words.EVENT_VERBS.get(w, ())}
+    return frozenset(_stem(w) for w in named)
 
 
 def _stem(word: str) -> str:
@@ -875,7 +895,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         ours = []
     values = _counted_values(text, clauses, request)
     carried = _carries_all(values, request)
-    names = (
+    plainly = (
         bool(ours or whole_question)
         and not other_action
         and (
@@ -889,10 +909,11 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
                 any(_says_abroad(text[c.start : c.end], wanted) for c in ours)
                 and any(x.fits for v in values.values() for x in v)
             )
-            or (statement.origin == "call" and bool(ours) and near >= CALL_FLOOR)
         )
     )
+    names = plainly or (statement.origin == "call" and bool(ours) and not other_action and near >= CALL_FLOOR)
     bare = _only_values(text, request) and not statement.trusted
+    task = _task(text, requests, request, meaning, plainly=plainly, names=names)
     gives = any(x.fits for v in values.values() for x in v)
     counts = (not other_action or searching) and (
         near >= RELATED
@@ -972,11 +993,55 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             "request",
             rule,
             names_action=names,
+            names_plainly=plainly,
+            task=task,
             other_action=other_action,
             counts=counts,
             **base,  # type: ignore[arg-type]
         )
     return Reading(statement, "value", "trace.value" if counts else "trace.other", counts=counts, **base)  # type: ignore[arg-type]
+
+
+def _task(
+    text: str,
+    requests: Sequence[_Clause],
+    request: TraceRequest,
+    meaning: Similarities,
+    *,
+    plainly: bool,
+    names: bool,
+) -> str | None:
+    """The task the statement's last request turns the caller to (see :attr:`Reading.task`).
+
+    Away: another action, or a search for a thing of another known kind ("can you help me
+    find an apartment there?" in a call about a hire car). Back: this action in its own
+    words or meaning ("book the car we talked about"), or a search for its own thing ("I
+    also need to find a bus" for bus tickets). A search for something to do the action on
+    ("find me somewhere to eat") turns nowhere.
+    """
+    if not requests:
+        return None
+    verb_and_thing = [*action_words(request)[:1], *query_thing(request)]
+    if plainly or (names and shares_word(text, verb_and_thing)):
+        return "back"
+    last = requests[-1]
+    if not last.other:
+        return None
+    part = text[last.start : last.end]
+    wanted = query_thing(request)
+    named = asked_thing(part, request)
+    if named and shares_word(named[-1], wanted):
+        return "back" if last.search else None  # this action's own thing
+    if not last.search:
+        return "away"
+    verb = asked_verb(part, request) or utterance.command_verb(part)
+    if verb is None or verb.split()[0] not in words.SEEKING:
+        return None  # "can you tell me the name of the station?": about this task, not another
+    if named and _known_other_thing(named[-1], [*wanted, *action_words(request)]):
+        return "away"
+    if named and wanted and -1.0 < meaning.sim(named[-1], wanted[-1]) < SAME_HEAD:
+        return "away"  # "look for a dentist near there" in a call about a hire car
+    return None
 
 
 @lru_cache(maxsize=4096)

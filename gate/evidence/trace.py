@@ -70,9 +70,10 @@ def trace(
     """
     read = readings.read if readings is not None else rd.read
     readings_ = [read(s, request, meaning) for s in with_parts(statements)]
+    away = _elsewhere(readings_, request)
     action = _action(readings_, request, since)
     arguments = _one_part_each(
-        tuple(_argument(spec, readings_, request, action, since) for spec in request.arguments),
+        tuple(_argument(spec, readings_, request, action, since, away) for spec in request.arguments),
         request,
         readings_,
     )
@@ -140,6 +141,48 @@ def _ended(r: rd.Reading, status: str, rule: str, note: str) -> ActionTrace:
     )
 
 
+def _elsewhere(readings: Sequence[rd.Reading], request: TraceRequest) -> frozenset[int]:
+    """The statements of the call said while the caller was on another task (``trace.task``).
+
+    A caller who asks for another thing ("can you help me find an apartment there?") is on
+    that task from their next turn: what they and the agent say there ("no, on the 5th" for
+    the visit) is that task's, not a change of this request. They are back when they ask
+    for this action in its own words or meaning ("I'd like to reserve that car we talked
+    about"), take up the agent's offer of it, or search for its thing again.
+    """
+    out: set[int] = set()
+    away_from: int | None = None  # the turn that took the caller elsewhere
+    for i, r in enumerate(readings):
+        s = r.statement
+        if s.origin != "call":
+            continue
+        if s.speaker == "agent" and away_from is not None:
+            reply = _next_caller(readings, i)
+            if reply is not None and _offers_action(r, reply, request):
+                away_from = None
+        elif s.speaker == "caller" and not s.part:
+            if r.task == "away":
+                away_from = s.turn if s.turn is not None else -1
+            elif r.task == "back" or (
+                r.stance != "ignored" and rd.shares_word(s.text, rd.query_thing(request))
+            ):
+                away_from = None  # this action again, or its own thing named ("make the car ...")
+        if away_from is not None and s.turn != away_from:
+            out.add(i)
+    return frozenset(out)
+
+
+def _offers_action(r: rd.Reading, reply: rd.Reading, request: TraceRequest) -> bool:
+    """Whether the agent's statement offers to do the action and the caller's reply takes it up."""
+    s = r.statement
+    return (
+        (r.about >= OFFER_ABOUT or rd.shares_word(s.text, rd.action_words(request)[:1]))
+        and _OFFER.search(s.text) is not None
+        and (_takes_up(reply, reply.statement.text) or (reply.stance == "request" and not reply.other_action))
+        and reply.stance not in ("denial", "retraction", "ignored")
+    )
+
+
 def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float | None) -> ActionTrace:
     found = ActionTrace("missing", "trace.action.missing", "the caller never asked for this")
     asked_at: int | None = None
@@ -151,16 +194,7 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
             continue
         if r.stance == "agent":
             reply = _next_caller(readings, i)
-            if (
-                reply is not None
-                and (r.about >= OFFER_ABOUT or rd.shares_word(s.text, rd.action_words(request)[:1]))
-                and _OFFER.search(s.text)
-                and (
-                    _takes_up(reply, reply.statement.text)
-                    or (reply.stance == "request" and not reply.other_action)
-                )
-                and reply.stance not in ("denial", "retraction", "ignored")
-            ):
+            if reply is not None and _offers_action(r, reply, request):
                 found = _requested(
                     r, "trace.action.offer", accepted=reply, note="the agent offered it, the caller agreed"
                 )
@@ -271,18 +305,30 @@ def _argument(
     request: TraceRequest,
     action: ActionTrace,
     since: float | None,
+    away: frozenset[int] = frozenset(),
 ) -> ArgumentTrace:
     if not spec.bound:
         return ArgumentTrace(
             spec.name, spec.value, "unchecked", "trace.unchecked", "the policy does not bind it"
         )
     current: ArgumentTrace | None = None
+    # Whether the value current was said on this task, not on another (see _elsewhere).
+    settled = False
+    before: ArgumentTrace | None = None
     spoken_of = False
     offer: tuple[rd.Reading, Said, int] | None = None
     options: set[str] = set()
     standing: tuple[rd.Reading, Said] | None = None
     for n, r in enumerate(readings):
         s = r.statement
+        if current is not before and n - 1 not in away:
+            settled = True  # the statement before, on this task, gave the value current now
+        before = current
+        if n in away and settled:
+            # Said on another task after this one had its value: the values and offers there are
+            # that task's ("no, on the 5th" for the visit), not a change of this one's.
+            offer = None
+            continue
         if r.stance == "record":
             if _record_counts(r, request, since):
                 current = ArgumentTrace(

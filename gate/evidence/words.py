@@ -263,6 +263,14 @@ INQUIRY = frozenset(
         *("busca", "buscar", "encuentra", "chercher", "cherchez", "trouve", "suchen", "finden", "zeigen"),
     }
 )
+# The verbs of an inquiry that look for things, not for facts: "find me an apartment" starts
+# another task, "tell me the bus station" asks about this one.
+SEEKING = frozenset(
+    {
+        *("find", "search", "look", "locate", "browse", "recommend", "suggest"),
+        *("busca", "buscar", "encuentra", "chercher", "cherchez", "trouve", "suchen", "finden"),
+    }
+)
 # Counting the people a request is for: "me and my wife" is two, "me and three friends" four.
 PEOPLE = frozenset(
     {

@@ -86,7 +86,8 @@ _TOKEN = re.compile(
     r"|\d{1,3}(?:\.\d{3})+(?:,\d+)?(?!\d)"
     r"|\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d.,]\d)(?:,\d+)?"
     r"|\d+(?:[.,]\d+)?(?![.,]?\d))"
-    r"|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)*)"
+    # A straight double quote between letters is an apostrophe typed on the wrong key ("o"clock").
+    r"|(?P<word>[^\W\d_]+(?:['’\"][^\W\d_]+)*)"
     r"|(?P<sym>[^\w\s])"
 )
 # Digits glued to a unit ("7pm", "19h30", "1.5k", "4th", "10am"): split, not an identifier.
@@ -106,6 +107,8 @@ def tokens(text: str) -> tuple[Token, ...]:
         raw = match.group()
         start, end = match.span()
         key = fold(raw)
+        if kind == "word" and '"' in key:
+            key = key.replace('"', "'")
         if kind == "ident":
             glued = _GLUED.fullmatch(key)
             if glued and len(key) == len(raw):
