@@ -109,7 +109,7 @@ _BOUNDARY = re.compile(
     r"pero|sino|porque|mais|parce que|aber|sondern|weil|denn)\b"
     # A condition is a clause of its own ("... if it doesn't work"), and "please" opens a new
     # request ("i can't afford it anymore please cancel it"); both words stay in the text.
-    r"|(?=\b(?:if|unless|in case|wenn|falls)\b)|(?<=\s)(?=please\s+\w)"
+    r"|(?<!\bsee )(?<!\bsee whether )(?=\b(?:if|unless|in case|wenn|falls)\b)|(?<=\s)(?=please\s+\w)"
     # "put me on gold and get rid of the silver one": "and" before a command opens a second one.
     r"|\band\s+(?=(?:please\s+)?(?:get rid of|cancel|stop|end|book|reserve|remove|drop|add|send|pay|"
     r"move|change|switch|refund|transfer|ship|deliver|put|take|keep|leave|close|open|upgrade|downgrade)\b)",
@@ -590,9 +590,12 @@ def opens_with(text: str, verb: str) -> bool:
 
 # "i want to know if you can cancel it", "i was wondering whether": asking, however it opens.
 _ASKS_WHETHER = re.compile(
-    r"\b(?:(?:want|wanna|like|need|trying|try) to (?:know|check|see|find out|ask)|"
-    r"ask(?:ing)? (?:you )?|check(?:ing)?|see|find out|not sure|unsure|curious)\s+"
+    r"\b(?:(?:want|wanna|like|need|trying|try) to (?:know|check|find out|ask)|"
+    r"ask(?:ing)? (?:you )?|check(?:ing)?|find out|not sure|unsure|curious)\s+"
     r"(?:if|whether)\b|"
+    # "see if you can fit me in at 3:30", "i'd like to see if there is anything at 11:15": asking
+    # the agent to try is the request; "see if my parcel has come" asks whether.
+    r"\bsee\s+(?:if|whether)\b(?!\s+(?:you|they|there|i can|we can|i could|we could|any|some)\b)|"
     # "i was wondering if you could book it" is the polite request, not a question whether.
     r"\bwonder(?:ing)?\s+(?:if|whether)\b(?!\s+you\s+(?:could|can|would|might)\b)|"
     r"\b(?:quiero saber|me pregunto|je voudrais savoir|je me demande|ich möchte wissen|ich frage mich)\s+"
@@ -625,6 +628,11 @@ _POLITE_IF = re.compile(
     r"that'?s (?:ok|okay|alright|all right|fine|possible)|it'?s (?:ok|okay|not too much trouble|possible|"
     r"no trouble)|not too much trouble|convenient|you'?d be so kind)\b|"
     r"\b(?:si es posible|si (?:c'est|c est) possible|wenn möglich|wenn es geht)\b",
+    re.IGNORECASE,
+)
+# Asking the agent to try ("see if you can fit me in", "see if there is a table at 8"): no condition.
+_TRY = re.compile(
+    r"\bsee\s+(?:if|whether)\b(?=\s+(?:you|they|there|i can|we can|i could|we could|any|some)\b)",
     re.IGNORECASE,
 )
 # Wishing the past were different is not a request now: "i wish i had cancelled it".
@@ -672,7 +680,7 @@ def conditional(text: str) -> bool:
     t = _norm(text)
     if _ASKS_WHETHER.search(t) or _COUNTERFACTUAL.search(t) or _NOT_NOW.search(t):
         return True
-    plain = _POLITE_IF.sub(" ", t)
+    plain = _TRY.sub(" ", _POLITE_IF.sub(" ", t))
     return _CONDITION.search(plain) is not None
 
 
@@ -962,6 +970,8 @@ def requested_verb(text: str) -> str | None:
             return None
         verb = t[opening.start() : opening.end()].split()[-1]
     verb = verb.strip()
+    if verb.split()[0] == "see" and re.search(r"\bsee\s+(?:if|whether)\b", t):
+        return None  # "i'd like to see if there is a table": asking the agent to try, no verb of its own
     if verb.split()[0] in ("help", "assist"):
         # "can you help me find an apartment": the help is for the verb that follows it.
         helped = _HELPED.search(t)

@@ -170,6 +170,27 @@ async def test_a_later_retraction_wins(engine: gate.LocalEngine) -> None:
     assert saturday.outcome == "act" and len(saturday.memories) == 2
 
 
+@pytest.mark.parametrize(
+    ("memory", "supported"),
+    [
+        ("i want two tickets for the game on friday", True),
+        ("two tickets for the concert on friday please", True),
+        ("get me 2 tickets for the match this friday", True),
+        ("i want two tickets for the bus on friday", False),
+    ],
+)
+async def test_a_kind_of_thing_in_the_query_is_not_a_fixed_party(
+    engine: gate.LocalEngine, memory: str, supported: bool
+) -> None:
+    """ "Tickets for an event" names a kind of thing: "the game" is one of them, where "at the vet"
+    names one place and "at the groomers" is another (``tests/data/evidence_set.yaml``)."""
+    last = await said(engine, "alice", memory)
+    decision = await engine.evaluate_action(
+        "alice", "buy 2 tickets for an event on Friday", match={"seats": 2, "day": "Friday"}
+    )
+    assert (decision.outcome == "act" and last in {m.id for m in decision.memories}) is supported, decision
+
+
 async def test_over_long_query_is_refused_before_anything_is_sent(engine: gate.LocalEngine) -> None:
     long = "refund order " + "A-1 " * 600
     with pytest.raises(gate.ServiceError) as local:

@@ -721,3 +721,80 @@ async def test_a_value_said_for_this_task_on_return_still_changes_it(alice: tupl
     out = await c.turn("yes book it", call("rent_car", **CAR_10_14), say("Done."))
     assert done == [] and out != ["Reserved."]
     assert c.arguments()["pickup_date"]["status"] == "conflict"
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        "lovely, can you see if they have a table for four on the 13th at 8pm",
+        "yes, i'd like to see if there is anything for four of us on the 13th at 8 pm",
+        "see if you can get four of us in on the 13th at 8pm",
+    ],
+)
+async def test_asking_the_agent_to_try_is_the_request(alice: tuple[Call, list[str]], ask: str) -> None:
+    """ "See if you can ...", "see if there is ...": the caller asks the agent to try, with the values."""
+    c, done = alice
+    await c.says("could you find me somewhere to eat in leeds", "Ortega Tapas is a nice place in Leeds.")
+    await c.says(ask, "They have a table then. Shall I book it?")
+    out = await c.turn("yes please", call("reserve_table", **TABLE_13TH), say("Booked."))
+    assert out == ["Booked."] and done == ["table Ortega Tapas Leeds 4 2026-03-13 20:00"]
+    assert {a["status"] for a in c.arguments().values()} == {"traced"}
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "we'll probably come on the 13th at 8pm, four of us",
+        "four of us, on the 13th at 8pm if that's still free",
+    ],
+)
+async def test_a_hedged_answer_to_the_agents_question_is_traced_and_confirmed(
+    alice: tuple[Call, list[str]], answer: str
+) -> None:
+    """A value given with a hedge or a condition in answer to the agent's question is the caller's,
+    but not trusted on its own: the gate asks with every value, and the yes runs it."""
+    c, done = alice
+    await c.says("could you book me a table at ortega tapas in leeds", "Sure. For how many, and when?")
+    await c.says(answer, "Noted.")
+    out = await c.turn(
+        "go ahead",
+        call("reserve_table", **TABLE_13TH),
+        say("A table at Ortega Tapas in Leeds for 4 on 2026-03-13 at 20:00, shall I book it?"),
+    )
+    assert done == [] and out[0].startswith("A table at Ortega Tapas in Leeds for 4")
+    first = c.arguments()
+    assert first["date"]["status"] == "traced" and first["date"]["trusted"] is False
+    assert first["date"]["rule"] == "trace.value.hedged"
+    out = await c.turn("yes, book it", call(gate.CONFIRM_TOOL), say("Booked."))
+    assert done == ["table Ortega Tapas Leeds 4 2026-03-13 20:00"]
+
+
+@pytest.mark.parametrize(
+    "words",
+    ["play the one called business dinners", "put on the track named Business Dinners for me"],
+)
+async def test_a_name_given_after_called_is_the_name(alice: tuple[Call, list[str]], words: str) -> None:
+    """ "The one called Business Dinners" names the song: no call was made."""
+    c, _ = alice
+    await c.turn(words, call("play_song", song="Business Dinners"), say("Play it?"))
+    assert c.arguments()["song"]["status"] == "traced"
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "i need a compact model in leeds from the 10th to the 14th",
+        "can i get a compact motor in leeds from the 10th until the 14th",
+        "compact car in leeds please from the 10th to the 14th",
+    ],
+)
+async def test_one_of_a_few_values_said_with_a_noun_after_it_is_that_value(
+    alice: tuple[Call, list[str]], words: str
+) -> None:
+    """ "A compact model" is the compact class: the class takes one of three values, and a noun
+    after it cannot make it another."""
+    c, done = alice
+    car = {**CAR_10_14, "car_class": "compact"}
+    out = await c.turn(words, call("rent_car", **car), say("Done."))
+    assert out == ["Reserved."] and done == ["car compact Leeds 2026-03-10-2026-03-14"]
+    assert {a["status"] for a in c.arguments().values()} == {"traced"}

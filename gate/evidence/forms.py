@@ -481,6 +481,23 @@ _RELATIVE_BEFORE = re.compile(
 )
 
 
+# "an alarm called Cleaning", "a playlist named Chill": the name a thing is given, not a call made.
+_NAMING = re.compile(
+    r"\b(?!(?:i|we|you|he|she|they|who|that|which)\b)[a-z]+\s+(?:called|named|titled|entitled)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _one_of_a_closed_set(spec: ArgumentSpec) -> bool:
+    """Whether the argument takes one of a few known values none of which holds this one ("English"
+    among "English", "Spanish", "Mandarin"): a word said beside it ("english subs") cannot make it
+    another value. A set with "Gold" and "Gold Plus" can."""
+    shown = spec.shown.casefold().strip()
+    return bool(spec.choices) and not any(
+        c.casefold() != shown and shown in c.casefold() for c in spec.choices
+    )
+
+
 def _before_words(text: str, at: int, n: int = 3) -> list[str]:
     return _WORD.findall(text[:at].casefold())[-n:]
 
@@ -754,10 +771,13 @@ def judge_span(
             return said("trace.value.bound")
         if _value_head(text, end, spec, request) is not None:
             return said("trace.value.head")
-    if _RELATIVE_BEFORE.search(text[max(0, start - 60) : start]):
+    before = text[max(0, start - 60) : start]
+    if _RELATIVE_BEFORE.search(before) and not _NAMING.search(before):
         return said("trace.value.clause")
-    if (spec.kind == "text" or (spec.kind == "ident" and " " in spec.shown.strip())) and not _whole_name(
-        text, start, end, request
+    if (
+        (spec.kind == "text" or (spec.kind == "ident" and " " in spec.shown.strip()))
+        and not _one_of_a_closed_set(spec)
+        and not _whole_name(text, start, end, request)
     ):
         return said("trace.value.name")
     return said("trace.value")

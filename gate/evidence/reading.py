@@ -370,6 +370,7 @@ def texts_for(request: TraceRequest, statements: Sequence[Statement]) -> list[st
     for s in statements:
         if wanted:
             out += _qualifiers_said(s.text, wanted[-1])
+        out += _frame_words(s.text, request)
         out.append(s.text)
         if s.speaker == "caller":
             named = asked_thing(s.text, request)
@@ -887,7 +888,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
     searching = other_action and all(c.search for c in requests)
     if (whole_question or requests) and (
         _other_qualifier(text, request, meaning)
-        or _frame_clash(text, request)
+        or _frame_clash(text, request, meaning)
         or (whole_question and _other_thing(text, request, meaning))
     ):
         other_action = True
@@ -1247,7 +1248,7 @@ def _other_thing(
     call, where the caller opens with a need in their own words: "i need wheels in
     phoenix" is the hire car the rest of the call books).
     """
-    if _frame_clash(text, request) or _other_qualifier(text, request, meaning):
+    if _frame_clash(text, request, meaning) or _other_qualifier(text, request, meaning):
         return True
     wanted = query_thing(request)
     if strong_only:
@@ -1344,19 +1345,51 @@ _FRAME = re.compile(
 )
 
 
-def _frame_clash(text: str, request: TraceRequest) -> bool:
-    """Whether the query names a fixed place or party ("at the vet") and the statement another."""
-    fixed: dict[str, str] = {}
+def _query_frames(request: TraceRequest) -> dict[str, tuple[str, bool]]:
+    """The query's frames, by preposition: the word after it and whether it names one place or
+    party ("at the vet") rather than a kind of thing ("for an event")."""
+    fixed: dict[str, tuple[str, bool]] = {}
     for m in _FRAME.finditer(request.template):
-        fixed[m.group(1).casefold()] = m.group(2).split()[0].casefold()
+        kind = re.match(r"\S+\s+(?:a|an)\s", m.group(0), re.IGNORECASE) is not None
+        fixed[m.group(1).casefold()] = (m.group(2).split()[0].casefold(), not kind)
+    return fixed
+
+
+def _frame_words(text: str, request: TraceRequest) -> list[str]:
+    """The words a trace compares for :func:`_frame_clash` (to embed them with the rest)."""
+    fixed = _query_frames(request)
+    if not fixed:
+        return []
+    out = [word for word, _ in fixed.values()]
+    out += [m.group(2).casefold().split()[0] for m in _FRAME.finditer(_without_values(text, request))]
+    return out
+
+
+def _frame_clash(text: str, request: TraceRequest, meaning: Similarities | None = None) -> bool:
+    """Whether the query names a fixed place or party ("at the vet") and the statement another.
+
+    Where the query names a kind of thing ("tickets for an event"), the statement clashes only
+    with a thing far from that kind in meaning ("for the bus"), not with one of its kind ("for
+    the game").
+    """
+    fixed = _query_frames(request)
     if not fixed:
         return False
     clean = _without_values(text, request)
     for m in _FRAME.finditer(clean):
         prep, phrase = m.group(1).casefold(), m.group(2).casefold().split()
-        if prep not in fixed or fixed[prep] in phrase or shares_word(" ".join(phrase), [fixed[prep]]):
+        if prep not in fixed:
+            continue
+        word, one = fixed[prep]
+        if word in phrase or shares_word(" ".join(phrase), [word]):
             continue
         if phrase[0] in _STOP or phrase[0] in words.BESIDE_NAME:
             continue
+        if not one and (meaning is None or meaning.sim(phrase[0], word) >= KIND_OF):
+            continue
         return True
     return False
+
+
+# A thing said is of the kind the query names ("the game" of "an event") from this similarity.
+KIND_OF = 0.3

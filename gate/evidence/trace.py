@@ -354,6 +354,30 @@ def _argument(
             if named and spec.kind == "text":
                 options |= {o for x in named for o in alternatives(s.text, x.start, x.end)}
             continue
+        if (
+            s.speaker == "caller"
+            and r.rule == "trace.condition"
+            and s.origin == "call"
+            and _answers_agent(readings, n, any_stance=True)
+        ):
+            # "I'll probably arrive on March 10th" to the agent's "when do you check in?": the
+            # caller's answer, said with a hedge or a condition: theirs, but their yes confirms it.
+            said = [
+                x
+                for x in forms.said_in(s.text, spec, request)
+                if x.fits and not _belongs_elsewhere(x, r, spec)
+            ]
+            if said:
+                spoken_of = True
+                last = max(said, key=lambda x: x.start)
+                note = f"said as {last.words!r} with a condition or a hedge; the caller's yes confirms it"
+                if last.same:
+                    traced = _traced(spec, r, last, rule="trace.value.hedged", note=note)
+                    current = dataclasses.replace(traced, trusted=False)
+                else:
+                    note = f"the caller's latest word on it is {last.words!r}"
+                    current = _said_by(spec, r, "conflict", "trace.changed", note, span=last.span)
+            continue
         if s.speaker != "caller" or r.stance == "ignored":
             continue
         chosen = [o for o in options if name_spans(s.text, o) and not name_spans(o, spec.shown)]
@@ -633,14 +657,16 @@ def _proposes_own(text: str, spec: ArgumentSpec) -> bool:
     return bool(names) and bool(name_spans(names[0], spec.shown))
 
 
-def _answers_agent(readings: Sequence[rd.Reading], n: int) -> bool:
+def _answers_agent(readings: Sequence[rd.Reading], n: int, *, any_stance: bool = False) -> bool:
     """Whether the caller's statement ``n`` answers a question the agent just put in this call.
 
     In a call about this request, "the 18th" or "just the two of us" right after the
     agent asked counts as the caller's own value, however far it is in meaning.
     """
     r = readings[n]
-    if r.statement.origin != "call" or r.other_action or r.stance not in ("value", "request", "question"):
+    if r.statement.origin != "call" or r.other_action:
+        return False
+    if not any_stance and r.stance not in ("value", "request", "question"):
         return False
     k = n - 1
     while k >= 0 and r.statement.part and readings[k].statement.turn == r.statement.turn:
