@@ -697,7 +697,8 @@ def _asks_other(
         # A verb an argument's name speaks of is this action's detail ("leave at 8:15" for
         # leaving_time); a word of its description is not ("check the balance" is no "checking").
         return True
-    if verb is None and _says_abroad(part, wanted) is False:
+    # The words of a value ("Reservation at The Shuckery" as an event's title) say no verb.
+    if verb is None and _says_abroad(_without_values(part, request), wanted) is False:
         return True  # "quiero anular ...": a verb of another family, in the caller's language
     return _other_thing(part, request, meaning, strong_only=strong_only)
 
@@ -1340,8 +1341,10 @@ def _tied_elsewhere(text: str, request: TraceRequest) -> bool:
     return False
 
 
+# "at the vet", "to the user's calendar" (whose it is aside: the calendar is the place).
 _FRAME = re.compile(
-    r"\b(at|with|from|to|for|in)\s+(?:the|a|an|my)\s+([a-zà-ÿ]+(?:\s+[a-zà-ÿ]+){0,2})", re.IGNORECASE
+    r"\b(at|with|from|to|for|in)\s+(?:the|a|an|my)\s+(?:[a-zà-ÿ]+['’]s\s+)?([a-zà-ÿ]+(?:\s+[a-zà-ÿ]+){0,2})",
+    re.IGNORECASE,
 )
 
 

@@ -844,8 +844,17 @@ def _offered_of_kind(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -
         # The same name said twice ("Boulevard, at 40001 Fremont Boulevard") is one offer.
         distinct = {" ".join(x.words.casefold().split()) for x in named}
         return len(distinct) + (1 if named and choice else 0)
+    text = r.statement.text
+    # A value the call gives another argument of this kind is that argument's offer, not another
+    # choice for this one ("the outbound flight leaves at 8:30, the return flight at 11:55").
+    claimed = {
+        span
+        for other in request.arguments
+        if other.name != spec.name and other.kind == spec.kind
+        for span in forms.agent_offers(text, other, request)
+    }
     own = len(r.said(spec.name))
-    others = len(forms.other_value_spans(r.statement.text, spec, request))
+    others = len([span for span in forms.other_value_spans(text, spec, request) if span not in claimed])
     return own + others
 
 

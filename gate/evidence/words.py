@@ -16,6 +16,8 @@ UNIT_FAMILIES: dict[str, frozenset[str]] = {
             *("rider", "riders", "adult", "adults", "ticket", "tickets", "diner", "diners"),
             *("attendee", "attendees", "of", "us", "them", "personas", "personnes", "personen", "gäste"),
             *("friends", "mates", "colleagues", "kids", "children", "pass", "passes"),
+            # "the size of the group": a group or a party counts people
+            *("group", "groups", "grupo", "groupe", "gruppe"),
             *("plazas", "places", "plätze", "billetes", "entradas", "billets", "karten", "tickets"),
         }
     ),
