@@ -191,6 +191,26 @@ async def test_a_kind_of_thing_in_the_query_is_not_a_fixed_party(
     assert (decision.outcome == "act" and last in {m.id for m in decision.memories}) is supported, decision
 
 
+@pytest.mark.parametrize(
+    ("query", "match", "memory"),
+    [
+        # the size of a group counts people
+        ("buy bus tickets to Portland for a group of 3", {"group_size": 3, "city": "Portland"},
+         "i need bus tickets to portland for three people"),
+        # "the user's calendar" is a calendar, and the words of a title say no verb of their own
+        ("add the event to the user's calendar: event name Reservation at The Shuckery",
+         {"event_name": "Reservation at The Shuckery"},
+         "please put it on my calendar as Reservation at The Shuckery"),
+    ],
+)  # fmt: skip
+async def test_what_an_argument_counts_and_where_a_value_stands(
+    engine: gate.LocalEngine, query: str, match: dict[str, Any], memory: str
+) -> None:
+    last = await said(engine, "alice", memory)
+    decision = await engine.evaluate_action("alice", query, match=match)
+    assert decision.outcome == "act" and last in {m.id for m in decision.memories}, decision
+
+
 async def test_over_long_query_is_refused_before_anything_is_sent(engine: gate.LocalEngine) -> None:
     long = "refund order " + "A-1 " * 600
     with pytest.raises(gate.ServiceError) as local:

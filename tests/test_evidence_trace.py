@@ -798,3 +798,40 @@ async def test_one_of_a_few_values_said_with_a_noun_after_it_is_that_value(
     out = await c.turn(words, call("rent_car", **car), say("Done."))
     assert out == ["Reserved."] and done == ["car compact Leeds 2026-03-10-2026-03-14"]
     assert {a["status"] for a in c.arguments().values()} == {"traced"}
+
+
+async def test_two_values_of_a_kind_offered_for_two_arguments_are_both_taken_up(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """The agent offers a pick-up day and a return day in one breath: each is its argument's, not a
+    choice between them, and the caller's yes takes up both."""
+    c, done = alice
+    await c.says(
+        "i need a standard car in leeds",
+        "There is a standard car in Leeds, picked up on the 10th and brought back on the 14th.",
+    )
+    out = await c.turn("great, book that", call("rent_car", **CAR_10_14), say("Done."))
+    assert out == ["Reserved."] and done == ["car standard Leeds 2026-03-10-2026-03-14"]
+    assert {a["status"] for a in c.arguments().values()} == {"traced"}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "i'd rather go to bella roma in leeds",
+        "actually, bella roma in leeds instead please",
+        "hmm i think i prefer bella roma in leeds",
+    ],
+)
+async def test_picking_something_else_sets_aside_what_the_agent_offered_with_the_first(
+    alice: tuple[Call, list[str]], change: str
+) -> None:
+    """The 13th at 8pm came with Ortega Tapas; the caller picked Bella Roma: the day and time are
+    not theirs for Bella Roma, so a call with them is asked about, not acted on."""
+    c, done = alice
+    await c.says("find me somewhere to eat", "Ortega Tapas has a table on the 13th at 8pm.")
+    await c.says(change, "Bella Roma is lovely.")
+    table = {**TABLE_13TH, "restaurant": "Bella Roma"}
+    out = await c.turn("book it for four please", call("reserve_table", **table), say("Shall I?"))
+    assert done == [] and out != ["Booked."]
+    assert c.arguments()["date"]["status"] != "traced" and c.arguments()["time"]["status"] != "traced"

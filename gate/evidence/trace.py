@@ -312,8 +312,10 @@ def _argument(
             spec.name, spec.value, "unchecked", "trace.unchecked", "the policy does not bind it"
         )
     current: ArgumentTrace | None = None
-    # Whether the value current was said on this task, not on another (see _elsewhere).
+    # Whether the value current was said on this task, not on another (see _elsewhere), and
+    # whether another value of its kind was left to the other task.
     settled = False
+    left_to_task = False
     before: ArgumentTrace | None = None
     spoken_of = False
     offer: tuple[rd.Reading, Said, int] | None = None
@@ -328,6 +330,8 @@ def _argument(
             # Said on another task after this one had its value: the values and offers there are
             # that task's ("no, on the 5th" for the visit), not a change of this one's.
             offer = None
+            if s.speaker == "caller" and any(x.fits and not x.same for x in r.said(spec.name)):
+                left_to_task = True
             continue
         if r.stance == "record":
             if _record_counts(r, request, since):
@@ -403,13 +407,17 @@ def _argument(
         if offer is not None and s.origin == "call":
             offered_r, offered, kinds = offer
             picked = spec.kind == "text" and picks(s.text, offered.words, offered_r.statement.text)
-            if asks_another(s.text):
-                standing = None  # "can you find me something else?": the offer is turned down
+            if asks_another(s.text) or _sets_aside(r, spec):
+                # "can you find me something else?", "I'd rather see the Mariners game": the offer
+                # is turned down, and what it offered goes with it.
+                standing = None
             elif (_takes_up(r, s.text) and kinds == 1) or picked:
                 spoken_of = True
                 current = _offer_taken(spec, offered_r, offered, r)
                 standing = None
             offer = None
+        if standing is not None and _sets_aside(r, spec):
+            standing = None  # a change of mind turns down what the agent offered before it
         if (
             standing is not None
             and current is None
@@ -529,6 +537,9 @@ def _argument(
         else:
             note = f"the caller's latest word on it is {last.words!r}"
             current = _said_by(spec, r, "conflict", "trace.changed", note, span=last.span)
+    if current is not None and left_to_task and current.status == "traced":
+        note = f"{current.note}; a later value of its kind was said on another task (trace.task)"
+        current = dataclasses.replace(current, note=note)
     if current is not None:
         if (
             current.status == "traced"
@@ -728,6 +739,18 @@ def asks_another(text: str) -> bool:
         if _ASKS.search(lead) or text[m.end() :].lstrip().startswith("?") or text.rstrip().endswith("?"):
             return True
     return False
+
+
+_RATHER = re.compile(r"\b(?:rather|instead|actually|prefer|on second thought)\b", re.IGNORECASE)
+
+
+def _sets_aside(r: rd.Reading, spec: ArgumentSpec) -> bool:
+    """Whether the caller sets aside what the agent offered by picking something else: a change of
+    mind that gives another argument its value ("I'd rather see the Mariners game in Seattle"
+    after the agent offered a festival on Monday: Monday went with the festival)."""
+    if r.statement.speaker != "caller" or _RATHER.search(r.statement.text) is None:
+        return False
+    return any(name != spec.name and any(x.same and x.fits for x in said) for name, said in r.values.items())
 
 
 def _takes_up(r: rd.Reading, text: str) -> bool:
