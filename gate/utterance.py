@@ -215,6 +215,12 @@ _NOT_NEGATION = re.compile(
     r"sin falta|sans faute|no te olvides|n'oublie pas|nicht vergessen)\b",
     re.IGNORECASE,
 )
+def without_idioms_of_yes(text: str) -> str:
+    """``text`` with the phrases that hold a negation word and still say yes ("I don't mind",
+    "no problem") blanked, so that what is left of a no is a no."""
+    return _NOT_NEGATION.sub(lambda m: " " * len(m.group()), text)
+
+
 # Cues whose scope is only what follows them: the words before are asserted.
 _CONTRAST = re.compile(
     r"\b(?:instead of|rather than|except(?: for)?|other than|apart from|anything but|"
@@ -237,6 +243,12 @@ def _negation_re(lang: str | None) -> re.Pattern[str]:
 
 _NEGATION_ANY = _negation_re(None)
 _NEGATION_LANG = {lang: _negation_re(lang) for lang in _NEG_BY_LANG}
+
+
+def says_no(text: str, lang: str | None = None) -> bool:
+    """Whether the words hold a negation outside the idioms that say yes ("I don't mind")."""
+    pattern = _NEGATION_LANG.get(lang or "", _NEGATION_ANY)
+    return pattern.search(without_idioms_of_yes(text)) is not None
 
 
 def negation_of(

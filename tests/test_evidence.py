@@ -211,6 +211,34 @@ async def test_what_an_argument_counts_and_where_a_value_stands(
     assert decision.outcome == "act" and last in {m.id for m in decision.memories}, decision
 
 
+@pytest.mark.parametrize(
+    ("memory", "shared"),
+    [
+        ("i don't mind a shared ride to the airport", True),
+        ("i wouldn't mind sharing the ride to the airport", True),
+        ("a shared ride to the airport is no problem", True),
+        ("no shared ride to the airport please", False),
+    ],
+)
+async def test_a_no_inside_an_idiom_of_yes_is_no_no(
+    engine: gate.LocalEngine, memory: str, shared: bool
+) -> None:
+    """ "I don't mind a shared ride" is no denial of ``shared_ride`` and never supports it false;
+    "no shared ride" never supports it true."""
+    await said(engine, "alice", memory)
+    query = "get a ride to the airport"
+    yes = await engine.evaluate_action(
+        "alice", query, match={"shared_ride": True, "destination": "the airport"}
+    )
+    no = await engine.evaluate_action(
+        "alice", query, match={"shared_ride": False, "destination": "the airport"}
+    )
+    if shared:
+        assert yes.rule != "evidence.denied" and no.outcome != "act", (yes, no)
+    else:
+        assert yes.outcome != "act", yes
+
+
 async def test_over_long_query_is_refused_before_anything_is_sent(engine: gate.LocalEngine) -> None:
     long = "refund order " + "A-1 " * 600
     with pytest.raises(gate.ServiceError) as local:

@@ -835,3 +835,34 @@ async def test_picking_something_else_sets_aside_what_the_agent_offered_with_the
     out = await c.turn("book it for four please", call("reserve_table", **table), say("Shall I?"))
     assert done == [] and out != ["Booked."]
     assert c.arguments()["date"]["status"] != "traced" and c.arguments()["time"]["status"] != "traced"
+
+
+@pytest.mark.parametrize(
+    "no",
+    ["no, can you look for something cheaper?", "no thanks, another one please", "nah, not that one"],
+)
+async def test_an_offer_turned_down_is_not_taken_up_by_a_later_yes(
+    alice: tuple[Call, list[str]], no: str
+) -> None:
+    """The caller said no to Ortega Tapas; their later yes is to what the agent offered next."""
+    c, done = alice
+    await c.says("i'd like a table in leeds for four on the 13th at 8pm", "I found Ortega Tapas in Leeds.")
+    await c.says(no, "Bella Roma has a table then.")
+    out = await c.turn("yes, book it", call("reserve_table", **TABLE_13TH), say("Shall I?"))
+    assert done == [] and out != ["Booked."]
+    assert c.arguments()["restaurant"]["status"] != "traced"
+
+
+async def test_a_list_of_names_is_a_choice_the_caller_did_not_make(alice: tuple[Call, list[str]]) -> None:
+    """ "Ortega Tapas, Bella Roma and Sapori": a yes to the list picks none of them."""
+    c, done = alice
+    await c.says(
+        "what restaurants are there in leeds?", "I have Ortega Tapas, Bella Roma and Sapori in Leeds."
+    )
+    out = await c.turn(
+        "great, book me a table for four on the 13th at 8pm",
+        call("reserve_table", **TABLE_13TH),
+        say("Shall I?"),
+    )
+    assert done == [] and out != ["Booked."]
+    assert c.arguments()["restaurant"]["status"] != "traced"

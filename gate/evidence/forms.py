@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
 
+from gate import utterance
 from gate.evidence import words
 from gate.evidence.request import ArgumentSpec, TraceRequest
 from gate.values import Mention, currencies, currency_of, find_mentions, locate
@@ -266,6 +267,11 @@ def _choice_words(spec: ArgumentSpec) -> tuple[str, ...]:
     return tuple(w for w in mine if w not in theirs and len(w) > 2 and w not in words.BESIDE_NAME)
 
 
+def _other_choice_words(spec: ArgumentSpec) -> set[str]:
+    own = spec.shown.casefold()
+    return {w for c in spec.choices if c.casefold() != own for w in _WORD.findall(c.casefold())}
+
+
 def _read_value_spans(
     text: str, spec: ArgumentSpec, today: date | None, lang: str | None
 ) -> list[tuple[int, int]]:
@@ -275,8 +281,15 @@ def _read_value_spans(
         spans = list(name_spans(text, spec.shown))
         for other in words.PLACE_NAMES.get(" ".join(spec.shown.casefold().split()), ()):
             spans += [s for s in name_spans(text, other) if not any(_overlaps(s, o) for o in spans)]
+        theirs = _other_choice_words(spec)
         for word in _choice_words(spec):
-            spans += [s for s in name_spans(text, word) if not any(_overlaps(s, o) for o in spans)]
+            spans += [
+                s
+                for s in name_spans(text, word)
+                if not any(_overlaps(s, o) for o in spans)
+                # "a standard size car": the word goes with another value beside it, not with "Full-size"
+                and not (set(_before_words(text, s[0], 1) + _after_words(text, s[1], 1)) & theirs)
+            ]
         return sorted(spans)
     if spec.kind == "bool":
         return [(s, e) for s, e, said in flag_spans(text, spec) if said == bool(spec.value)]
@@ -428,7 +441,9 @@ def flag_spans(text: str, spec: ArgumentSpec) -> list[tuple[int, int, bool]]:
     forms_of_lead = _FLAG_SAME.get(lead, (lead,))
     pattern = "|".join(rf"{re.escape(w[:5])}\w*" for w in forms_of_lead)
     for m in re.finditer(rf"\b(?:{pattern})", folded):
-        negated = _FLAG_NO.search(folded[max(0, m.start() - 30) : m.start()]) is not None
+        # "I do not mind a shared ride" says yes to it.
+        window = utterance.without_idioms_of_yes(folded[max(0, m.start() - 30) : m.start()])
+        negated = _FLAG_NO.search(window) is not None
         out.append((m.start(), m.end(), not negated))
     if not out and len(name_words) > 1:
         # "I have no luggage" says there is no additional luggage; "luggage" alone says nothing.

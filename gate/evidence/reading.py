@@ -40,7 +40,7 @@ from functools import lru_cache
 from gate import utterance
 from gate.evidence import forms, words
 from gate.evidence.meaning import Similarities
-from gate.evidence.request import TraceRequest
+from gate.evidence.request import ArgumentSpec, TraceRequest
 from gate.evidence.statements import Statement
 
 # Cosine similarity (MiniLM) of a statement with the action's texts. Without the values
@@ -822,10 +822,13 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
     """How ``statement`` bears on ``request`` (see the module docstring for the rules)."""
     text = statement.text
     if statement.speaker == "agent":
+        # The agent offers a value only in its part: "the bus from San Francisco to Long Beach"
+        # offers no hotel in San Francisco, "2 nights" no table for 2.
         values = {
             spec.name: tuple(
                 forms.Said(spec.name, s, e, True, "trace.offer", text[s:e])
                 for s, e in forms.agent_offers(text, spec, request)
+                if not _offered_elsewhere(text, s, e, spec, request)
             )
             for spec in request.arguments
         }
@@ -938,6 +941,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         and not denied
         and not denies_action
         and _names_bound(text, request)
+        and utterance.says_no(text, request.lang)  # "I don't mind a shared ride" is a yes
     ):
         denies_action = not requests  # the engine read a no the clause reading could not place
     first_request = ours[0].start if ours else len(text)
@@ -1044,6 +1048,18 @@ def _task(
     if named and wanted and -1.0 < meaning.sim(named[-1], wanted[-1]) < SAME_HEAD:
         return "away"  # "look for a dentist near there" in a call about a hire car
     return None
+
+
+def _offered_elsewhere(text: str, start: int, end: int, spec: ArgumentSpec, request: TraceRequest) -> bool:
+    """Whether the agent's words give the value at ``start:end`` another part than ``spec``'s: a
+    count of another unit or label, or one end of a journey the agent names from end to end."""
+    rule = forms.judge_span(text, start, end, spec, request, same=True).rule
+    if rule in ("trace.value.unit", "trace.value.label", "trace.value.currency"):
+        return True
+    journey = re.search(r"\bfrom\s+(?:\S+\s+){0,4}$", text[:start], re.IGNORECASE) and re.match(
+        r"\s+(?:to|into)\s", text[end:], re.IGNORECASE
+    )
+    return rule == "trace.value.role" and journey is not None
 
 
 @lru_cache(maxsize=4096)

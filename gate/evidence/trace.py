@@ -353,7 +353,10 @@ def _argument(
             offer = (r, named[0], _offered_of_kind(r, spec, request)) if named else None
             if offer is not None and offer[2] == 1:
                 standing = (r, named[0])
-            elif offer is not None or forms.other_value_spans(s.text, spec, request):
+            elif (
+                offer is not None
+                or forms.other_value_spans(s.text, spec, request)
+            ):
                 standing = None  # the agent offers something else now
             if named and spec.kind == "text":
                 options |= {o for x in named for o in alternatives(s.text, x.start, x.end)}
@@ -407,7 +410,7 @@ def _argument(
         if offer is not None and s.origin == "call":
             offered_r, offered, kinds = offer
             picked = spec.kind == "text" and picks(s.text, offered.words, offered_r.statement.text)
-            if asks_another(s.text) or _sets_aside(r, spec):
+            if asks_another(s.text) or _sets_aside(r, spec) or r.refuses:
                 # "can you find me something else?", "I'd rather see the Mariners game": the offer
                 # is turned down, and what it offered goes with it.
                 standing = None
@@ -889,7 +892,10 @@ def _sentence_around(text: str, at: int) -> str:
 
 _SENTENCE_END = re.compile(r"[.!?](?:\s+|$)")
 _KEY_KINDS = frozenset({"ident", "text"})
-_CHOICE = re.compile(r"\bor\b|\beither\b|\bwhich (?:one|of)\b", re.IGNORECASE)
+# A choice in the sentence: "X or Y", "either", "which one", or a list ("Dogman, Hackers and High Life").
+_CHOICE = re.compile(
+    r"\bor\b|\beither\b|\bwhich (?:one|of)\b|,\s*[^,.!?]{1,60}\s+and\s+", re.IGNORECASE
+)
 
 
 def _another_request(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -> bool:
