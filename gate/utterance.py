@@ -212,7 +212,10 @@ _NOT_NEGATION = re.compile(
     r"no problem|not a problem|no worries|(?:do not|don'?t) forget|(?:do not|don'?t) hesitate|"
     r"not only|why not|no doubt|without (?:delay|fail)|nothing else|no later than|"
     r"as soon as possible|if not sooner|no,? (?:wait|sorry|actually|no|problem)|oh no|"
-    r"sin falta|sans faute|no te olvides|n'oublie pas|nicht vergessen)\b",
+    r"sin falta|sans faute|no te olvides|n'oublie pas|nicht vergessen|"
+    # "a not very costly restaurant", "somewhere not too pricey": a no inside a description
+    # qualifies it, it denies nothing
+    r"(?:a|an|the|some)\s+not|not\s+(?:very|so|too|that|overly|terribly|particularly|especially))\b",
     re.IGNORECASE,
 )
 def without_idioms_of_yes(text: str) -> str:

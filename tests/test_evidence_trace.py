@@ -866,3 +866,36 @@ async def test_a_list_of_names_is_a_choice_the_caller_did_not_make(alice: tuple[
     )
     assert done == [] and out != ["Booked."]
     assert c.arguments()["restaurant"]["status"] != "traced"
+
+
+@pytest.mark.parametrize("answer", ["no the 10th", "no, next tuesday", "nope on the 10th please"])
+async def test_a_no_to_the_agents_day_followed_by_the_callers_own_is_a_correction(
+    alice: tuple[Call, list[str]], answer: str
+) -> None:
+    """ "Shall I start it on the 9th?" - "no the 10th": the no is to the 9th, the 10th is asked for."""
+    c, done = alice
+    await c.says("i need a standard car in leeds until the 14th", "Shall I start it on the 9th?")
+    out = await c.turn(answer, call("rent_car", **CAR_10_14), say("Done."))
+    assert out == ["Reserved."] and c.arguments()["pickup_date"]["status"] == "traced"
+
+
+async def test_a_no_to_the_callers_own_day_stays_a_no(alice: tuple[Call, list[str]]) -> None:
+    c, done = alice
+    await c.says("i need a standard car in leeds until the 14th", "Shall I start it on the 9th?")
+    out = await c.turn("no, not the 10th either", call("rent_car", **CAR_10_14), say("Done."))
+    assert done == [] and out != ["Reserved."]
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "i'd like a not very costly place to eat in leeds, for four on the 13th at 8pm",
+        "somewhere not too pricey in leeds for four on the 13th at 8pm please",
+    ],
+)
+async def test_a_no_inside_a_description_denies_nothing(alice: tuple[Call, list[str]], words: str) -> None:
+    """ "A not very costly place in Leeds" describes the place; Leeds is asked for, not refused."""
+    c, done = alice
+    await c.says(words, "Ortega Tapas fits. Shall I book it?")
+    await c.turn("yes please", call("reserve_table", **TABLE_13TH), say("Booked."))
+    assert c.arguments()["city"]["status"] == "traced"

@@ -511,6 +511,12 @@ def _argument(
         denied_here = spec.name in r.denied or (
             r.stance == "denial" and r.denies_action and any(x.same for x in said)
         )
+        if denied_here and _no_then_own(readings, n, spec, request):
+            # "Check in on March 8th?" - "no next Monday": the no is to the agent's day, the
+            # day after it the caller's own.
+            spoken_of = True
+            current = _traced(spec, r, own[0], note=f"said as {own[0].words!r} after a no to the agent's")
+            continue
         if denied_here:
             spoken_of = True
             current = _said_by(spec, r, "denied", "trace.denied", "the caller said no to it")
@@ -754,6 +760,30 @@ def _sets_aside(r: rd.Reading, spec: ArgumentSpec) -> bool:
     if r.statement.speaker != "caller" or _RATHER.search(r.statement.text) is None:
         return False
     return any(name != spec.name and any(x.same and x.fits for x in said) for name, said in r.values.items())
+
+
+_NO_FIRST = re.compile(r"^\W*(?:no|nope|nah|non|nein)\b[\s,.;:!-]*", re.IGNORECASE)
+
+
+def _no_then_own(
+    readings: Sequence[rd.Reading], n: int, spec: ArgumentSpec, request: TraceRequest
+) -> bool:
+    """Whether the caller's statement ``n`` opens with a no and then says this argument's own value,
+    right after the agent put another value of its kind to them: a correction, not a denial."""
+    r = readings[n]
+    text = r.statement.text
+    lead = _NO_FIRST.match(text)
+    own = [x for x in r.said(spec.name) if x.same and x.fits]
+    # "no, next Monday", "no on the 5th": at most two words between the no and the value
+    if lead is None or not own or len(text[lead.end() : own[0].start].split()) > 2:
+        return False
+    before = readings[n - 1] if n > 0 else None
+    return (
+        before is not None
+        and before.statement.speaker == "agent"
+        and not before.said(spec.name)
+        and bool(forms.other_value_spans(before.statement.text, spec, request))
+    )
 
 
 def _takes_up(r: rd.Reading, text: str) -> bool:
