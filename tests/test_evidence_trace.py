@@ -873,7 +873,7 @@ async def test_a_no_to_the_agents_day_followed_by_the_callers_own_is_a_correctio
     alice: tuple[Call, list[str]], answer: str
 ) -> None:
     """ "Shall I start it on the 9th?" - "no the 10th": the no is to the 9th, the 10th is asked for."""
-    c, done = alice
+    c, _ = alice
     await c.says("i need a standard car in leeds until the 14th", "Shall I start it on the 9th?")
     out = await c.turn(answer, call("rent_car", **CAR_10_14), say("Done."))
     assert out == ["Reserved."] and c.arguments()["pickup_date"]["status"] == "traced"
@@ -895,7 +895,7 @@ async def test_a_no_to_the_callers_own_day_stays_a_no(alice: tuple[Call, list[st
 )
 async def test_a_no_inside_a_description_denies_nothing(alice: tuple[Call, list[str]], words: str) -> None:
     """ "A not very costly place in Leeds" describes the place; Leeds is asked for, not refused."""
-    c, done = alice
+    c, _ = alice
     await c.says(words, "Ortega Tapas fits. Shall I book it?")
     await c.turn("yes please", call("reserve_table", **TABLE_13TH), say("Booked."))
     assert c.arguments()["city"]["status"] == "traced"
