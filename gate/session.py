@@ -115,6 +115,7 @@ class GateSession:
         if session is not None:
             session.on("function_tools_executed", self._on_tools_executed)
             if self._traces_the_call():
+                self._unheard: list[str] = []  # the caller's words since the agent last replied
                 session.on("conversation_item_added", self._on_item_added)
 
     def _traces_the_call(self) -> bool:
@@ -125,17 +126,26 @@ class GateSession:
         return any(self._policies[t.name].policy.evidence is not None for t in self._by_name.values())
 
     def _on_item_added(self, ev: Any) -> None:
-        """A turn of the call was said: its words are read ahead of the decision that will read them.
+        """A turn of the call was said: its words are read ahead of the decisions that will read
+        them.
 
-        The work runs beside the model's; a decision that comes first embeds what it needs itself.
+        When the agent has replied, the exchange (the caller's words and the reply) is read in the
+        background, between turns: the caller's words are not read as they arrive, where the
+        work would compete with the reply's own memory look-up for them. A decision in the turn
+        embeds the newest words itself; every later decision finds them ready.
         """
         role = getattr(ev.item, "role", None)
         text = (getattr(ev.item, "text_content", None) or "").strip()
         if role not in ("user", "assistant") or not text:
             return
-        task = asyncio.create_task(self._hear(text, "caller" if role == "user" else "agent"))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        if role == "user":
+            self._unheard.append(text)
+            return
+        for words, speaker in [*((t, "caller") for t in self._unheard), (text, "agent")]:
+            task = asyncio.create_task(self._hear(words, speaker))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        self._unheard.clear()
 
     async def _hear(self, text: str, speaker: str) -> None:
         try:

@@ -218,6 +218,8 @@ _NOT_NEGATION = re.compile(
     r"(?:a|an|the|some)\s+not|not\s+(?:very|so|too|that|overly|terribly|particularly|especially))\b",
     re.IGNORECASE,
 )
+
+
 def without_idioms_of_yes(text: str) -> str:
     """``text`` with the phrases that hold a negation word and still say yes ("I don't mind",
     "no problem") blanked, so that what is left of a no is a no."""

@@ -30,22 +30,37 @@ class SlowEmbedder:
 async def test_a_text_asked_for_while_it_is_embedded_is_embedded_once() -> None:
     embedder = SlowEmbedder()
     meaning = Meaning(embedder)
+    first = asyncio.create_task(meaning.prepare(["book it for friday"]))
+    await asyncio.sleep(0)
+    second = asyncio.create_task(meaning.prepare(["book it for friday", "book a table"]))
+    await asyncio.sleep(0)
+    embedder.gate.set()
+    one, two = await asyncio.gather(first, second)
+    assert embedder.asked == [["book it for friday"], ["book a table"]]
+    assert one.sim("book it for friday", "book it for friday") == pytest.approx(1.0)
+    assert two.sim("book it for friday", "book it for friday") == pytest.approx(1.0)
+
+
+async def test_a_decision_never_waits_behind_background_reading() -> None:
+    """A turn read ahead in the background may sit behind other background work: a decision that
+    needs the same words embeds them on its own lane instead of waiting for it."""
+    embedder = SlowEmbedder()
+    meaning = Meaning(embedder)
     ahead = asyncio.create_task(meaning.prepare(["book it for friday"], decision=False))
     await asyncio.sleep(0)
     deciding = asyncio.create_task(meaning.prepare(["book it for friday", "book a table"]))
     await asyncio.sleep(0)
+    assert embedder.asked == [["book it for friday"], ["book it for friday", "book a table"]]
     embedder.gate.set()
-    first, second = await asyncio.gather(ahead, deciding)
-    assert embedder.asked == [["book it for friday"], ["book a table"]]
-    assert first.sim("book it for friday", "book it for friday") == pytest.approx(1.0)
-    assert second.sim("book it for friday", "book it for friday") == pytest.approx(1.0)
+    _, ready = await asyncio.gather(ahead, deciding)
+    assert ready.sim("book a table", "book a table") == pytest.approx(1.0)
 
 
 async def test_a_fault_of_the_first_asker_is_met_again_by_the_second_not_hidden() -> None:
     embedder = SlowEmbedder()
     embedder.failing = True
     meaning = Meaning(embedder)
-    ahead = asyncio.create_task(meaning.prepare(["ship order A-1001"], decision=False))
+    ahead = asyncio.create_task(meaning.prepare(["ship order A-1001"]))
     await asyncio.sleep(0)
     deciding = asyncio.create_task(meaning.prepare(["ship order A-1001"]))
     await asyncio.sleep(0)

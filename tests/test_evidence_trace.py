@@ -633,11 +633,11 @@ async def test_agreeing_after_two_offers_picks_neither(alice: tuple[Call, list[s
     assert done == [] and c.arguments()["song"]["status"] != "traced"
 
 
-async def test_the_callers_words_are_read_as_they_are_said_not_when_the_tool_is_called(
+async def test_the_callers_words_are_read_between_turns_not_when_the_tool_is_called(
     alice: tuple[Call, list[str]],
 ) -> None:
-    """The embedded engine embeds each turn as it is added to the call; the decision that reads
-    the turn finds its vectors ready and embeds only what depends on the tool call's values."""
+    """The embedded engine embeds each exchange in the background once the agent has replied; the
+    decision of a later turn finds those vectors ready and embeds only what is new to it."""
     c, done = alice
     hear = getattr(c.gate.backend, "hear", None)
     if hear is None:

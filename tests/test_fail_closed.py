@@ -70,3 +70,79 @@ async def test_service_fault_abstains_with_receipt(
     assert receipt.status == "skipped"
     await session.aclose()
     await g.aclose()
+
+
+_LOCKED_STORE = """
+import asyncio, sqlite3, sys, threading, time
+import gate
+
+@gate.gated_tool
+async def place_order(order: str) -> str:
+    \"\"\"Place the caller's order.\"\"\"
+    return f"placed {order}"
+
+def hold(path: str) -> None:  # another process's long write on the memory file
+    conn = sqlite3.connect(path, timeout=5)
+    conn.execute("BEGIN EXCLUSIVE")
+    time.sleep(1.5)
+    conn.rollback()
+    conn.close()
+
+async def main() -> None:
+    g = gate.Gate([place_order], policies=sys.argv[1])
+    if sys.argv[3] == "held":
+        threading.Thread(target=hold, args=(sys.argv[2],), daemon=True).start()
+        time.sleep(0.2)
+    bound = g.bind(gate.Caller("alice", verified=True), session_id="s")
+    try:
+        for order in ("A-1", "A-2"):  # the second arrives while the first's opening is cut off
+            print(await bound.call(place_order, {"order": order}, None))
+    finally:
+        await g.aclose()
+
+asyncio.run(main())
+print(sorted(t.name for t in threading.enumerate() if not t.daemon))
+"""
+
+
+def test_a_decision_cut_off_while_the_store_opens_leaves_the_process_free_to_exit(tmp_path: Path) -> None:
+    """The memory file is held by another writer when the calls arrive: each decision runs out of
+    its budget while the engine opens its store, and abstains. The process still exits by itself:
+    the opening goes on past the callers' budgets (the second call waits for the same opening
+    instead of starting another over it) and is closed with the gate, so no connection thread is
+    left behind to keep the process alive."""
+    import os
+    import subprocess
+    import sys
+
+    home, policies = tmp_path / "home", tmp_path / "policies"
+    policies.mkdir()
+    (policies / "place_order.yaml").write_text(
+        "tool: place_order\n"
+        "action: orders.place\n"
+        "caller: {verified: true}\n"
+        "confirm: never\n"
+        "timeout_s: 0.05\n"
+        'messages: {abstain: "I can\'t place order {order} on this call."}\n'
+    )
+    home.mkdir()
+    env = {**os.environ, "GATE_HOME": str(home), "GATE_EMBEDDER": "mock"}
+    env.pop("GATE_DATABASE_URL", None)
+
+    def run(how: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", _LOCKED_STORE, str(policies), str(home / "memory.db"), how],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    first = run("free")  # a call before: the memory file and its tables exist
+    assert first.returncode == 0 and first.stdout.startswith("placed A-1"), first.stderr
+    done = run("held")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert lines[0] == "I can't place order A-1 on this call. (Not done: no answer within 0.05s.)"
+    assert lines[1] == "I can't place order A-2 on this call. (Not done: no answer within 0.05s.)"
+    assert lines[-1] == "['MainThread']"

@@ -88,9 +88,16 @@ def _run(tmp_path: Path, ledger_url: str | None) -> None:
     procs = [ctx.Process(target=_worker, args=(*args, i, barrier, out)) for i in range(PROCESSES)]
     for p in procs:
         p.start()
-    results = dict(out.get(timeout=300) for _ in procs)
-    for p in procs:
-        p.join(60)
+    try:
+        results = dict(out.get(timeout=300) for _ in procs)
+        for p in procs:
+            p.join(60)
+        stuck = [i for i, p in enumerate(procs) if p.is_alive()]
+        assert not stuck, f"processes {stuck} did not exit after their gate closed"
+    finally:
+        for p in procs:  # a stuck process must not keep the test run from ending
+            if p.is_alive():
+                p.kill()
     refused = {i: [r for r in rs if not r.startswith("placed")] for i, rs in results.items()}
     assert {i: rs for i, rs in refused.items() if rs} == {}
     assert sorted(len(rs) for rs in results.values()) == [CALLS] * PROCESSES

@@ -79,6 +79,7 @@ def test_urgent_vectors_go_before_background_saves_and_waiting_requests_share_a_
         return {t: [float(len(t))] for t in texts}
 
     monkeypatch.setattr(minilm, "_embed_now", fake)
+    monkeypatch.setattr(minilm, "_CACHE", minilm._Recent(16))
     lane = minilm._Lane()
     first = lane.submit(["busy"], urgent=False)
     while not batches:
@@ -105,6 +106,8 @@ def test_a_failing_model_fails_its_batch_and_the_lane_goes_on(monkeypatch: pytes
         return {t: [1.0] for t in texts}
 
     monkeypatch.setattr(minilm, "_embed_now", fake)
+    # The process's cache may hold these words from another test's real embedding.
+    monkeypatch.setattr(minilm, "_CACHE", minilm._Recent(16))
     lane = minilm._Lane()
     with pytest.raises(RuntimeError, match="unreadable"):
         lane.submit(["one"], urgent=True).result(10)

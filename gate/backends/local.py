@@ -134,7 +134,7 @@ class LocalEngine:
             "enable_auto_link": False,
         }
         self.db = contextdb.init(embedding_provider=embedding_provider, **options)
-        _init_once(self.db)
+        self._init = _init_once(self.db)
         at_exit.remember(self.db)
         self.index = MemoryIndex(self.db)
         self._stored_vectors_judge = isinstance(embedding_provider, SentenceEmbedder)
@@ -242,14 +242,14 @@ class LocalEngine:
     async def hear(self, text: str, speaker: str) -> None:
         """Embed a turn of the call as it is said, so a decision that reads it finds it ready.
 
-        The caller's words are embedded on the decisions' lane (a tool call usually follows
-        them within milliseconds; the model's own thinking overlaps the work), the agent's in
-        the background. The vectors are kept with the trace's others. Raises what the embedder
-        raises; a decision embeds whatever is still missing itself.
+        In the background: the reply's own memory look-up for the same words goes first, and a
+        decision that comes before this work is done embeds what it needs on its own lane
+        rather than wait for it. The vectors are kept with the trace's others. Raises what the
+        embedder raises.
         """
         texts = heard_texts(text, speaker)
         if texts:
-            await self._tracer_meaning.prepare(texts, decision=speaker == "caller")
+            await self._tracer_meaning.prepare(texts, decision=False)
 
     async def preview(
         self,
@@ -810,29 +810,72 @@ class LocalEngine:
                 await asyncio.to_thread(self._writes.close)
             await asyncio.to_thread(self.index.reader.close)
         finally:
+            await self._init.settle()
             await self.db.close()
             self.db._ensure_init = _closed  # type: ignore[method-assign]
 
 
-def _init_once(db: Any) -> None:
-    """Make the engine's first-use initialisation run once when calls arrive together.
+# How long closing the engine waits for an opening of its store still under way.
+_INIT_WAIT_S = 5.0
+
+
+class _InitOnce:
+    """The engine's first-use initialisation: run once when calls arrive together, never cut off
+    half-way, and never leaving a connection behind when it fails.
 
     pycontextdb opens its store on first use without a guard: two decisions that reach it
     at the same moment (two tools called in one turn) both open it, the second replacing
     the store the first is still setting up ("SQLiteStore is not initialized"). Here the
-    first does it and the others wait for it, per event loop.
+    first does it and the others wait for it, per event loop. A caller whose own budget
+    runs out stops waiting, but the opening itself goes on (a connection cut off while it
+    opens keeps its thread, and the process cannot exit); an opening that fails closes what
+    it opened before the next one starts.
     """
-    original = db._ensure_init
-    locks: dict[int, asyncio.Lock] = {}
 
-    async def ensure_init() -> None:
-        if db._initialized:
+    def __init__(self, db: Any) -> None:
+        self.db = db
+        self.original = db._ensure_init
+        self.tasks: dict[int, asyncio.Task[None]] = {}
+        db._ensure_init = self.ensure_init
+
+    async def ensure_init(self) -> None:
+        if self.db._initialized:
             return
-        lock = locks.setdefault(id(asyncio.get_running_loop()), asyncio.Lock())
-        async with lock:
-            await original()  # returns at once when the call before it finished the work
+        loop = asyncio.get_running_loop()
+        task = self.tasks.get(id(loop))
+        if task is None or (task.done() and (task.cancelled() or task.exception() is not None)):
+            task = loop.create_task(self._attempt())
+            # Read by the next caller, or by nobody when every caller gave up waiting.
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+            self.tasks[id(loop)] = task
+        await asyncio.shield(task)
 
-    db._ensure_init = ensure_init
+    async def _attempt(self) -> None:
+        try:
+            await self.original()
+        except BaseException:
+            store = getattr(self.db, "_store", None)
+            if store is not None:
+                try:
+                    await store.close()
+                except Exception as exc:  # the opening's own failure is the one to report
+                    log.debug("closing a store whose opening failed: %s", exc)
+                self.db._store = None
+            raise
+
+    async def settle(self) -> None:
+        """Wait (at most a few seconds) for an opening still under way on this loop. Never raises."""
+        task = self.tasks.get(id(asyncio.get_running_loop()))
+        if task is None or task.done():
+            return
+        done, _ = await asyncio.wait({task}, timeout=_INIT_WAIT_S)
+        if not done:
+            task.cancel()
+            await asyncio.wait({task})
+
+
+def _init_once(db: Any) -> _InitOnce:
+    return _InitOnce(db)
 
 
 async def _closed() -> None:

@@ -40,14 +40,23 @@ class Meaning:
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
         self._vectors: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
-        # Texts being embedded now, by text: a second asker waits for that work instead of
-        # repeating it (a turn read ahead as it was said, then the decision that reads it).
-        self._embedding: dict[str, asyncio.Future[None]] = {}
+        # Texts being embedded now, by text, and whether on the decisions' lane: a second asker
+        # waits for that work instead of repeating it (a turn read ahead as it was said, then
+        # the decision that reads it), unless a decision would wait behind background work.
+        self._embedding: dict[str, tuple[asyncio.Future[None], bool]] = {}
 
     async def prepare(self, texts: Iterable[str], *, decision: bool = True) -> Prepared:
         wanted = list(dict.fromkeys(t for t in texts if t.strip()))
-        waiting = {self._embedding[t] for t in wanted if t in self._embedding}
-        missing = [t for t in wanted if t not in self._vectors and t not in self._embedding]
+        # A decision never waits for the background lane: it embeds such texts on its own.
+        ahead = {
+            t: f
+            for t in wanted
+            if t in self._embedding
+            for f, fast in [self._embedding[t]]
+            if fast or not decision
+        }
+        waiting = set(ahead.values())
+        missing = [t for t in wanted if t not in self._vectors and t not in ahead]
         if missing:
             await self._embed(missing, decision)
         if waiting:
@@ -62,7 +71,7 @@ class Meaning:
     async def _embed(self, texts: list[str], decision: bool) -> None:
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         for text in texts:
-            self._embedding[text] = done
+            self._embedding[text] = (done, decision)
         try:
             found = await self.embedder.embed(texts, urgent=True, decision=decision)
             for text, raw in zip(texts, found, strict=True):
@@ -73,7 +82,7 @@ class Meaning:
                     self._vectors.popitem(last=False)
         finally:
             for text in texts:
-                if self._embedding.get(text) is done:
+                if self._embedding.get(text, (None, False))[0] is done:
                     del self._embedding[text]
             done.set_result(None)
 

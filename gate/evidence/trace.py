@@ -353,10 +353,7 @@ def _argument(
             offer = (r, named[0], _offered_of_kind(r, spec, request)) if named else None
             if offer is not None and offer[2] == 1:
                 standing = (r, named[0])
-            elif (
-                offer is not None
-                or forms.other_value_spans(s.text, spec, request)
-            ):
+            elif offer is not None or forms.other_value_spans(s.text, spec, request):
                 standing = None  # the agent offers something else now
             if named and spec.kind == "text":
                 options |= {o for x in named for o in alternatives(s.text, x.start, x.end)}
@@ -765,9 +762,7 @@ def _sets_aside(r: rd.Reading, spec: ArgumentSpec) -> bool:
 _NO_FIRST = re.compile(r"^\W*(?:no|nope|nah|non|nein)\b[\s,.;:!-]*", re.IGNORECASE)
 
 
-def _no_then_own(
-    readings: Sequence[rd.Reading], n: int, spec: ArgumentSpec, request: TraceRequest
-) -> bool:
+def _no_then_own(readings: Sequence[rd.Reading], n: int, spec: ArgumentSpec, request: TraceRequest) -> bool:
     """Whether the caller's statement ``n`` opens with a no and then says this argument's own value,
     right after the agent put another value of its kind to them: a correction, not a denial."""
     r = readings[n]
@@ -923,9 +918,7 @@ def _sentence_around(text: str, at: int) -> str:
 _SENTENCE_END = re.compile(r"[.!?](?:\s+|$)")
 _KEY_KINDS = frozenset({"ident", "text"})
 # A choice in the sentence: "X or Y", "either", "which one", or a list ("Dogman, Hackers and High Life").
-_CHOICE = re.compile(
-    r"\bor\b|\beither\b|\bwhich (?:one|of)\b|,\s*[^,.!?]{1,60}\s+and\s+", re.IGNORECASE
-)
+_CHOICE = re.compile(r"\bor\b|\beither\b|\bwhich (?:one|of)\b|,\s*[^,.!?]{1,60}\s+and\s+", re.IGNORECASE)
 
 
 def _another_request(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -> bool:

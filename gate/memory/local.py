@@ -21,7 +21,9 @@ What is kept (see :mod:`gate.memory.facts`):
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
+import sqlite3
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -38,6 +40,8 @@ from gate.backends.local import LocalEngine
 from gate.memory.base import Recall, Recalled
 from gate.memory.facts import agent_statement, caller_facts, topics
 from gate.memory.index import Indexed, MemoryIndex
+
+log = logging.getLogger("gate.memory")
 
 # A caller's live words are kept below the engine's trust bar (0.7): a wish is
 # something to confirm, never an actionable fact by itself.
@@ -266,13 +270,21 @@ class LocalMemory:
         """The engine's own embedder (with its cache), so stored and asked vectors match."""
         await self.db._ensure_init()
         if not self._tuned:
-            self._tuned = True
             store = self.db._require_store()
             if isinstance(store, SQLiteStore):
                 # WAL with synchronous=NORMAL: a commit no longer waits for the disk (about
                 # half of a save's cost); the file is never corrupted, and only a power
                 # loss can take the last memories with it. The ledger is not this file.
-                await store._require_conn().execute("PRAGMA synchronous=NORMAL")
+                # SQLite refuses it while a save holds a transaction on the connection: it is
+                # tried again on the next use, and the look-up goes on either way.
+                try:
+                    await store._require_conn().execute("PRAGMA synchronous=NORMAL")
+                except sqlite3.OperationalError as exc:
+                    log.debug("the memory file's sync level waits for the next use: %s", exc)
+                else:
+                    self._tuned = True
+            else:
+                self._tuned = True
         embedder = self.db._embedder
         if embedder is None:
             raise RuntimeError("the memory engine has no embedder after initialisation")
