@@ -899,3 +899,34 @@ async def test_a_no_inside_a_description_denies_nothing(alice: tuple[Call, list[
     await c.says(words, "Ortega Tapas fits. Shall I book it?")
     await c.turn("yes please", call("reserve_table", **TABLE_13TH), say("Booked."))
     assert c.arguments()["city"]["status"] == "traced"
+
+
+async def test_changing_the_search_says_values_for_what_it_finds(alice: tuple[Call, list[str]]) -> None:
+    """ "Change the search to a table for four on the 13th at 8pm": what the search is changed to
+    find counts for the booking asked for on what it found."""
+    c, _ = alice
+    await c.says("find me somewhere to eat in leeds", "Sapori has a table for two tonight.")
+    await c.says(
+        "can you change the search to places with a table for four on the 13th at 8pm",
+        "Ortega Tapas has a table then. Shall I book it?",
+    )
+    out = await c.turn("yes please", call("reserve_table", **TABLE_13TH), say("Booked."))
+    assert out == ["Booked."] and {a["status"] for a in c.arguments().values()} == {"traced"}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "actually, i'd rather go somewhere with 5 stars",
+        "actually, somewhere under 40 pounds a head instead",
+    ],
+)
+async def test_a_change_that_says_what_it_changes_takes_nothing_else_back(
+    alice: tuple[Call, list[str]], change: str
+) -> None:
+    """The caller changes the kind of place, saying how; the table's own values still stand."""
+    c, _ = alice
+    await c.says("i want a table in leeds for four on the 13th at 8pm", "Sapori has a table then.")
+    await c.says(change, "Ortega Tapas has that, with a table then. Shall I book it?")
+    out = await c.turn("yes please", call("reserve_table", **TABLE_13TH), say("Booked."))
+    assert out == ["Booked."] and {a["status"] for a in c.arguments().values()} == {"traced"}

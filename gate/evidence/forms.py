@@ -763,6 +763,8 @@ def judge_span(
         currency = slot.currency if slot else None
         if currency is not None and _currency_at(text, start, end) not in (currency, None):
             return said("trace.value.currency")
+        if (spec.unit or (slot.unit if slot else None)) and _currency_at(text, start, end) is not None:
+            return said("trace.value.currency")  # "40 pounds a head" counts no people
         if _period_at(text, end) not in ((slot.period if slot else None), None):
             return said("trace.value.period")
         label = slot.label if slot else None
@@ -879,6 +881,12 @@ _PROPOSED = re.compile(
 )
 
 
+# "I'd rather go somewhere with 5 stars": a place of some kind, no name.
+_SOME_PLACE = frozenset(
+    {"somewhere", "something", "someplace", "anywhere", "anything", "elsewhere", "go", "have", "get"}
+)
+
+
 def proposed_names(text: str) -> list[str]:
     """The names a change proposes ("sorry, I meant the vet", "make it Premium Plus").
 
@@ -891,7 +899,9 @@ def proposed_names(text: str) -> list[str]:
         said = [
             w
             for w in m.group(1).split()
-            if w.casefold() not in words.BESIDE_NAME and w.casefold() not in _SMALL
+            if w.casefold() not in words.BESIDE_NAME
+            and w.casefold() not in _SMALL
+            and w.casefold() not in _SOME_PLACE
         ]
         if said:
             out.append(" ".join(said))

@@ -723,9 +723,12 @@ stem = _stem  # for the trace's reading of a turn's words
 
 
 def _searches(part: str, request: TraceRequest) -> bool:
-    """Whether a request clause asks to find or look for something ("look for concerts around Vancouver")."""
+    """Whether a request clause asks to find or look for something ("look for concerts around
+    Vancouver"), or to change what is being looked for ("change the search to three star hotels")."""
     verb = asked_verb(part, request) or utterance.command_verb(part)  # as _asks_other reads it
-    return verb is not None and verb.split()[0] in words.INQUIRY
+    if verb is not None and verb.split()[0] in words.INQUIRY:
+        return True
+    return asked_thing(part, request)[:1] in (["search"], ["results"], ["criteria"], ["filters"])
 
 
 _PUT_LATER = re.compile(

@@ -493,12 +493,20 @@ def _argument(
                 and current.at < s.at
                 and not is_question(s.text)
             ):
-                # "actually, economy is fine", "send it there instead": something was taken back
-                # or changed, and not said what.
-                spoken_of = True
-                note = "the caller took something back after this was said, and did not say what"
-                current = _said_by(spec, r, "conflict", "trace.withdrawn", note)
-                continue
+                mine = [x for x in forms.said_in(s.text, spec, request) if x.fits and not x.same]
+                if mine:
+                    # "and make the car from the 11th actually": the change says this one's value.
+                    spoken_of = True
+                    note = f"the caller's latest word on it is {mine[-1].words!r}"
+                    current = _said_by(spec, r, "conflict", "trace.changed", note, span=mine[-1].span)
+                    continue
+                if not _names_a_detail(s.text, request):
+                    # "actually, economy is fine", "send it there instead": something was taken
+                    # back or changed, and not said what ("I'd rather have a 4 star hotel" says).
+                    spoken_of = True
+                    note = "the caller took something back after this was said, and did not say what"
+                    current = _said_by(spec, r, "conflict", "trace.withdrawn", note)
+                    continue
         if not r.counts and not _answers_agent(readings, n):
             continue
 
@@ -779,6 +787,18 @@ def _no_then_own(readings: Sequence[rd.Reading], n: int, spec: ArgumentSpec, req
         and not before.said(spec.name)
         and bool(forms.other_value_spans(before.statement.text, spec, request))
     )
+
+
+_PLACE_NAMED = re.compile(r"\b(?:at|in|to|from|near)\s+(?:the\s+)?[A-Z][\w'’&-]*")
+
+
+def _names_a_detail(text: str, request: TraceRequest) -> bool:
+    """Whether a change says what it changes, though not one of the arguments: a number, a day,
+    a time or an amount ("I'd rather have a 4 star hotel"), or a place named in written text
+    ("make it available at Fremont")."""
+    if forms.mentions_in(rd.without_values(text, request), request.lang):
+        return True
+    return _PLACE_NAMED.search(without_titles(text) if text != text.casefold() else "") is not None
 
 
 def _takes_up(r: rd.Reading, text: str) -> bool:
