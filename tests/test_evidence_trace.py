@@ -930,3 +930,52 @@ async def test_a_change_that_says_what_it_changes_takes_nothing_else_back(
     await c.says(change, "Ortega Tapas has that, with a table then. Shall I book it?")
     out = await c.turn("yes please", call("reserve_table", **TABLE_13TH), say("Booked."))
     assert out == ["Booked."] and {a["status"] for a in c.arguments().values()} == {"traced"}
+
+
+@pytest.mark.parametrize(
+    ("words", "amount", "account"),
+    [
+        ("send nine fifty over to acc seven seven please", 9.5, "ACC-77"),  # pounds and pence, spoken
+        ("um yeah transfer four fifty to a c c three double oh nine", 450, "ACC-3009"),  # hundreds
+        ("put nineteen ninety nine into acc oh four one two for me", 19.99, "ACC-0412"),  # digits one by one
+    ],
+)
+async def test_amounts_and_accounts_said_in_parts_are_the_values(
+    alice: tuple[Call, list[str]], words: str, amount: float, account: str
+) -> None:
+    """Speech-to-text writes amounts and identifiers as words said in parts; each is the value."""
+    c, _done = alice
+    out = await c.turn(words, call("transfer_money", amount=amount, to_account=account), say("Sent."))
+    assert out == ["Sent."]
+    assert {a["status"] for a in c.arguments().values()} == {"traced"}
+
+
+async def test_an_amount_in_parts_is_not_another_amount_said_whole(alice: tuple[Call, list[str]]) -> None:
+    """ "Nine fifty" is 9.50 or 950, never 9 or 50: the parts are not the value."""
+    c, done = alice
+    await c.turn(
+        "send nine fifty over to acc seven seven please",
+        call("transfer_money", amount=50, to_account="ACC-77"),
+        say("Shall I?"),
+    )
+    assert done == [] and c.arguments()["amount"]["status"] != "traced"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "can we do it at 9pm instead",
+        "could you make it for 9pm instead",
+        "i'd rather have it at 9pm",
+    ],
+)
+async def test_a_value_said_instead_changes_it_and_takes_nothing_back(
+    alice: tuple[Call, list[str]], change: str
+) -> None:
+    """ "Can we do 9pm instead": the caller puts a new value in the old one's place."""
+    c, _done = alice
+    await c.says("book a table at ortega tapas in leeds for four on the 13th at 8pm", "Shall I?")
+    out = await c.turn(change, call("reserve_table", **{**TABLE_13TH, "time": "21:00"}), say("Booked."))
+    assert c.arguments()["time"]["status"] == "traced"
+    assert c.arguments()["time"]["words"] == change
+    assert json.loads(c.last().evidence_json)["action"]["status"] == "requested", out

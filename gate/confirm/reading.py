@@ -48,7 +48,6 @@ from gate.confirm.restate import (
     part_of_pending,
     pronoun_one,
     resolve_dayparts,
-    said_as_parts,
     short_days,
 )
 from gate.confirm.rules import (
@@ -82,6 +81,7 @@ from gate.confirm.side import asks_about
 from gate.confirm.tagging import Tagged, bare, mark, overlay, question_terms, tag, with_families
 from gate.confirm.verdict import AnswerReading, _reading, verdict
 from gate.lang.text import stem_match
+from gate.parts import said_as_parts
 from gate.values import Mention, Value, currencies, find_mentions, locate
 from gate.values import _currency_names as currency_names
 

@@ -22,6 +22,7 @@ Nothing here raises on odd text.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,7 +32,8 @@ from functools import lru_cache
 from gate import utterance
 from gate.evidence import words
 from gate.evidence.request import ArgumentSpec, TraceRequest
-from gate.values import Mention, currencies, currency_of, find_mentions, locate
+from gate.parts import said_as_parts
+from gate.values import Mention, Value, currencies, currency_of, find_mentions, locate
 
 _WORD = re.compile(r"[a-zà-ÿß]+")
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
@@ -294,6 +296,12 @@ def _read_value_spans(
     if spec.kind == "bool":
         return [(s, e) for s, e, said in flag_spans(text, spec) if said == bool(spec.value)]
     spans = _plain_spans(text, spec.value)
+    if spec.kind == "number":
+        # "nine fifty" is 9.50 or 950: neither the nine nor the fifty alone is the value.
+        pairs = _spoken_pairs(text, lang)
+        spans = [s for s in spans if not any(p[0] <= s[0] and s[1] <= p[1] and s != p for p in pairs)]
+    if not spans and spec.kind in ("number", "ident") and spec.norm is not None:
+        spans = _spoken_spans(text, spec.norm, lang)
     if not spans and spec.kind == "weekday":
         spans = _plain_spans(_PLURAL_DAY.sub(r"\1", text), spec.value)
     if spec.kind == "date":
@@ -303,6 +311,44 @@ def _read_value_spans(
                 if wanted in dates and not any(s <= start < e for s, e in spans):
                     spans.append((start, end))
     return sorted(set(spans))
+
+
+def _spoken_pairs(text: str, lang: str | None) -> list[tuple[int, int]]:
+    """Two numbers said in words one right after the other that make one amount ("nine fifty",
+    "twenty five fifty", "nineteen ninety nine"): a number under 100, then one from 10 to 99,
+    nothing between them, and no word after that says what the second one counts ("four
+    twenty minutes" is two values)."""
+    found = [m for m in mentions_in(text, lang) if m.value.kind == "number"]
+    pairs: list[tuple[int, int]] = []
+    for a, b in itertools.pairwise(found):
+        if (
+            text[a.end : b.start].strip()
+            or any(ch.isdigit() for ch in text[a.start : b.end])
+            or not (a.value.key.isdigit() and b.value.key.isdigit())
+            or not (0 < int(a.value.key) < 100 and 10 <= int(b.value.key) < 100)
+            or set(_after_words(text, b.end, 1)) & set(words.UNIT_OF)
+        ):
+            continue
+        pairs.append((a.start, b.end))
+    return pairs
+
+
+def _spoken_spans(text: str, value: Value, lang: str | None) -> list[tuple[int, int]]:
+    """Where the words say ``value`` in parts, the way speech-to-text writes it: an amount in two
+    numbers ("nine fifty" for 9.50 or 950, "nineteen ninety nine"), digits one by one ("oh seven
+    seven oh oh nine", "three double oh three"), an identifier spelled ("e twelve" for E-12, "inv
+    three double oh three" for INV-3003). Read only for this value (the confirmation's reader of
+    parts), so numbers that make no such value stay what they are.
+    """
+    found, letters = said_as_parts(text, list(mentions_in(text, lang)), (value,))
+    pieces = sorted([(m.start, m.end) for m in found] + letters)
+    spans: list[tuple[int, int]] = []
+    for start, end in pieces:
+        if spans and not text[spans[-1][1] : start].strip(" ,-"):
+            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+        else:
+            spans.append((start, end))
+    return spans
 
 
 def other_value_spans(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[tuple[int, int]]:

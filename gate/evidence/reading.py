@@ -973,6 +973,8 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         utterance.retracts(text)
         and not ours
         and not _gives_other(text, request)
+        # "can he come tuesday instead": a change to this request's own value, not a withdrawal
+        and not (_mentions_own(values) and _substitutes(text) and not utterance.withdraws(text))
         # "let's look for asian fusion instead": a new search, what it finds is asked for next
         and not (searching and not utterance.withdraws(text))
     ):
@@ -1100,6 +1102,20 @@ def _carries_all(values: Mapping[str, tuple[forms.Said, ...]], request: TraceReq
     """Whether every bound argument not at its default has its own value said in its part."""
     needed = [a for a in request.bound if not a.at_default]
     return bool(needed) and all(any(x.same and x.fits for x in values.get(a.name, ())) for a in needed)
+
+
+def _substitutes(text: str) -> bool:
+    folded = " ".join(_WORD.findall(text.casefold()))
+    return _SUBSTITUTE.search(folded) is not None
+
+
+_SUBSTITUTE = re.compile(
+    r"(?<![\w-])(?:" + "|".join(map(re.escape, sorted(words.SUBSTITUTES))) + r")(?![\w-])"
+)
+
+
+def _mentions_own(values: Mapping[str, tuple[forms.Said, ...]]) -> bool:
+    return any(x.same and x.fits for said in values.values() for x in said)
 
 
 def _distinctive(values: Mapping[str, tuple[forms.Said, ...]], request: TraceRequest) -> bool:

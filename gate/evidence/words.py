@@ -98,6 +98,11 @@ CHANGE_MARKERS = frozenset(
         *("doch", "lieber", "stattdessen", "au lieu"),
     }
 )
+# Words that put a value in the place of another ("tuesday instead", "plutôt jeudi"): said with
+# the request's own value, they change it to that value and take nothing back.
+SUBSTITUTES = frozenset(
+    {"instead", "rather", "en lugar", "en vez", "plutôt", "au lieu", "stattdessen", "lieber"}
+)
 # Words that say a later request is another one besides the first ("and also order B-22").
 ALSO_MARKERS = frozenset(
     {"also", "too", "as well", "another", "and", "plus", "second", "también", "aussi", "auch", "noch"}
