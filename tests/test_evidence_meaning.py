@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
+from typing import Any
 
 import pytest
 
@@ -71,3 +73,53 @@ async def test_a_fault_of_the_first_asker_is_met_again_by_the_second_not_hidden(
     embedder.failing = False
     ready = await meaning.prepare(["ship order A-1001"])
     assert ready.sim("ship order A-1001", "ship order A-1001") == pytest.approx(1.0)
+
+
+class BeginningEmbedder(SlowEmbedder):
+    """Also takes texts at once (``begin``), as the gate's encoders do; records when it got them."""
+
+    def begin(
+        self, texts: list[str], *, urgent: bool = False, decision: bool = False
+    ) -> Coroutine[Any, Any, list[list[float]]]:
+        self.asked.append(list(texts))  # handed over now, before anyone awaits
+
+        async def collect() -> list[list[float]]:
+            await self.gate.wait()
+            if self.failing:
+                raise RuntimeError("encoder is down")
+            return [[float(len(t)), 1.0] for t in texts]
+
+        return collect()
+
+
+async def test_texts_started_ahead_reach_the_model_at_once_and_a_decision_waits_for_them() -> None:
+    """A decision's texts are handed to the model as it begins; the trace that needs them a moment
+    later waits for that work and asks the model only for what is new."""
+    embedder = BeginningEmbedder()
+    meaning = Meaning(embedder)
+    work = meaning.start(["ship order A-1001", "please ship order A-1001"])
+    assert work is not None and embedder.asked == [["ship order A-1001", "please ship order A-1001"]]
+    deciding = asyncio.create_task(meaning.prepare(["please ship order A-1001", "ship order"]))
+    await asyncio.sleep(0)
+    assert embedder.asked[1:] == [["ship order"]]
+    embedder.gate.set()
+    ready = await deciding
+    assert ready.sim("please ship order A-1001", "please ship order A-1001") == pytest.approx(1.0)
+    await work
+    assert meaning.start(["ship order A-1001"]) is None  # known now: nothing to start
+
+
+async def test_a_fault_of_work_started_ahead_is_met_by_the_decision() -> None:
+    embedder = BeginningEmbedder()
+    embedder.failing = True
+    meaning = Meaning(embedder)
+    work = meaning.start(["ship order A-1001"])
+    deciding = asyncio.create_task(meaning.prepare(["ship order A-1001"]))
+    await asyncio.sleep(0)
+    embedder.gate.set()
+    results = await asyncio.gather(work, deciding, return_exceptions=True)
+    assert all(isinstance(r, RuntimeError) for r in results)
+
+
+async def test_an_embedder_that_cannot_begin_ahead_starts_nothing() -> None:
+    assert Meaning(SlowEmbedder()).start(["ship order A-1001"]) is None

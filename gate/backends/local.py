@@ -151,6 +151,7 @@ class LocalEngine:
         # Attestations of this process still waiting for their vector, by partition.
         self._unfilled: dict[str, set[str]] = {}
         self._filling: set[asyncio.Task[None]] = set()
+        self._reading_ahead: set[asyncio.Task[Any]] = set()
 
     # -- decisions -------------------------------------------------------------
 
@@ -239,6 +240,22 @@ class LocalEngine:
         if 1 <= len(query) <= MAX_QUERY_CHARS:
             await self._vector(query)
 
+    def read_ahead(self, context: EvidenceContext) -> None:
+        """Start embedding what a trace of ``context`` compares (the request's texts and the
+        call's turns): the decision that follows finds the work under way and waits for it
+        instead of starting it. Never raises: a fault is met again, and recorded, by the trace.
+        """
+        texts = [*base_texts(context.request, context.call), *texts_for(context.request, context.call)]
+        task = self._tracer_meaning.start(texts)
+        if task is not None:
+            self._reading_ahead.add(task)
+            task.add_done_callback(self._read)
+
+    def _read(self, task: asyncio.Task[Any]) -> None:
+        self._reading_ahead.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.debug("reading ahead failed: %s", task.exception())
+
     async def hear(self, text: str, speaker: str) -> None:
         """Embed a turn of the call as it is said, so a decision that reads it finds it ready.
 
@@ -306,12 +323,15 @@ class LocalEngine:
         """Vectors for every text the trace compares; stored vectors are used where the engine has them."""
         stored = {t: _unit(v) for t, v in (known or {}).items()}
         # First the texts that say which statements bear on the request at all, then the parts of
-        # those only: most of a caller's memories are about other things.
+        # those only: most of a caller's memories are about other things. The call's own turns
+        # always bear on it, so their parts go in the first batch (one run of the model, not two).
+        remembered = [s for s in statements if s.origin == "memory" and s.speaker == "caller"]
+        always = [s for s in statements if not (s.origin == "memory" and s.speaker == "caller")]
         first = await self._tracer_meaning.prepare(
-            t for t in base_texts(request, statements) if t not in stored
+            t for t in [*base_texts(request, statements), *texts_for(request, always)] if t not in stored
         )
         vectors = {**vectors_of(first), **stored}
-        near = bearing(request, statements, evidence.Prepared(vectors))
+        near = bearing(request, remembered, evidence.Prepared(vectors))
         rest = [t for t in texts_for(request, near) if t not in vectors]
         if rest:
             vectors.update(vectors_of(await self._tracer_meaning.prepare(rest)))
@@ -800,6 +820,10 @@ class LocalEngine:
         from exiting. So the closed engine refuses instead.
         """
         try:
+            if self._reading_ahead:  # embedding only: nothing is lost by not waiting for it
+                for task in set(self._reading_ahead):
+                    task.cancel()
+                await asyncio.wait(set(self._reading_ahead))
             if self._filling:
                 _, late = await asyncio.wait(set(self._filling), timeout=_FILL_WAIT_S)
                 for task in late:  # found by their query still, not by meaning

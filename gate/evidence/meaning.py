@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Coroutine, Iterable, Mapping
 from typing import Any, Protocol
 
 import numpy as np
@@ -23,6 +23,14 @@ class Embedder(Protocol):
     async def embed(
         self, texts: list[str], *, urgent: bool = False, decision: bool = False
     ) -> list[list[float]]: ...
+
+
+class Begins(Protocol):
+    """An embedder that can hand texts to its model now and be awaited later."""
+
+    def begin(
+        self, texts: list[str], *, urgent: bool = False, decision: bool = False
+    ) -> Coroutine[Any, Any, list[list[float]]]: ...
 
 
 class Similarities(Protocol):
@@ -68,12 +76,38 @@ class Meaning:
                 await self._embed(late, decision)
         return Prepared({t: self._vectors[t] for t in wanted if t in self._vectors})
 
+    def start(self, texts: Iterable[str]) -> asyncio.Task[None] | None:
+        """Hand the texts not yet embedded to the model now, on the decisions' lane; a
+        :meth:`prepare` for them that comes before the work is done waits for it. Returns the
+        work (its fault is the embedder's; a later :meth:`prepare` meets it again), or None
+        when there is nothing to embed or the embedder cannot begin work ahead."""
+        begin = getattr(self.embedder, "begin", None)
+        wanted = list(dict.fromkeys(t for t in texts if t.strip()))
+        missing = [t for t in wanted if t not in self._vectors and t not in self._embedding]
+        if begin is None or not missing:
+            return None
+        done = self._claim(missing, True)
+        return asyncio.ensure_future(self._finish(missing, done, begin(missing, urgent=True, decision=True)))
+
     async def _embed(self, texts: list[str], decision: bool) -> None:
+        done = self._claim(texts, decision)
+        await self._finish(texts, done, self.embedder.embed(texts, urgent=True, decision=decision))
+
+    def _claim(self, texts: list[str], decision: bool) -> asyncio.Future[None]:
+        """Mark the texts as being embedded (another asker waits for this work)."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         for text in texts:
             self._embedding[text] = (done, decision)
+        return done
+
+    async def _finish(
+        self,
+        texts: list[str],
+        done: asyncio.Future[None],
+        work: Coroutine[Any, Any, list[list[float]]],
+    ) -> None:
         try:
-            found = await self.embedder.embed(texts, urgent=True, decision=decision)
+            found = await work
             for text, raw in zip(texts, found, strict=True):
                 vec = np.asarray(raw, dtype=np.float32)
                 norm = float(np.linalg.norm(vec))

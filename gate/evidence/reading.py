@@ -33,6 +33,8 @@ visit" not a home visit, "at the groomers" not "at the vet").
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -368,17 +370,39 @@ def texts_for(request: TraceRequest, statements: Sequence[Statement]) -> list[st
     if wanted:
         out += [wanted[-1], *wanted[:-1]]
     for s in statements:
-        if wanted:
-            out += _qualifiers_said(s.text, wanted[-1])
-        out += _frame_words(s.text, request)
-        out.append(s.text)
-        if s.speaker == "caller":
-            named = asked_thing(s.text, request)
-            if named:
-                out += [" ".join(named), named[-1]]
-            for start, end in _spans(s.text):
-                out.append(s.text[start:end])
+        out += _statement_texts(request, s.text, s.speaker == "caller")
     return out
+
+
+_STATEMENT_TEXTS: OrderedDict[tuple[object, ...], tuple[str, ...]] = OrderedDict()
+_STATEMENT_TEXTS_LOCK = threading.Lock()  # engines on several threads of one process share it
+
+
+def _statement_texts(request: TraceRequest, text: str, caller: bool) -> tuple[str, ...]:
+    """The texts of one statement that a trace of ``request`` compares (kept: a decision reads
+    them ahead, then again; a confirmation decides the same request again)."""
+    key = (request.key, text, caller)
+    with _STATEMENT_TEXTS_LOCK:
+        kept = _STATEMENT_TEXTS.get(key)
+        if kept is not None:
+            _STATEMENT_TEXTS.move_to_end(key)
+            return kept
+    wanted = query_thing(request)
+    out: list[str] = []
+    if wanted:
+        out += _qualifiers_said(text, wanted[-1])
+    out += _frame_words(text, request)
+    out.append(text)
+    if caller:
+        named = asked_thing(text, request)
+        if named:
+            out += [" ".join(named), named[-1]]
+    found = tuple(out)
+    with _STATEMENT_TEXTS_LOCK:
+        _STATEMENT_TEXTS[key] = found
+        while len(_STATEMENT_TEXTS) > 4096:
+            _STATEMENT_TEXTS.popitem(last=False)
+    return found
 
 
 def heard_texts(text: str, speaker: str) -> list[str]:
@@ -391,10 +415,7 @@ def heard_texts(text: str, speaker: str) -> list[str]:
     text = text.strip()
     if not text:
         return []
-    out = [text]
-    if speaker == "caller":
-        out += [text[start:end] for start, end in _spans(text)]
-    return out
+    return [text]
 
 
 def closeness(text: str, request: TraceRequest, meaning: Similarities) -> tuple[float, float]:

@@ -42,7 +42,7 @@ import atexit
 import sqlite3
 import threading
 from collections import Counter, OrderedDict, deque
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from concurrent.futures import Future
 from contextlib import closing, contextmanager
 from contextvars import ContextVar
@@ -425,6 +425,15 @@ def _is_hurried(tag: str | None) -> bool:
         return tag is not None and _hurried[tag] > 0
 
 
+async def _collect(
+    texts: list[str], out: list[list[float] | None], submitted: list[Future[dict[str, list[float]]]]
+) -> list[list[float]]:
+    fresh: dict[str, list[float]] = {}
+    for found in await asyncio.gather(*(asyncio.wrap_future(f) for f in submitted)):
+        fresh.update(found)
+    return [list(v if v is not None else fresh[t]) for t, v in zip(texts, out, strict=True)]
+
+
 class SentenceEmbedder(EmbeddingProvider):
     """384-dim sentence embeddings, L2-normalised, from one of gate's encoders; loads on first use.
 
@@ -450,27 +459,26 @@ class SentenceEmbedder(EmbeddingProvider):
         runs on a thread of its own, never behind replies' or saves' texts.
         Raises what the model raises.
         """
+        return await self.begin(texts, urgent=urgent, decision=decision)
+
+    def begin(
+        self, texts: list[str], *, urgent: bool = False, decision: bool = False
+    ) -> Coroutine[Any, Any, list[list[float]]]:
+        """:meth:`embed`, with the texts handed to the model's thread now, before the caller next
+        waits: awaiting the result collects the vectors (and raises what the model raised)."""
         background, decisions, cache = _parts(self.name)
         # The same words are often embedded more than once in a turn (recalled for the
         # reply, then saved as a fact; a query decided again after a yes): the model is
         # deterministic, so recent vectors are kept.
         out: list[list[float] | None] = [cache.get(t) for t in texts]
         missing = list(dict.fromkeys(t for t, v in zip(texts, out, strict=True) if v is None))
-        fresh: dict[str, list[float]] = {}
         tag = WORK_FOR.get()
         if _is_hurried(tag):
             decision = True
         lane = decisions if decision else background
-        if missing:
-            parts = [missing[i : i + _BATCH] for i in range(0, len(missing), _BATCH)]
-            for found in await asyncio.gather(
-                *(
-                    asyncio.wrap_future(lane.submit(part, urgent=urgent or decision, tag=tag))
-                    for part in parts
-                )
-            ):
-                fresh.update(found)
-        return [list(v if v is not None else fresh[t]) for t, v in zip(texts, out, strict=True)]
+        parts = [missing[i : i + _BATCH] for i in range(0, len(missing), _BATCH)]
+        submitted = [lane.submit(part, urgent=urgent or decision, tag=tag) for part in parts]
+        return _collect(texts, out, submitted)
 
     async def embed_query(self, text: str) -> list[float]:
         """One query's vector, ahead of background work (a reply is waiting for it)."""
