@@ -1045,6 +1045,26 @@ def withdraws(text: str) -> bool:
     return _WITHDRAW.search(neutral) is not None and _NEGATION_ANY.search(neutral) is None
 
 
+def asks_to_know(text: str) -> bool:
+    """Whether the utterance is a question that asks for a fact ("how much is it in total?",
+    "what time does it open?", "¿cuánto cuesta?"), not one that proposes something ("how about
+    we leave it for now?", "what if we wait?") or asks for a yes (see :func:`is_question`)."""
+    t = _norm(text)
+    return _ASKS_TO_KNOW.match(t) is not None and _PROPOSES.match(t) is None
+
+
+_ASKS_TO_KNOW = re.compile(
+    rf"^[¿\s]*{_FILLER}(?:and\s+|so\s+|but\s+|ok(?:ay)?\s+|also\s+)?(?:what|what's|whats|when|where|"
+    r"which|who|whose|how|how's|hows|qué|cuándo|dónde|cuál|cuánto|cuánta|cuántos|cuántas|quién|quel|"
+    r"quelle|quels|quelles|quand|où|combien|wann|wo|welche|welcher|welches|wie|wieviel)\b",
+    re.IGNORECASE,
+)
+_PROPOSES = re.compile(
+    rf"^[¿\s]*{_FILLER}(?:and\s+|so\s+|but\s+|ok(?:ay)?\s+|also\s+)?(?:how|what)\s+(?:about|if)\b",
+    re.IGNORECASE,
+)
+
+
 def defers(text: str) -> bool:
     """Whether the words themselves put something off or doubt it ("can wait", "later", "not sure").
 

@@ -979,3 +979,62 @@ async def test_a_value_said_instead_changes_it_and_takes_nothing_back(
     assert c.arguments()["time"]["status"] == "traced"
     assert c.arguments()["time"]["words"] == change
     assert json.loads(c.last().evidence_json)["action"]["status"] == "requested", out
+
+
+@pytest.mark.parametrize(
+    "yes",
+    ["that works for me", "great, i'll take that one", "ok sounds good"],
+)
+async def test_the_agents_offer_taken_after_a_question_is_the_callers_latest_word(
+    alice: tuple[Call, list[str]], yes: str
+) -> None:
+    """The caller asked for an SUV; the agent offers a compact; a question about it; then a yes:
+    the compact is what the caller took, over the SUV they first said."""
+    c, _ = alice
+    await c.says(
+        "i need an suv in leeds from the 10th to the 14th", "I found a compact Fiesta in Leeds then."
+    )
+    await c.says("how much is it in total?", "It comes to 180 dollars.")
+    out = await c.turn(yes, call("rent_car", **{**CAR_10_14, "car_class": "compact"}), say("Done."))
+    assert out == ["Reserved."] and c.arguments()["car_class"]["status"] == "traced"
+    assert c.arguments()["car_class"]["rule"] == "trace.offer"
+
+
+async def test_a_new_request_after_the_agents_offer_does_not_take_it(alice: tuple[Call, list[str]]) -> None:
+    """After "an SUV", the agent's compact, then "i'd like a bigger car from the 11th": the caller
+    asked for something again, not for the compact."""
+    c, done = alice
+    await c.says(
+        "i need an suv in leeds from the 10th to the 14th", "I found a compact Fiesta in Leeds then."
+    )
+    await c.turn(
+        "i'd like a bigger car from the 11th",
+        call("rent_car", **{**CAR_10_14, "pickup_date": "2026-03-11", "car_class": "compact"}),
+        say("Shall I?"),
+    )
+    assert done == [] and c.arguments()["car_class"]["status"] != "traced"
+
+
+async def test_a_yes_to_the_agents_other_question_does_not_take_an_older_offer(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """The agent offered a compact, then asked something else: the caller's yes answers that."""
+    c, done = alice
+    await c.says(
+        "i need an suv in leeds from the 10th to the 14th", "I found a compact Fiesta in Leeds then."
+    )
+    await c.says("how much is it in total?", "It comes to 180 dollars. Do you want insurance with it?")
+    await c.turn(
+        "that's fine with me",
+        call("rent_car", **{**CAR_10_14, "car_class": "compact"}),
+        say("Shall I?"),
+    )
+    assert done == [] and c.arguments()["car_class"]["status"] != "traced"
+
+
+async def test_a_house_number_counts_nobody(alice: tuple[Call, list[str]]) -> None:
+    """ "They are at 4 Park Row": the 4 of an address is no party of four."""
+    c, done = alice
+    await c.says("i want a table at ortega tapas in leeds on the 13th at 8pm", "They are at 4 Park Row.")
+    await c.turn("great, that's the one", call("reserve_table", **TABLE_13TH), say("Booked."))
+    assert done == [] and c.arguments()["party"]["status"] != "traced"

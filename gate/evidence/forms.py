@@ -300,6 +300,9 @@ def _read_value_spans(
         # "nine fifty" is 9.50 or 950: neither the nine nor the fifty alone is the value.
         pairs = _spoken_pairs(text, lang)
         spans = [s for s in spans if not any(p[0] <= s[0] and s[1] <= p[1] and s != p for p in pairs)]
+        if spec.unit is not None:
+            # "the stadium is on 1 Blue Jays Way": a house number counts no people or nights.
+            spans = [s for s in spans if not _house_number(text, s[1])]
     if not spans and spec.kind in ("number", "ident") and spec.norm is not None:
         spans = _spoken_spans(text, spec.norm, lang)
     if not spans and spec.kind == "weekday":
@@ -311,6 +314,27 @@ def _read_value_spans(
                 if wanted in dates and not any(s <= start < e for s, e in spans):
                     spans.append((start, end))
     return sorted(set(spans))
+
+
+_STREET = frozenset(
+    {
+        *("street", "st", "road", "rd", "avenue", "ave", "av", "boulevard", "blvd", "way", "drive"),
+        *("dr", "lane", "ln", "court", "ct", "place", "pl", "square", "sq", "terrace", "close"),
+        *("crescent", "parkway", "pkwy", "highway", "hwy", "circle", "alley", "row", "plaza"),
+        *("calle", "avenida", "rue", "straße", "strasse", "gasse", "weg", "platz"),
+    }
+)
+
+
+def _house_number(text: str, end: int) -> bool:
+    """Whether the number ending at ``end`` opens a street address: a street word follows within
+    four words, with no other number between ("1 Blue Jays Way", "40 king street")."""
+    for word in _WORD.findall(text[end:].casefold())[:4]:
+        if word in _STREET:
+            return True
+        if word.isdigit() or word in words.UNIT_OF:
+            return False
+    return False
 
 
 def _spoken_pairs(text: str, lang: str | None) -> list[tuple[int, int]]:
@@ -427,8 +451,8 @@ def _other_names(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
         if name is None:
             continue
         words_said = [w.casefold().strip(".,;:!?") for w in name.group().split()]
-        if words_said and words_said[0] in _DAYPARTS:
-            continue  # "in the evening" says when, not where
+        if words_said and (words_said[0] in _DAYPARTS or words_said[0] in _ADVERBIAL):
+            continue  # "in the evening" says when, "in total" how much: not where
         while words_said and (words_said[-1] in words.BESIDE_NAME or words_said[-1] in _SMALL):
             words_said.pop()
         if not words_said or words_said[0] in words.BESIDE_NAME or words_said[0] in _SMALL:
@@ -459,6 +483,17 @@ _DAYPARTS = frozenset(
     }
 )
 _ARTICLES = frozenset({"the", "a", "an", "my", "our", "your"})
+# Nouns that make an adverb with the word before them ("in total", "at least", "for sure",
+# "from scratch"): said after a frame word, they name no place, party or thing.
+_ADVERBIAL = frozenset(
+    {
+        *("total", "all", "general", "advance", "cash", "person", "full", "fact", "particular"),
+        *("addition", "detail", "short", "brief", "turn", "charge", "mind", "stock", "order"),
+        *("least", "most", "first", "last", "once", "best", "worst", "sure", "real", "free", "now"),
+        *("scratch", "date", "pleasure", "example", "instance", "sale", "rush", "hurry", "use"),
+        *("touch", "line", "question", "return", "exchange", "favour", "favor", "good", "ages"),
+    }
+)
 
 
 _FLAG_NO = re.compile(

@@ -41,7 +41,7 @@ from gate.evidence.readings import ReadingCache
 from gate.evidence.request import ArgumentSpec, TraceRequest
 from gate.evidence.statements import Statement, with_parts
 from gate.evidence.types import Accepted, ActionTrace, ArgumentStatus, ArgumentTrace, Trace, Verdict
-from gate.utterance import defers, is_question, puts_off, states_wish, without_titles
+from gate.utterance import asks_to_know, defers, is_question, puts_off, states_wish, without_titles
 
 _OFFER = re.compile(
     r"\b(?:would you like|do you want|shall i|should i|want me to|can i|may i|how about|what about|"
@@ -240,13 +240,39 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
                 and _right_after(readings, asked_at, i)
                 and r.stance in ("value", "other", "question")
                 and not _gives_any(r)
-                # Agreeing ("that is correct, proceed") puts nothing off unless it says so.
-                and (defers(s.text) if r.agrees else puts_off(s.text))
+                # Agreeing ("that is correct, proceed") or asking for a fact ("how much is it in
+                # total?") puts nothing off unless it says so.
+                and (defers(s.text) if r.agrees or asks_to_know(s.text) else puts_off(s.text))
                 and not states_wish(s.text)
             ):
                 found = _ended(r, "withdrawn", "trace.action.withdrawn", "put off right after it was asked")
                 asked_at = None
     return found
+
+
+def _offered_since(offered: rd.Reading, current: ArgumentTrace) -> bool:
+    """Whether the agent offered its value after the caller said another one: taking the offer up
+    is the caller's latest word ("an intermediate car" ... "a Standard Accord at Canterbury
+    Village" ... "how much?" ... "that works for me")."""
+    at = offered.statement.at
+    return current.status == "conflict" and current.at is not None and at is not None and current.at < at
+
+
+def _answered_since(readings: Sequence[rd.Reading], offered: rd.Reading, n: int) -> bool:
+    """Whether the yes at ``n`` answers the offer: since it, the caller only asked about it and the
+    agent only answered ("how much?" ... "$116" ... "that works for me"), and asked nothing else
+    (a yes to "do you mind a shared ride?" is a yes to that)."""
+    start = next((k for k, r in enumerate(readings) if r is offered), None)
+    if start is None:
+        return False
+    for k in range(start + 1, n):
+        r = readings[k]
+        if r.statement.speaker == "caller" and not r.statement.part:
+            if r.stance != "question" and not asks_to_know(r.statement.text):
+                return False
+        elif r.stance == "agent" and ("?" in r.statement.text or is_question(r.statement.text)):
+            return False
+    return True
 
 
 def _gives_any(r: rd.Reading) -> bool:
@@ -420,10 +446,19 @@ def _argument(
             standing = None  # a change of mind turns down what the agent offered before it
         if (
             standing is not None
-            and current is None
             and s.origin == "call"
             and not s.part
-            and ((r.stance == "request" and r.names_action) or _takes_up(r, s.text))
+            and (
+                (current is None and ((r.stance == "request" and r.names_action) or _takes_up(r, s.text)))
+                # After another value of the caller's own, only a plain yes to the offer takes it:
+                # a new request ("I'd like a small car") may ask for something else again.
+                or (
+                    current is not None
+                    and _offered_since(standing[0], current)
+                    and _takes_up(r, s.text)
+                    and _answered_since(readings, standing[0], n)
+                )
+            )
         ):
             # The caller asks for the action, or agrees, after the agent offered one value of this
             # kind and nobody turned it down, whatever was asked and answered about it between:
@@ -889,6 +924,8 @@ def _only_agreement(text: str) -> bool:
         # "that would work", "sounds good to me", "i like it", "that's the one for us"
         | {"would", "will", "be", "is", "to", "me", "for", "us", "i", "like", "love", "that's", "it's"}
         | {"this", "just", "all", "really", "the"}
+        # "i'll take that one", "we'll go with it", "i'd have that"
+        | {"take", "have", "with", "i'll", "we'll", "i'd", "we'd"}
     )
     return bool(said) and all(w in allowed for w in said)
 
