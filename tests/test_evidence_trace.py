@@ -1038,3 +1038,24 @@ async def test_a_house_number_counts_nobody(alice: tuple[Call, list[str]]) -> No
     await c.says("i want a table at ortega tapas in leeds on the 13th at 8pm", "They are at 4 Park Row.")
     await c.turn("great, that's the one", call("reserve_table", **TABLE_13TH), say("Booked."))
     assert done == [] and c.arguments()["party"]["status"] != "traced"
+
+
+@pytest.mark.parametrize(
+    ("name", "traced"),
+    [
+        ("Ortega Tapas Restaurant", True),  # the name and the word for its kind of place
+        ("Ortega Tapas Cafe", True),
+        ("Ortega Tapas Norte", False),  # another word of the name: another place
+    ],
+)
+async def test_a_name_said_without_its_kind_of_place_is_the_name(
+    alice: tuple[Call, list[str]], name: str, traced: bool
+) -> None:
+    c, done = alice
+    await c.turn(
+        "book a table at ortega tapas in leeds for four on the 13th at 8pm",
+        call("reserve_table", **{**TABLE_13TH, "restaurant": name}),
+        say("Booked."),
+    )
+    assert (c.arguments()["restaurant"]["status"] == "traced") is traced
+    assert bool(done) is traced

@@ -281,6 +281,11 @@ def _read_value_spans(
         return []
     if spec.kind == "text":
         spans = list(name_spans(text, spec.shown))
+        core = _without_kind(spec)
+        if not spans and core:
+            # "a table at Royal Rangoon" for "Royal Rangoon Restaurant": the name without the
+            # word for its kind of place is the same name.
+            spans = list(name_spans(text, core))
         for other in words.PLACE_NAMES.get(" ".join(spec.shown.casefold().split()), ()):
             spans += [s for s in name_spans(text, other) if not any(_overlaps(s, o) for o in spans)]
         theirs = _other_choice_words(spec)
@@ -335,6 +340,37 @@ def _house_number(text: str, end: int) -> bool:
         if word.isdigit() or word in words.UNIT_OF:
             return False
     return False
+
+
+# Words that say what kind of place a name is ("Restaurant", "Cafe", "Apartments"): a name said
+# without them is the same name.
+_KIND_OF_PLACE = frozenset(
+    {
+        *("restaurant", "cafe", "café", "bistro", "grill", "diner", "eatery", "brasserie", "trattoria"),
+        *("pizzeria", "steakhouse", "hotel", "inn", "motel", "suites", "apartments", "apartment"),
+        *("homes", "condos", "residences", "clinic", "salon", "spa", "theater", "theatre", "cinema"),
+    }
+)
+
+
+@lru_cache(maxsize=4096)
+def _core_of(shown: str, cues: tuple[str, ...]) -> str:
+    words_of = shown.split()
+    kinds = _KIND_OF_PLACE | set(cues)
+    while len(words_of) > 1 and words_of[-1].casefold().strip(".,") in kinds:
+        words_of.pop()
+    core = " ".join(words_of)
+    own = [w for w in _WORD.findall(core.casefold()) if w not in ("the", "a", "an")]
+    # Something of the name must be left that is more than a word or two letters.
+    if core == shown or not own or len("".join(own)) < 4:
+        return ""
+    return core
+
+
+def _without_kind(spec: ArgumentSpec) -> str:
+    """The argument's name value without the words after it that say its kind of place
+    ("Royal Rangoon" of "Royal Rangoon Restaurant"), or "" when it has none to drop."""
+    return _core_of(spec.shown, spec.cues) if spec.shown.strip() else ""
 
 
 def _spoken_pairs(text: str, lang: str | None) -> list[tuple[int, int]]:
@@ -439,7 +475,7 @@ def _other_names(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
     before = [w for w in _before_words(request.template, at, 3) if w not in _ARTICLES][-1:] if at >= 0 else []
     if not before or before[0] not in _FRAME_WORDS:
         return []
-    own = list(name_spans(text, spec.shown))
+    own = value_spans(text, spec, request)
     out = []
     for m in re.finditer(
         rf"(?<![\w-]){before[0]}\s+(?:(?:the|a|an|another|my|our|some|this|that)\s+)?", text, re.I
