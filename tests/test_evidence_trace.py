@@ -1059,3 +1059,21 @@ async def test_a_name_said_without_its_kind_of_place_is_the_name(
     )
     assert (c.arguments()["restaurant"]["status"] == "traced") is traced
     assert bool(done) is traced
+
+
+@pytest.mark.parametrize(
+    "words",
+    ["the number of bedrooms must be four", "nights: four", "the stay is four nights long"],
+)
+async def test_a_number_whose_words_before_say_what_it_counts_is_that_count(
+    alice: tuple[Call, list[str]], words: str
+) -> None:
+    """ "The number of bedrooms must be four" counts bedrooms, not people at a table."""
+    c, done = alice
+    await c.says(words, "Noted.")
+    await c.turn(
+        "now book a table at ortega tapas in leeds on the 13th at 8pm",
+        call("reserve_table", **TABLE_13TH),
+        say("Booked?"),
+    )
+    assert done == [] and c.arguments()["party"]["status"] != "traced"

@@ -666,6 +666,22 @@ def unit_at(text: str, end: int) -> str | None:
     return None
 
 
+_UNIT_BEFORE = re.compile(
+    r"([a-zà-ÿ]+)\s*(?::|=|\b(?:is|are|was|were|must be|should be|will be|would be|needs to be|has to be))"
+    r"\s*(?:just\s+|only\s+|about\s+|around\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def unit_before(text: str, start: int) -> str | None:
+    """The family of what the number at ``start`` counts when the words before name it ("the
+    number of bedrooms must be three", "guests: 4"), if they do."""
+    found = _UNIT_BEFORE.search(text[max(0, start - 60) : start])
+    if found is None or found.group(1).casefold() in ("of", "us", "them"):
+        return None
+    return words.UNIT_OF.get(found.group(1).casefold())
+
+
 def _currency_at(text: str, start: int, end: int) -> str | None:
     before = currency_of(text[:start].rstrip()[-1:])
     if before is not None:
@@ -874,7 +890,7 @@ def judge_span(
             r"\d(?:st|nd|rd|th)\b", text[start:end], re.IGNORECASE
         ):
             return said("trace.value.ordinal")  # "the 3rd" is a day, not three of anything
-        unit = unit_at(text, end)
+        unit = unit_at(text, end) or unit_before(text, start)
         if unit is not None and unit != (spec.unit or (slot.unit if slot else None)):
             return said("trace.value.unit")
         currency = slot.currency if slot else None
