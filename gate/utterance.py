@@ -626,6 +626,8 @@ _CONDITION = re.compile(
     r"seventh|eighth|ninth|tenth|\w+teenth|twentieth|\w+(?:first|second|third|th))\b|"
     r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
     r"twelve|noon|midday|midnight|lunch|(?:mon|tues|wednes|thurs|fri|satur|sun)day|the end|end of|next|"
+    r"(?:this|the coming|this coming) (?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|week|weekend|month|"
+    r"morning|afternoon|evening)|"
     r"tomorrow|tonight|later|then|january|february|march|april|may|june|july|august|september|october|"
     r"november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b))|"
     r"in the event|depending on|let'?s say|say i|suppose|supposing|"

@@ -1077,3 +1077,26 @@ async def test_a_number_whose_words_before_say_what_it_counts_is_that_count(
         say("Booked?"),
     )
     assert done == [] and c.arguments()["party"]["status"] != "traced"
+
+
+@pytest.mark.parametrize(
+    "words",
+    ["i want something i can keep until this saturday", "i need one i can keep till this coming saturday"],
+)
+async def test_until_a_day_says_when_it_ends_not_a_condition(
+    alice: tuple[Call, list[str]], words: str
+) -> None:
+    """ "Something I can keep until this Saturday" gives the return day; "until this is sorted" would
+    be a condition."""
+    c, _ = alice
+    await c.says("i need a car in leeds from the 10th", "What kind of car?")
+    await c.says(words, "A compact Fiesta fits.")
+    out = await c.turn(
+        "book it",
+        call(
+            "rent_car", city="Leeds", pickup_date="2026-03-10", return_date="2026-03-07", car_class="compact"
+        ),
+        say("Done."),
+    )
+    assert c.arguments()["return_date"]["status"] == "traced", out
+    assert c.arguments()["return_date"]["rule"] == "trace.value"  # not a hedge: nothing to confirm
