@@ -183,6 +183,8 @@ class _Common(Record):
     currency_codes: dict[str, str]  # currency word -> code
     currency_words: frozenset[str]  # one-word currency names
     percent: _Phrases
+    half_after: _Phrases  # "and a half", "y medio": two and a half is 2.5
+    half_before: _Phrases  # "half a", "medio": half a million is 500000
     minus_words: frozenset[str]
     not_minus_before: frozenset[str]
     ambiguous_days: frozenset[str]
@@ -264,6 +266,8 @@ def _common() -> _Common:
         currency_codes=currency_codes,
         currency_words=frozenset(w for w in currency_codes if " " not in w),
         percent=_phrase_tokens(lang_data.union_phrases("percent")),
+        half_after=_phrase_tokens(lang_data.union_phrases("half_after")),
+        half_before=_phrase_tokens(lang_data.union_phrases("half_before")),
         minus_words=words("minus_words"),
         not_minus_before=words("not_minus_before"),
         ambiguous_days=words("ambiguous_weekdays"),
@@ -470,7 +474,7 @@ def _starters(lang: str | None) -> frozenset[str]:
     words |= {cue[0][0] for cue in lex.time_cues} | common.noon | common.midnight
     words |= {lead[0][0] for lead in lex.leading_dayparts}
     words |= {p[0][0] for p in lex.clock_phrases} | set(lang_data.union_table("currencies"))
-    words |= common.day_leads | common.minus_words
+    words |= common.day_leads | common.minus_words | {p[0] for p in common.half_before if p}
     words |= (
         {p[0][0] for p in lex.relative_days}
         | {p[0] for p in lex.next_weekday}
@@ -869,6 +873,13 @@ class _Scanner:
             alt = None  # the other reading of "1.500" does not survive "1.500 million"
         return result, alt, end
 
+    def scale_at(self, j: int) -> Decimal | None:
+        """The scale word at token ``j`` ("thousand", "grand", "million"), as its value."""
+        entry = self.number_word(j)
+        if entry is None or entry[1] not in ("scale", "scale_after", "hundred"):
+            return None
+        return Decimal(entry[0])
+
     def french_cent(self, j: int) -> bool:
         """Whether "cent" at j is French (a number word next to it), not "fifty cents"."""
         before, after = self.word(j - 1), self.word(j + 1)
@@ -937,10 +948,25 @@ class _Scanner:
         ):
             # "for a week", "por una semana", "für einen Monat": one, not an article.
             return Mention(Value("number", "1"), *self.span(i, i + 1)), i + 1
-        got = self.cardinal(i)
-        if got is None:
-            return None
-        value, alt, j = got
+        half = self.phrase(i, ((p, "") for p in self.c.half_before))
+        if half is not None and not negative:
+            scale = self.scale_at(half[1])
+            if scale is None:
+                return None
+            # "half a million": half the scale said after it.
+            value, alt, j = scale / 2, None, half[1] + 1
+        else:
+            got = self.cardinal(i)
+            if got is None:
+                return None
+            value, alt, j = got
+            after = self.phrase(j, ((p, "") for p in self.c.half_after))
+            if after is not None and value == value.to_integral_value():
+                # "two and a half", "two and a half grand": the half, then any scale after it.
+                value, alt, j = value + Decimal("0.5"), None, after[1]
+                scale = self.scale_at(j)
+                if scale is not None:
+                    value, j = value * scale, j + 1
         # What follows the number: currency, percent.
         if j < len(self.t):
             if (

@@ -349,3 +349,24 @@ def test_the_part_of_the_day_said_before_the_hour(text: str, lang: str | None, k
 )
 def test_a_count_after_the_part_of_the_day_is_no_time(text: str) -> None:
     assert not [m for m in find_mentions(text) if m.value.kind == "time"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "not_value"),
+    [
+        ("get two and a half grand over to tom", 2500, 2),
+        ("one and a half thousand please", 1500, 1000),
+        ("send half a million to the fund", 500000, 1000000),
+        ("it takes two and a half hours", 2.5, 2),
+        ("veinte y medio", 20.5, 20),
+        ("zwei einhalb tausend", 2500, 2),
+    ],
+)
+def test_a_half_said_with_a_number_is_part_of_it(text: str, value: float, not_value: float) -> None:
+    """ "Half a million" is 500,000, never a million; "two and a half grand" is 2,500, never 2."""
+    assert mentions(text, value)
+    assert not mentions(text, not_value)
+
+
+def test_half_with_no_number_is_no_value() -> None:
+    assert find_values("half an hour") == [] and find_values("i want half") == []
