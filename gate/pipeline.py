@@ -16,7 +16,7 @@ import re
 import time
 import unicodedata
 import uuid
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, TypeVar
@@ -295,7 +295,7 @@ class Pipeline:
 
         enforce = policy.mode == "enforce"
         record_request = attested is None and force_ask is None and records_request(policy)
-        ahead = self._read_ahead(tool, policy, args, heard, since, today, lang)
+        ahead = self._read_ahead(policy, lambda: self._context(tool, policy, args, heard, since, today, lang))
 
         async def evidence() -> ServiceDecision:
             # Rendering the query can fail (too long): inside, so the failure is recorded as
@@ -530,27 +530,20 @@ class Pipeline:
         return Decision(row, loaded.policy, args, None, None, [])
 
     def _read_ahead(
-        self,
-        tool: GatedTool,
-        policy: Policy,
-        args: dict[str, Any],
-        heard: Sequence[Statement],
-        since: float | None,
-        today: date | None,
-        lang: str | None,
+        self, policy: Policy, context_of: Callable[[], EvidenceContext | None]
     ) -> EvidenceContext | None:
-        """The evidence context, with the backend's reading of it started (``read_ahead``).
+        """The evidence context (``context_of()``), with the backend's reading of it started.
 
-        A backend that embeds what a trace compares starts that work here, as the decision
-        begins, so it runs beside the ledger's and the rules' work instead of after it. None
-        (the evidence step builds the context and meets any fault itself) when the policy has
-        no evidence section, the backend reads nothing ahead, or the query cannot be rendered.
+        A backend that embeds what a trace compares (``read_ahead``) starts that work here, as the
+        decision begins, so it runs beside the ledger's and the rules' work instead of after it.
+        None (the evidence step builds the context and meets any fault itself) when the policy
+        has no evidence section, the backend reads nothing ahead, or the query cannot be rendered.
         """
         read_ahead = getattr(self.backend, "read_ahead", None)
         if read_ahead is None or policy.evidence is None:
             return None
         try:
-            context = self._context(tool, policy, args, heard, since, today, lang)
+            context = context_of()
         except Exception:  # recorded by the evidence step, which renders it again
             return None
         if context is not None:

@@ -502,7 +502,7 @@ async def test_session_questions_and_third_parties_are_not_requests(alice: tuple
 async def test_an_engine_reached_by_calls_together_opens_its_store_once() -> None:
     # Two tools called in one turn reach a fresh engine at the same moment: its store is opened
     # once, and the second call waits for it instead of opening another over the first.
-    from gate.backends.local import _init_once
+    from gate.backends.local import _InitOnce
 
     class Engine:
         def __init__(self) -> None:
@@ -517,6 +517,6 @@ async def test_an_engine_reached_by_calls_together_opens_its_store_once() -> Non
             self._initialized = True
 
     db = Engine()
-    _init_once(db)
+    _InitOnce(db)
     await asyncio.gather(*(db._ensure_init() for _ in range(5)))
     assert db.opened == 1

@@ -1100,3 +1100,14 @@ async def test_until_a_day_says_when_it_ends_not_a_condition(
     )
     assert c.arguments()["return_date"]["status"] == "traced", out
     assert c.arguments()["return_date"]["rule"] == "trace.value"  # not a hedge: nothing to confirm
+
+
+async def test_a_count_before_an_address_still_counts(alice: tuple[Call, list[str]]) -> None:
+    """ "A table for 4 at 7 Park Row": the 7 opens the address; the 4 is the party."""
+    c, _ = alice
+    await c.turn(
+        "book ortega tapas in leeds on the 13th at 8pm, a table for 4 at 7 park row",
+        call("reserve_table", **TABLE_13TH),
+        say("Booked."),
+    )
+    assert c.arguments()["party"]["status"] == "traced"

@@ -52,7 +52,7 @@ from gate.canonical import digest
 from gate.errors import DecisionNotFound, ReceiptConflict, ServiceError
 from gate.evidence import EvidenceContext, EvidenceMemory, EvidenceSlot, ServiceDecision, ServiceReceipt
 from gate.evidence.meaning import Meaning, vectors_of
-from gate.evidence.reading import base_texts, bearing, heard_texts, texts_for
+from gate.evidence.reading import base_texts, bearing, texts_for
 from gate.evidence.readings import ReadingCache
 from gate.ledger import Ledger
 from gate.ledger.tables import ServiceDecisionRow, ServiceReceiptRow
@@ -134,7 +134,7 @@ class LocalEngine:
             "enable_auto_link": False,
         }
         self.db = contextdb.init(embedding_provider=embedding_provider, **options)
-        self._init = _init_once(self.db)
+        self._init = _InitOnce(self.db)
         at_exit.remember(self.db)
         self.index = MemoryIndex(self.db)
         self._stored_vectors_judge = isinstance(embedding_provider, SentenceEmbedder)
@@ -264,9 +264,9 @@ class LocalEngine:
         rather than wait for it. The vectors are kept with the trace's others. Raises what the
         embedder raises.
         """
-        texts = heard_texts(text, speaker)
-        if texts:
-            await self._tracer_meaning.prepare(texts, decision=False)
+        # A trace compares a turn as a whole, whoever said it (no rule compares its clauses).
+        if text.strip():
+            await self._tracer_meaning.prepare([text.strip()], decision=False)
 
     async def preview(
         self,
@@ -325,8 +325,10 @@ class LocalEngine:
         # First the texts that say which statements bear on the request at all, then the parts of
         # those only: most of a caller's memories are about other things. The call's own turns
         # always bear on it, so their parts go in the first batch (one run of the model, not two).
-        remembered = [s for s in statements if s.origin == "memory" and s.speaker == "caller"]
-        always = [s for s in statements if not (s.origin == "memory" and s.speaker == "caller")]
+        remembered: list[evidence.Statement] = []
+        always: list[evidence.Statement] = []
+        for s in statements:
+            (remembered if s.origin == "memory" and s.speaker == "caller" else always).append(s)
         first = await self._tracer_meaning.prepare(
             t for t in [*base_texts(request, statements), *texts_for(request, always)] if t not in stored
         )
@@ -896,10 +898,6 @@ class _InitOnce:
         if not done:
             task.cancel()
             await asyncio.wait({task})
-
-
-def _init_once(db: Any) -> _InitOnce:
-    return _InitOnce(db)
 
 
 async def _closed() -> None:

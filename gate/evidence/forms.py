@@ -334,7 +334,7 @@ _STREET = frozenset(
 def _house_number(text: str, end: int) -> bool:
     """Whether the number ending at ``end`` opens a street address: a street word follows within
     four words, with no other number between ("1 Blue Jays Way", "40 king street")."""
-    for word in _WORD.findall(text[end:].casefold())[:4]:
+    for word in re.findall(r"[a-zà-ÿß]+|\d+", text[end:].casefold())[:4]:
         if word in _STREET:
             return True
         if word.isdigit() or word in words.UNIT_OF:
@@ -386,7 +386,7 @@ def _spoken_pairs(text: str, lang: str | None) -> list[tuple[int, int]]:
             or any(ch.isdigit() for ch in text[a.start : b.end])
             or not (a.value.key.isdigit() and b.value.key.isdigit())
             or not (0 < int(a.value.key) < 100 and 10 <= int(b.value.key) < 100)
-            or set(_after_words(text, b.end, 1)) & set(words.UNIT_OF)
+            or words.UNIT_OF.keys() & _after_words(text, b.end, 1)
         ):
             continue
         pairs.append((a.start, b.end))

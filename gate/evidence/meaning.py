@@ -25,14 +25,6 @@ class Embedder(Protocol):
     ) -> list[list[float]]: ...
 
 
-class Begins(Protocol):
-    """An embedder that can hand texts to its model now and be awaited later."""
-
-    def begin(
-        self, texts: list[str], *, urgent: bool = False, decision: bool = False
-    ) -> Coroutine[Any, Any, list[list[float]]]: ...
-
-
 class Similarities(Protocol):
     """What the trace asks of meaning: the cosine of two texts it was prepared with."""
 

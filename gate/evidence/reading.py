@@ -405,19 +405,6 @@ def _statement_texts(request: TraceRequest, text: str, caller: bool) -> tuple[st
     return found
 
 
-def heard_texts(text: str, speaker: str) -> list[str]:
-    """The texts of one turn of the call that any trace of it compares in meaning, whatever the
-    request: the turn's words and, for the caller's, each of its clauses (see :func:`texts_for`).
-
-    Embedded as the turn is said (:meth:`gate.backends.local.LocalBackend.hear`), they are ready
-    when a tool call's decision reads the turn.
-    """
-    text = text.strip()
-    if not text:
-        return []
-    return [text]
-
-
 def closeness(text: str, request: TraceRequest, meaning: Similarities) -> tuple[float, float]:
     """(without values, with values): the statement's similarity with the action's texts."""
     plain = max((meaning.sim(text, t) for t in request.action_texts), default=-1.0)
@@ -453,16 +440,29 @@ def _refuses(text: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
+def _phrases(found: frozenset[str]) -> re.Pattern[str]:
+    """Any of ``found`` as whole words, in folded text (see :func:`_says`); longest first."""
+    return re.compile(
+        r"(?<![\w-])(?:"
+        + "|".join(re.escape(m) for m in sorted(found, key=len, reverse=True))
+        + r")(?![\w-])"
+    )
+
+
+def _says(text: str, pattern: re.Pattern[str]) -> bool:
+    return pattern.search(" ".join(_WORD.findall(text.casefold()))) is not None
+
+
 def _change_marked(text: str) -> bool:
-    folded = " ".join(_WORD.findall(text.casefold()))
-    return _CHANGE_MARKED.search(folded) is not None
+    return _says(text, _CHANGE_MARKED)
 
 
-_CHANGE_MARKED = re.compile(
-    r"(?<![\w-])(?:"
-    + "|".join(re.escape(m) for m in sorted(words.CHANGE_MARKERS, key=len, reverse=True))
-    + r")(?![\w-])"
-)
+def _substitutes(text: str) -> bool:
+    return _says(text, _SUBSTITUTE)
+
+
+_CHANGE_MARKED = _phrases(words.CHANGE_MARKERS)
+_SUBSTITUTE = _phrases(words.SUBSTITUTES)
 
 
 # -- one clause ----------------------------------------------------------------------------
@@ -1123,16 +1123,6 @@ def _carries_all(values: Mapping[str, tuple[forms.Said, ...]], request: TraceReq
     """Whether every bound argument not at its default has its own value said in its part."""
     needed = [a for a in request.bound if not a.at_default]
     return bool(needed) and all(any(x.same and x.fits for x in values.get(a.name, ())) for a in needed)
-
-
-def _substitutes(text: str) -> bool:
-    folded = " ".join(_WORD.findall(text.casefold()))
-    return _SUBSTITUTE.search(folded) is not None
-
-
-_SUBSTITUTE = re.compile(
-    r"(?<![\w-])(?:" + "|".join(map(re.escape, sorted(words.SUBSTITUTES))) + r")(?![\w-])"
-)
 
 
 def _mentions_own(values: Mapping[str, tuple[forms.Said, ...]]) -> bool:
