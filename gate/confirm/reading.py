@@ -78,7 +78,7 @@ from gate.confirm.rules import (
     thanks_for,
 )
 from gate.confirm.side import asks_about
-from gate.confirm.tagging import Tagged, bare, mark, overlay, question_terms, tag, with_families
+from gate.confirm.tagging import Tagged, bare, mark, overlay, question_terms, spelled, tag, with_families
 from gate.confirm.verdict import AnswerReading, _reading, verdict
 from gate.lang.text import stem_match
 from gate.parts import said_as_parts
@@ -111,10 +111,10 @@ def read_rules(
     (a new value, a change word, a condition, a negation...). ``flags``: the pending booleans
     (name, value), details the caller may say the other way round.
     """
-    tokens = answer_tokens(words)
+    lexicon = table(lang)
+    tokens = spelled(answer_tokens(words), lexicon)
     if not tokens:
         return _reading("unclear", "answer.empty")
-    lexicon = table(lang)
     phrases_of = lexicon.phrases
     tagged = tag(tokens, lexicon)
     overlay(tagged, lexicon)

@@ -7,15 +7,16 @@ rules (:mod:`gate.confirm.rules`) then resolve tags in context, and the verdict
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from gate import lang as lang_data
 from gate.confirm.lexicon import NEUT, AnswerTok, Phrase, Table, answer_tokens
 from gate.confirm.lexicon import words as W
 
-__all__ = ["Tagged", "bare", "mark", "overlay", "question_terms", "said", "tag", "with_families"]
+__all__ = ["Tagged", "bare", "mark", "overlay", "question_terms", "said", "spelled", "tag", "with_families"]
 
 
 @dataclass
@@ -58,6 +59,54 @@ def with_families(terms: frozenset[str]) -> frozenset[str]:
         if family is not None:
             extra |= families[family]
     return terms | extra
+
+
+_TRIPLED = re.compile(r"(\w)\1{2,}")
+_SLIP_MIN = 4  # shorter words have too many neighbours to guess at ("nto", "yse", "ot")
+
+
+_SPELLINGS: dict[str, dict[str, str]] = {}
+
+
+def _spellings(lexicon: Table) -> dict[str, str]:
+    """Every word of the lexicon by itself and without its apostrophe ("thats" -> "that's")."""
+    kept = _SPELLINGS.get(lexicon.lang)
+    if kept is None:
+        known = {w for phrase in lexicon.phrases for w in phrase} | set(lexicon.inner)
+        kept = {w.replace("'", ""): w for w in known if "'" in w}
+        kept.update({w: w for w in known})
+        _SPELLINGS[lexicon.lang] = kept
+    return kept
+
+
+def _slip(key: str, spellings: dict[str, str]) -> str | None:
+    """The one word of the lexicon a typing slip of ``key`` gives, or None."""
+    held = {_TRIPLED.sub(r"\1\1", key), _TRIPLED.sub(r"\1", key)}
+    held |= {key[:i] + key[i + 1 :] for i in range(len(key) - 1) if key[i] == key[i + 1]}
+    found = {spellings[c] for c in held - {key} if c in spellings}
+    if not found and len(key) >= _SLIP_MIN:
+        swapped = (key[:i] + key[i + 1] + key[i] + key[i + 2 :] for i in range(len(key) - 1))
+        found = {spellings[c] for c in swapped if c in spellings}
+    return found.pop() if len(found) == 1 else None
+
+
+def spelled(tokens: Sequence[AnswerTok], lexicon: Table) -> tuple[AnswerTok, ...]:
+    """The tokens with a word the lexicon does not know read as the one word it knows that a
+    typing slip of it gives: a letter held down ("corrrect", "pleease") or two letters swapped
+    ("thast").
+
+    Typed answers carry such slips and a spoken transcript does not. Only an unknown word is
+    read again, only when the slip gives exactly one word, and the rules then read it as that
+    word: a slip of "incorrect" is a no as surely as the word itself, and every veto stands.
+    """
+    spellings = _spellings(lexicon)
+    out: list[AnswerTok] = []
+    for t in tokens:
+        fixed = None
+        if t.key.isalpha() and t.key not in spellings:
+            fixed = _slip(t.key, spellings)
+        out.append(replace(t, key=fixed) if fixed else t)
+    return tuple(out)
 
 
 def tag(tokens: Sequence[AnswerTok], lexicon: Table) -> list[Tagged]:
