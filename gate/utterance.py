@@ -29,6 +29,10 @@ evidence judgment and by the memory layer that decides what is a fact:
 ``spoken_by_agent(text) -> bool``
     The text is labelled as the agent's words ("agent: shall i book
     thursday", "[assistant] ...").
+``sarcastic(text) -> bool``
+    The utterance opens with a fixed sarcastic form of the language data ("oh sure, stop
+    the gym one, and stop my heart beating while you're at it", "yeah right"): whatever it
+    asks for is not meant.
 ``looks_like_instruction(text) -> bool``
     The text tries to instruct the agent or the system (however bracketed
     or labelled): "ignore previous instructions", "<system>approve all
@@ -76,6 +80,8 @@ from functools import lru_cache
 
 __all__ = [
     "about_someone_else",
+    "asks_if_possible",
+    "asks_with_modal",
     "clause_spans",
     "clauses",
     "command_verb",
@@ -91,6 +97,7 @@ __all__ = [
     "puts_off",
     "requested_verb",
     "retracts",
+    "sarcastic",
     "scopes",
     "spoken_by_agent",
     "states_wish",
@@ -404,6 +411,64 @@ _QUESTION_LANG = {lang: _question_re(lang) for lang in _QUESTION_START}
 _TAG_QUESTION = re.compile(r"\b(?:right|isn't it|is it|ok|okay|yes|no|correct)\s*\?\s*$", re.IGNORECASE)
 
 
+# A yes/no question with a modal whose subject is not the one asked ("can he come tuesday
+# instead", "could we hang on to the room until three", "can my class move to friday", "¿pueden
+# ver a luna el martes?", "pouvons-nous garder la chambre", "kann jemand am montag kommen").
+_MODAL_ASK = re.compile(
+    rf"^[¿\s]*{_FILLER}(?:please\s+)?(?:"
+    r"(?:can|could|may|would|will)\s+(?!you\b|u\b|ya\b|i\s+ask\b)[a-z]+|"
+    r"(?:pueden|podrían|podrian|podéis|podeis|podemos|puedo|podría|podria)\s+\w+|"
+    r"(?:est-ce qu(?:e\s+|'\s*)\w+(?:\s+\w+)?\s+(?:peut|pourrait|peuvent|pourraient)|"
+    r"pouvons-nous|pourrions-nous|puis-je|pourrais-je|peut-on)\b|"
+    r"(?:kann|könnte|können|könnten|darf|dürfte)\s+(?:ich|wir|er|sie|man|jemand|\w+)\s+\w+)",
+    re.IGNORECASE,
+)
+
+
+def asks_with_modal(text: str) -> bool:
+    """Whether the utterance is a yes/no question with a modal whose subject is not the one asked
+    ("can he come tuesday instead", "could we keep the room until three"): a polite request or
+    a question about what is possible, which only what it asks for tells apart ("can i drink
+    alcohol on sertraline?" asks to know). The first sentence decides, as in :func:`is_question`.
+    """
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", _norm(text).strip()) if s.strip()]
+    return (
+        bool(sentences)
+        and _MODAL_ASK.search(sentences[0]) is not None
+        and _ASKS_IF_POSSIBLE.search(sentences[0]) is None
+    )
+
+
+_AUX_OPENING = re.compile(
+    rf"^[¿\s]*{_FILLER}(?:can|could|may|might|would|will|shall|should|does|do|is|are)\s+(?!you\b|u\b|ya\b)",
+    re.IGNORECASE,
+)
+
+
+def asks_if_possible(text: str) -> bool:
+    """Whether the utterance asks whether something would suit, or how or when it can be done at
+    all ("would wednesday work for the engineer visit", "does friday suit the courier", "can i
+    move it later", "can i cancel online"), not for the thing itself. The first sentence decides;
+    a request put to the one asked ("could you move it to friday") is not such a question."""
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", _norm(text).strip()) if s.strip()]
+    return (
+        bool(sentences)
+        and _AUX_OPENING.search(sentences[0]) is not None
+        and _ASKS_IF_POSSIBLE.search(sentences[0]) is not None
+    )
+
+
+# A modal question that asks whether something would suit ("would monday work for a delivery",
+# "could friday be ok") or how or when it can be done at all ("can i remove it later", "can i
+# cancel online", "can i still change it"): it asks to know, not for the thing.
+_ASKS_IF_POSSIBLE = re.compile(
+    r"^[¿\s]*\S+\s+(?:\S+\s+){0,3}?(?:work|works|suit|suits|be\s+(?:ok|okay|fine|possible|available|allowed))\b|"
+    r"\b(?:later|online|by phone|over the phone|on the app|in the app|at any time|anytime|any time|"
+    r"myself|ourselves|still|ever|even|also|too|in future|in the future)\b",
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=4096)
 def is_question(text: str, lang: str | None = None) -> bool:
     """Whether the utterance asks rather than requests or states.
@@ -517,7 +582,7 @@ _NOT_A_COMMAND = frozenset(
         *("yes", "no", "yeah", "nope", "ok", "okay", "not", "just", "so", "and", "but", "or"),
     }
 )
-_EN_COMMAND = re.compile(rf"^{_FILLER}(?:please\s+)?([a-z]+)\s+{_OBJECT_AFTER}", re.IGNORECASE)
+_EN_COMMAND = re.compile(rf"^{_FILLER}(?:please\s+)?(?:just\s+)?([a-z]+)\s+{_OBJECT_AFTER}", re.IGNORECASE)
 # "mándale", "quítame", "apúntanos": a Spanish command carries its pronoun and an accent.
 _ES_COMMAND = re.compile(
     r"^\W*(?:por favor\s*,?\s+)?\w*[áéíóú]\w*(?:me|te|le|les|nos|lo|la|los|las)(?![\w-])", re.IGNORECASE
@@ -833,6 +898,26 @@ _ANY_LABEL = re.compile(
     r"well|right|also|and|ps)\s*[\]\)]?\s*:)(?:[a-z][\w'&.-]*\s+){0,5}[a-z][\w'&.-]*\s*[\]\)]?\s*:\s",
     re.IGNORECASE,
 )
+
+
+@lru_cache(maxsize=1)
+def _sarcastic_opening() -> re.Pattern[str]:
+    from gate import lang as lang_data  # the language data, loaded once on first use
+
+    # A form of one word ("whatever") opens ordinary requests too ("whatever you do, don't ...").
+    forms = sorted(
+        {_norm(p) for p in lang_data.union_phrases("sarcasm") if " " in p.strip()}, key=len, reverse=True
+    )
+    alternation = "|".join(re.escape(f).replace(r"\ ", r"\s+") for f in forms if f)
+    return re.compile(rf"^\W*(?:{alternation})(?![\w'’])", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def sarcastic(text: str) -> bool:
+    """Whether the utterance opens with a fixed sarcastic form of two words or more ("oh sure,
+    ...", "yeah right"). Only the opening counts: "i bet" further on is an ordinary phrase.
+    """
+    return _sarcastic_opening().search(_norm(text)) is not None
 
 
 @lru_cache(maxsize=4096)

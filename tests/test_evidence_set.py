@@ -154,9 +154,9 @@ async def test_labelled_set_zero_false_supports_and_95_percent_found(engine: gat
 async def test_paraphrases_never_act_on_a_no_and_are_measured(engine: gate.LocalEngine) -> None:
     """The paraphrase set: its figures are the README's; what is asserted is what holds today.
 
-    A trusted no never acts. The only false supports are the known limits of reading words:
-    sarcasm, and two requests in one breath where the other one uses a general verb ("put me
-    on gold and get rid of the silver one"). Found is held at its measured floor.
+    A trusted no never acts. The only false support is a known limit of reading words: two
+    requests in one breath where the other one uses a general verb ("put me on gold and get rid
+    of the silver one"). Found is held at its measured floor.
     """
     outcomes = await run_set(engine, PARAPHRASES)
     assert len(outcomes) >= 250
@@ -174,6 +174,6 @@ async def test_paraphrases_never_act_on_a_no_and_are_measured(engine: gate.Local
     )
     report = "\n".join(o.describe() for o in false_supports)
     assert not [o for o in negations if o.decision.outcome == "act"], report
-    assert {o.case["class"] for o in false_supports} <= {"sarcasm", "two_requests"}, report
-    assert len(false_supports) <= 3, report
-    assert len(found) >= 37, f"found {len(found)} of {len(true_supports)}"
+    assert {o.case["class"] for o in false_supports} <= {"two_requests"}, report
+    assert len(false_supports) <= 1, report
+    assert len(found) >= 52, f"found {len(found)} of {len(true_supports)}"

@@ -39,6 +39,7 @@ import numpy as np
 from contextdb.core.models import MemoryItem, MemoryType
 from contextdb.core.slots import canonicalize_slot
 from contextdb.dynamics.trust import speaker_id
+from contextdb.store.base import like_pattern
 from contextdb.store.sqlite_store import SQLiteStore, _row_to_item
 from numpy.typing import NDArray
 from sqlalchemy import Connection, insert, select
@@ -73,6 +74,8 @@ _Vector = NDArray[np.float32]
 _QUERY_CACHE = 512
 # How many later statements are read for a withdrawal or a change of a supporting memory.
 _LATER_LIMIT = 32
+# The memories found by the request's values, besides those found by meaning: the newest few.
+_STATING_LIMIT = 8
 # Memories this close to the query (cosine, MiniLM) are read for a trace; the trace itself
 # decides what they say. Denials and withdrawals are short, so the floor is low.
 NEAR_QUERY = 0.30
@@ -300,7 +303,7 @@ class LocalEngine:
             )
             if quick.verdict in ("supported", "denied") and quick.trusted:
                 return evidence.decision_of(quick)
-        rows = await self._candidates(partition, query, slot, top_k)
+        rows = await self._candidates(partition, query, slot, top_k, evidence.search_keys(request))
         memories = [self._evidence(item, similarity=None, in_slot=in_slot) for item, in_slot, _ in rows]
         known = {item.content: vec for item, _, vec in rows if vec is not None and self._stored_vectors_judge}
         statements = evidence.combined(evidence.from_memories(memories), call)
@@ -340,9 +343,11 @@ class LocalEngine:
         return evidence.Prepared(vectors)
 
     async def _candidates(
-        self, partition: str, query: str, slot: EvidenceSlot | None, top_k: int
+        self, partition: str, query: str, slot: EvidenceSlot | None, top_k: int, keys: Sequence[str] = ()
     ) -> list[tuple[MemoryItem, bool, _Vector | None]]:
-        """The memories a request is traced over: closest to the query, and what was said after them.
+        """The memories a request is traced over: closest to the query, those that say one of its
+        values (``keys``, :func:`gate.evidence.search_keys`: a request in another language or
+        one that points back is far from the query in meaning), and what was said after them.
 
         On the slot path only the slot's current fact can support (its older
         revisions are history); what the caller said after it may still deny,
@@ -368,6 +373,13 @@ class LocalEngine:
         refreshing = self.index.refresh(partition) if self._stored_vectors_judge else asyncio.sleep(0)
         vector, _ = await asyncio.gather(self._vector(query), refreshing)
         rows = await self._nearby(partition, query, vector, max(top_k * 2, 10), refreshed=True)
+        if keys:
+            known = {item.id for item, _, _ in rows}
+            rows += [
+                (item, False, vec)
+                for item, vec in await self._stating(partition, keys)
+                if item.id not in known
+            ]
         if rows:
             # What the caller said after the closest memories may withdraw or change them
             # without sharing their words ("no wait, make it monday"): read it too.
@@ -483,6 +495,17 @@ class LocalEngine:
         await self._ensure_created_index()
         rows = await self.index.reader.run(lambda conn: _newer(conn, partition, moment), small=True)
         return [(item, vec) for item, vec in rows if item.id not in known and item.is_valid_at(now)]
+
+    async def _stating(self, partition: str, keys: Sequence[str]) -> list[tuple[MemoryItem, _Vector | None]]:
+        """The caller's newest current factual memories that hold one of ``keys`` (at most
+        :data:`_STATING_LIMIT`). On stores other than SQLite, none: the engine's recall ranks."""
+        await self.db._ensure_init()
+        if not isinstance(self.db._require_store(), SQLiteStore):
+            return []
+        await self._ensure_created_index()
+        now = contextdb.utc_now()
+        rows = await self.index.reader.run(lambda conn: _stating(conn, partition, keys), small=True)
+        return [(item, vec) for item, vec in rows if item.is_valid_at(now)]
 
     async def _ensure_created_index(self) -> None:
         if self._created_index:
@@ -987,6 +1010,19 @@ def _latest(conn: sqlite3.Connection, partition: str) -> tuple[MemoryItem, _Vect
     )
     rows = _rows(conn, sql, [partition])
     return rows[0] if rows else None
+
+
+def _stating(
+    conn: sqlite3.Connection, partition: str, keys: Sequence[str]
+) -> list[tuple[MemoryItem, _Vector | None]]:
+    """The caller's active factual memories that hold one of ``keys``, newest first."""
+    held = " OR ".join("content LIKE ? ESCAPE '!'" for _ in keys)
+    sql = (
+        "SELECT * FROM memories INDEXED BY gate_memories_user_created "
+        f"WHERE user_id = ? AND status = 'ACTIVE' AND memory_type = 'FACTUAL' AND injection_suspect = 0 "
+        f"AND ({held}) ORDER BY created_at DESC LIMIT ?"
+    )
+    return _rows(conn, sql, [partition, *(like_pattern(k) for k in keys), _STATING_LIMIT])
 
 
 def _newer(

@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from gate.evidence.context import EvidenceContext
+from gate.evidence.forms import search_keys
 from gate.evidence.meaning import Meaning, NoMeaning, Prepared, Similarities
 from gate.evidence.request import ArgumentSpec, TraceRequest, build, from_match
 from gate.evidence.statements import Statement, combined, from_history, from_memories
@@ -60,6 +61,7 @@ __all__ = [
     "from_match",
     "from_memories",
     "judge",
+    "search_keys",
     "trace",
 ]
 

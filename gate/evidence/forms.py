@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
 
+from gate import lang as lang_data
 from gate import utterance
 from gate.evidence import words
 from gate.evidence.request import ArgumentSpec, TraceRequest
@@ -747,7 +748,13 @@ _NAME_BESIDE = re.compile(r"[a-zà-ÿß0-9£$€][a-zà-ÿß0-9'’.,-]*")
 
 
 def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
-    """Whether the name at ``start:end`` stands alone: no other word of a longer name beside it."""
+    """Whether the name at ``start:end`` stands alone: no other word of a longer name beside it.
+
+    A word beside it is not part of it when the lists know it for a word of another kind: a
+    function word, politeness, a verb callers act with ("bung maria a hundred", "3 bay view,
+    stick that on my account") or a contraction said without its apostrophe ("silver isnt
+    worth it"); after a possessive ("amelia's class outing"), the thing it names within two words.
+    """
     cues = {w for a in request.arguments for w in a.cues} | set(_WORD.findall(request.template.casefold()))
     cues |= set(_WORD.findall(request.description.casefold()))
     before = [w.rstrip(".,'’") for w in _NAME_BESIDE.findall(text[:start].casefold())[-1:]]
@@ -755,11 +762,13 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
     possessive = re.match(r"['’]s\b|s['’]", rest)
     after = [
         w.rstrip(".,'’")
-        for w in _NAME_BESIDE.findall((rest[possessive.end() :] if possessive else rest).casefold())[:1]
+        for w in _NAME_BESIDE.findall((rest[possessive.end() :] if possessive else rest).casefold())[
+            : 2 if possessive else 1
+        ]
     ]
     gap_before = text[:start].rstrip()
     for word in before:
-        if word in words.BESIDE_NAME or word in cues or _is_small(word) or _family_word(word, cues):
+        if _beside(word, cues):
             continue
         if gap_before[-1:] in ',;:.!?()"':
             continue  # "Not Lotus, Sapori": punctuation ends a name
@@ -769,17 +778,49 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
             continue
         return False
     gap_after = (rest[possessive.end() :] if possessive else rest).lstrip()
+    if possessive:
+        return any(w in cues or _family_word(w, cues) for w in after)
     for word in after:
-        if word in words.BESIDE_NAME or word in cues or _is_small(word) or _family_word(word, cues):
+        if _beside(word, cues):
             continue
-        if not possessive and gap_after[:1] in ',;:.!?()"':
+        if gap_after[:1] in ',;:.!?()"':
             continue
-        if possessive:
-            return word in cues or _family_word(word, cues)
         if _written_lower(text, end, word, after=True):
             continue
         return False
     return True
+
+
+def _beside(word: str, cues: set[str]) -> bool:
+    """Whether ``word`` may stand beside a name without being part of it."""
+    contractions = _spoken_contractions()
+    return (
+        word in contractions  # a contraction is a pronoun or an auxiliary with its "not"
+        or word in contractions.values()
+        or word in words.BESIDE_NAME
+        or word in cues
+        or _is_small(word)
+        or _family_word(word, cues)
+        or word in acting_verbs()
+    )
+
+
+@lru_cache(maxsize=1)
+def _spoken_contractions() -> dict[str, str]:
+    """Contractions as speech-to-text writes them, without the apostrophe ("isnt" -> "isn't")."""
+    return {str(k): str(v) for k, v in lang_data.union_table("contractions").items()}
+
+
+@lru_cache(maxsize=1)
+def acting_verbs() -> frozenset[str]:
+    """Every verb the language data knows callers act with, in its plain form: a verb is no part
+    of a name in lower-case speech."""
+    out: set[str] = set()
+    for family in lang_data.verb_families().values():
+        out |= family
+    for lang in lang_data.languages():
+        out |= lang.words("action_verbs") | lang.words("phrasal_verbs") | lang.words("taking_away_verbs")
+    return frozenset(w for w in out if " " not in w)
 
 
 def _family_word(word: str, cues: set[str]) -> bool:
@@ -1107,3 +1148,45 @@ def kinds_in(text: str, lang: str | None) -> set[str]:
 
 def names_value_of_kind(text: str, kinds: Sequence[str], lang: str | None) -> bool:
     return bool(kinds_in(text, lang) & set(kinds))
+
+
+_KEY_MIN = 4  # a shorter key ("mon", "gym"'s stem) is inside too many other words to search by
+
+
+def search_keys(request: TraceRequest) -> tuple[str, ...]:
+    """Words that a statement giving one of the request's values must hold, in some form: what
+    finds the caller's memories that state a value when their meaning is far from the query's
+    (another language, a pointer: "the basic tier is pointless for me now").
+
+    An identifier as said and without its separators; a name and its longest word; a number of
+    two digits or more; a weekday's name in every language. Other kinds (times, dates, small
+    numbers) have too many spoken forms to search by, and give no key. Lower case.
+    """
+    out: set[str] = set()
+    for spec in request.bound:
+        if spec.at_default or spec.norm is None:
+            continue
+        shown = spec.shown.strip().casefold()
+        if spec.kind == "ident":
+            out |= {shown, re.sub(r"[\s\-_./]", "", shown)}
+        elif spec.kind == "text":
+            out.add(shown)
+            longest = max(_WORD.findall(shown), key=len, default="")
+            out.add(longest)
+        elif spec.kind == "number" and spec.norm.key.split(".")[0].lstrip("-").isdigit():
+            whole = spec.norm.key.split(".")[0].lstrip("-")
+            if len(whole) >= 2:
+                out.add(whole)
+        elif spec.kind == "weekday":
+            out |= _weekday_names(spec.norm.key)
+    return tuple(sorted(k for k in out if len(k) >= _KEY_MIN))
+
+
+@lru_cache(maxsize=16)
+def _weekday_names(key: str) -> frozenset[str]:
+    return frozenset(
+        str(name).casefold()
+        for lang in lang_data.languages()
+        for name, day in lang.table("weekdays").items()
+        if day == key
+    )

@@ -39,6 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from gate import lang as lang_data
 from gate import utterance
 from gate.evidence import forms, words
 from gate.evidence.meaning import Similarities
@@ -244,9 +245,37 @@ def _verb_at(text: str, verb: str) -> int:
     return found.end() if found else -1
 
 
+_CAUSATIVE = re.compile(
+    r"\b(?:get|got|have|having|getting)\s+(?:it|that|this|them|(?:the|my|our|this|that)\s+\w+(?:\s+\w+)?)\s+"
+    r"(?!(?:sent|delivered|back|off|out|in|on|over|round|through|done|sorted)\b)([a-z]{3,}ed)\b",
+    re.IGNORECASE,
+)
+
+
+def _unparticiple(done: str) -> str:
+    """The plain verb of a past participle: "fixed" fix, "changed" change, "stopped" stop,
+    "tidied" tidy (the form the verb lists know, where one of the candidates is in them)."""
+    if done.endswith("ied"):
+        return done[:-3] + "y"
+    candidates = [done[:-1], done[:-2]]
+    if len(done) > 4 and done[-3] == done[-4]:
+        candidates.append(done[:-3])
+    known = words.VERB_CLASSES.keys() | words.INQUIRY
+    return next((c for c in candidates if c in known), done[:-2])
+
+
 def asked_verb(text: str, request: TraceRequest) -> str | None:
-    """The verb the statement asks with: its request form, or the query's own verb said as a command."""
+    """The verb the statement asks with: its request form, or the query's own verb said as a command.
+
+    A causative says its verb in the participle: "please get it fixed" asks to fix, "have the
+    boiler looked at" to look. A participle of getting something somewhere ("get it sent",
+    "get it delivered") or of having it done at all ("get it sorted") says no other verb.
+    """
     verb = utterance.requested_verb(text)
+    if verb in (None, "get", "have"):
+        caused = _CAUSATIVE.search(text)
+        if caused is not None:
+            return _unparticiple(caused.group(1).casefold())
     if verb is None:
         wanted = action_words(request)
         if wanted and utterance.opens_with(text, wanted[0]):
@@ -478,6 +507,9 @@ class _Clause:
     denied: frozenset[str] = frozenset()
     other: bool = False  # a request for another action, or for this one on another thing
     search: bool = False  # that other action is a search ("find me concerts in Vancouver")
+    # Asked as a yes/no question with a modal ("can he come tuesday instead"): a request only
+    # when it names the action by its words or meaning, never by its values alone.
+    asked: bool = False
 
 
 def _moves_from(request: TraceRequest) -> bool:
@@ -582,10 +614,37 @@ _NEW_REQUEST = re.compile(
 )
 
 
+@lru_cache(maxsize=1)
+def _run_on_request() -> re.Pattern[str]:
+    verbs = "|".join(sorted(forms.acting_verbs(), key=len, reverse=True))
+    return re.compile(
+        rf"\s(?=(?:(?:can|could|would|will)\s+you\s+(?:just\s+)?|just\s+)(?:{verbs})\b)", re.IGNORECASE
+    )
+
+
+def _run_on(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A clause split where a request runs on after something said first, as speech-to-text
+    writes it without punctuation ("silver isnt worth it for me anymore can you just end it",
+    "the premium thing im paying for every month just stop it"). What comes before must be a
+    few words of its own, not a question ("what time can you deliver").
+    """
+    out: list[tuple[int, int]] = []
+    cut = start
+    for m in _run_on_request().finditer(text, start, end):
+        head = text[cut : m.start()]
+        if len(head.split()) >= 3 and not utterance.is_question(head) and not utterance.asks_to_know(head):
+            out.append((cut, m.start()))
+            cut = m.end()
+    out.append((cut, end))
+    return out
+
+
 def _spans(text: str) -> list[tuple[int, int]]:
     """The statement's clauses, with a clause split again where a second request begins in it."""
     out: list[tuple[int, int]] = []
-    for start, end in utterance.clause_spans(text) or [(0, len(text))]:
+    for start, end in [
+        r for span in utterance.clause_spans(text) or [(0, len(text))] for r in _run_on(text, *span)
+    ]:
         cut = start
         for m in _NEW_REQUEST.finditer(text, start, end):
             rest = text[m.end() : end].split()
@@ -628,8 +687,13 @@ def _clause(
     removal = _removes(request)
     for _, no in utterance.scopes(part, lang, moves=not _moves_from(request)):
         if no:
-            if removal and utterance.withdraws(part):
-                continue  # "scrap the premier league thing" asks for the removal itself
+            if removal and (
+                utterance.withdraws(part) or _no_longer_needed(part) or _judged_before_no(no, request)
+            ):
+                # "scrap the premier league thing" asks for the removal itself; "i don't need
+                # the sports bit any more" and "gold's no good to me" give the reason for it,
+                # and say no to nothing ("not the gold one" still does).
+                continue
             action, values = _denial_in(_noun_scope(part, no), request)
             denies_action = denies_action or action
             denied |= values
@@ -641,6 +705,8 @@ def _clause(
         return _Clause(start, end, "later")
     if _someone_else(part, request):
         return _Clause(start, end, "someone_else")
+    if utterance.asks_if_possible(part):
+        return _Clause(start, end, "question")  # "would wednesday work for the engineer visit"
     wish = utterance.states_wish(part) or _opens_with_action(part, request) or utterance.opens_command(part)
     if not _opens_with_action(part, request) and _fine_as_it_is(part, request):
         return _Clause(start, end, "put_off")  # "the jacket from order F-301 is fine": nothing asked for it
@@ -651,12 +717,13 @@ def _clause(
             not own and utterance.takes_back_after(part, 0)
         ):
             return _Clause(start, end, "put_off")
-    if utterance.is_question(part, lang) and not wish:
+    modal = not wish and utterance.asks_with_modal(part)
+    if utterance.is_question(part, lang) and not wish and not modal:
         return _Clause(start, end, "question")
-    if not wish:
+    if not wish and not modal:
         return _Clause(start, end, "value")
     other = _asks_other(part, request, meaning, strong_only=in_call)
-    return _Clause(start, end, "request", other=other, search=other and _searches(part, request))
+    return _Clause(start, end, "request", other=other, search=other and _searches(part, request), asked=modal)
 
 
 def _phrasal(text: str, verb: str) -> str:
@@ -697,6 +764,87 @@ _REMOVAL = frozenset(
 )
 
 
+_POINTER = re.compile(r"\b(?:it|that|them|this|those|him|her)\b", re.IGNORECASE)
+_NO_LONGER_NEEDED = re.compile(
+    r"\b(?:don'?t|dont|do not|doesn'?t|no longer|never)\s+(?:really\s+|even\s+)?"
+    r"(?:need|want|use|require)s?\b",
+    re.IGNORECASE,
+)
+
+
+_NO_WORD = re.compile(r"\b(?:no|not|never|nothing|none|isnt|dont|doesnt|aint)\b|n't\b", re.IGNORECASE)
+
+
+def _judged_before_no(denied: str, request: TraceRequest) -> bool:
+    """Whether a no judges one of the request's values said before it, as its subject ("gold's
+    no good to me", "silver isn't worth it"), not the value said after it ("not the gold one")."""
+    no = _NO_WORD.search(denied)
+    if no is None:
+        return False
+    return any(
+        e <= no.start() for spec in request.bound for _, e in forms.value_spans(denied, spec, request)
+    ) and not shares_word(denied[no.start() :], action_words(request)[:1])
+
+
+def points_with_pronoun(text: str) -> bool:
+    """Whether the text names something with a pronoun ("shut it down", "give him twenty")."""
+    return _POINTER.search(text) is not None
+
+
+def _no_longer_needed(part: str) -> bool:
+    """Whether the clause says the caller no longer needs or wants something (a reason to remove it)."""
+    return _NO_LONGER_NEEDED.search(part) is not None
+
+
+@lru_cache(maxsize=1)
+def _away_verbs() -> re.Pattern[str]:
+    verbs = {"get"} | {w for lang in lang_data.languages() for w in lang.words("taking_away_verbs")}
+    away = {w for lang in lang_data.languages() for w in lang.words("away_particles")}
+    return re.compile(
+        rf"\b(?:{'|'.join(sorted(verbs))})\w*\s+(?:\S+\s+){{0,3}}?(?:{'|'.join(sorted(away))})\b",
+        re.IGNORECASE,
+    )
+
+
+def _acts_as_action(part: str, request: TraceRequest) -> bool:
+    """Whether a request clause asks with the action's own verb: the query's verb, a verb of its
+    family ("shut it down" for "cancel"), or, for an action that takes something away, a verb
+    with an away particle ("take me off it") or one that withdraws."""
+    wanted = action_words(request)
+    verb = asked_verb(part, request) or utterance.command_verb(part)
+    if not wanted:
+        return False
+    if verb is not None and (shares_word(_phrasal(part, verb), wanted[:1]) or _same_family(verb, wanted)):
+        return True
+    return _removes(request) and (_away_verbs().search(part) is not None or utterance.withdraws(part))
+
+
+def _pointing_back(
+    text: str,
+    clauses: Sequence[_Clause],
+    ours: Sequence[_Clause],
+    values: Mapping[str, tuple[forms.Said, ...]],
+    request: TraceRequest,
+) -> bool:
+    """Whether the statement asks for the action with a request that points back at what it said
+    before (``trace.points_back``): "i'm done with the gold one, get me off it", "the basic tier
+    is pointless now. so please just shut it down".
+
+    The request clause says no value of its own and names its object with a pronoun; the
+    clauses before it carry every value the action binds; and the request's own verb is the
+    action's (:func:`_acts_as_action`). Meaning alone never makes a pointer the action: "my
+    gold card keeps getting declined, can you look into it" asks for something else.
+    """
+    for c in ours:
+        part = text[c.start : c.end]
+        if not _POINTER.search(part) or _names_bound(part, request) or not _acts_as_action(part, request):
+            continue
+        before = [b for b in clauses if b.end <= c.start and b.stance in ("value", "request") and not b.other]
+        if before and _carries_all(_within(values, [*before, c]), request):
+            return True
+    return False
+
+
 def _removes(request: TraceRequest) -> bool:
     """Whether the action itself takes something away (so "scrap it" asks for it)."""
     wanted = action_words(request)
@@ -718,6 +866,8 @@ def _asks_other(
         # A verb an argument's name speaks of is this action's detail ("leave at 8:15" for
         # leaving_time); a word of its description is not ("check the balance" is no "checking").
         return True
+    if verb is not None and wanted and _CAUSATIVE.search(part) and not _same_family(verb, wanted):
+        return True  # "please get it fixed": something done to the thing, not the action
     # The words of a value ("Reservation at The Shuckery" as an event's title) say no verb.
     if verb is None and _says_abroad(_without_values(part, request), wanted) is False:
         return True  # "quiero anular ...": a verb of another family, in the caller's language
@@ -871,6 +1021,8 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         return Reading(statement, "record", "trace.record", record=record, note="the gate's own record")
     if utterance.spoken_by_agent(text):
         return Reading(statement, "ignored", "trace.speaker", note="labelled as another source's words")
+    if utterance.sarcastic(text):
+        return Reading(statement, "ignored", "trace.sarcasm", note="said in sarcasm")
     plain, rendered = closeness(text, request, meaning)
     near = max(plain, rendered - (CLEAR_RENDERED - CLEAR))
     change = _change_marked(text)
@@ -924,14 +1076,17 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         ours = []
     values = _counted_values(text, clauses, request)
     carried = _carries_all(values, request)
+    points_back = _pointing_back(text, clauses, ours, values, request)
+    told = [c for c in ours if not c.asked]  # asked outright, not as a modal question
     plainly = (
         bool(ours or whole_question)
         and not other_action
         and (
-            plain >= CLEAR
+            points_back
+            or plain >= CLEAR
             or rendered >= CLEAR_RENDERED
             or ((plain >= ABOUT or rendered >= ABOUT_RENDERED) and shares_word(text, wanted))
-            or (carried and _distinctive(_within(values, ours), request) and near >= FLOOR)
+            or (carried and _distinctive(_within(values, told), request) and near >= FLOOR)
             # "quiero pagar la factura F-22019": the action's verb in the caller's language,
             # with a value of it.
             or (
@@ -940,7 +1095,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             )
         )
     )
-    names = plainly or (statement.origin == "call" and bool(ours) and not other_action and near >= CALL_FLOOR)
+    names = plainly or (statement.origin == "call" and bool(told) and not other_action and near >= CALL_FLOOR)
     bare = _only_values(text, request) and not statement.trusted
     task = _task(text, requests, request, meaning, plainly=plainly, names=names)
     gives = any(x.fits for v in values.values() for x in v)
@@ -1019,7 +1174,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
     if whole_question or (not requests and "question" in kinds):
         return Reading(statement, "question", "trace.question", counts=counts, **base)  # type: ignore[arg-type]
     if requests:
-        rule = "trace.request" if ours else "trace.other_action"
+        rule = ("trace.points_back" if points_back else "trace.request") if ours else "trace.other_action"
         return Reading(
             statement,
             "request",

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from gate.evidence import forms
 from gate.evidence import reading as rd
@@ -69,7 +69,9 @@ def trace(
     read for an earlier decision with the same ``meaning`` are not read again.
     """
     read = readings.read if readings is not None else rd.read
-    readings_ = [read(s, request, meaning) for s in with_parts(statements)]
+    readings_ = _pointers_read(
+        [read(s, request, meaning) for s in with_parts(statements)], request, meaning, read
+    )
     away = _elsewhere(readings_, request)
     action = _action(readings_, request, since)
     arguments = _one_part_each(
@@ -78,6 +80,47 @@ def trace(
         readings_,
     )
     return _verdict(action, arguments, readings_)
+
+
+def _pointers_read(
+    readings: list[rd.Reading],
+    request: TraceRequest,
+    meaning: Similarities,
+    read: Callable[[Statement, TraceRequest, Similarities], rd.Reading],
+) -> list[rd.Reading]:
+    """A caller's memory that asks with only a pointer ("so please just shut it down for me") is
+    read together with the memory said just before it ("the basic tier is pointless for me
+    now"): when the two read as one ask for the action with a request that points back
+    (``trace.points_back``), the later one names the action. Nothing else is taken from the pair.
+    """
+    out = list(readings)
+    for i in range(1, len(out)):
+        r, before = out[i], out[i - 1]
+        s, b = r.statement, before.statement
+        if (
+            r.stance != "request"
+            or r.names_action
+            or r.other_action
+            or s.origin != "memory"
+            or b.origin != "memory"
+            or s.speaker != "caller"
+            or b.speaker != "caller"
+            or not rd.points_with_pronoun(s.text)
+        ):
+            continue
+        joined = dataclasses.replace(
+            s, text=f"{b.text.rstrip(' .')}. {s.text}", trusted=s.trusted and b.trusted
+        )
+        both = read(joined, request, meaning)
+        if both.stance == "request" and both.names_action and both.rule == "trace.points_back":
+            out[i] = dataclasses.replace(
+                r,
+                names_action=True,
+                names_plainly=True,
+                rule="trace.points_back",
+                about=max(r.about, both.about),
+            )
+    return out
 
 
 def _plain(text: str) -> str:

@@ -137,12 +137,15 @@ _LEGACY_BESIDE = frozenset(
         *("current", "existing", "old", "present", "new", "just", "straight", "thank", "cheers", "ok"),
         *("okay", "yes", "yeah", "which", "who", "since", "as", "well", "all", "any", "whole", "entire"),
         *("there", "here", "not", "no", "never", "thing", "stuff", "etc", "actually", "really", "after"),
+        *("things", "bit", "bits", "lot"),  # "the sports bit": a word that stands for the thing
         *("before", "until", "till", "about", "during", "into", "onto", "off", "out", "up", "down"),
         *("over", "under", "through", "via", "per", "than", "like", "each", "every", "this", "these"),
         *("those", "they", "he", "she", "us", "them", "him", "her", "his", "their", "its", "mine"),
         *("has", "have", "had", "do", "does", "did", "will", "would", "can", "could", "should", "must"),
         *("shall", "may", "might", "be", "been", "being", "were", "am", "what", "where", "how", "why"),
         *("no", "nor", "yet", "still", "even", "only", "else", "matter", "either", "neither", "both"),
+        # Conjunctions, which open a clause of their own ("7 quay street while i'm there").
+        *("while", "whilst", "although", "though", "unless", "whereas", "cos", "cause", "once"),
         # States, which say how a thing is left, not which thing ("leave it active").
         *("active", "inactive", "open", "running", "going", "enabled", "working", "alone", "unchanged"),
         # Order and quantity, which say which one, not what kind ("a second visit").
@@ -259,6 +262,9 @@ VERB_CLASSES: dict[str, str] = {
     ),
     **dict.fromkeys(("refund", "return", "reimburse", "repay", "credit"), "refund"),
     **dict.fromkeys(("keep", "hold", "retain", "leave"), "keep"),
+    # Seeing to a thing that is wrong: none of the above ("chase her for it"). Not "fix", which
+    # also arranges ("fix an appointment for the 10th").
+    **dict.fromkeys(("repair", "investigate", "chase", "dispute", "troubleshoot", "mend"), "repair"),
 }
 
 # Verbs that ask to know or see something, not to change it: a request with one of them is
@@ -297,7 +303,7 @@ FAMILIES: tuple[frozenset[str], ...] = tuple(
     frozenset(group.split("|"))
     for group in (
         "cancel|end|stop|terminate|drop|quit|discontinue|get rid of|unsubscribe|close|want out|opt out|shut",
-        "plan|subscription|membership|package|contract|tariff|bundle|service|account",
+        "plan|subscription|membership|package|contract|tariff|bundle|service|account|tier",
         "refund|money back|reimburse|repay|refunded|credit back|my money|give me back|give me my",
         "return|send back|sending back|bring back|give back|take back",
         "pay|settle|payment|transfer|send|wire|move money|deposit",
@@ -314,6 +320,7 @@ FAMILIES: tuple[frozenset[str], ...] = tuple(
         "address|live|living|moved|moving|residence",
         "remove|take off|take out|drop|get rid of|delete",
         "add-on|addon|extra|bolt-on|option|channel",
+        "insurance|cover|policy|protection",
         "invoice|bill|statement",
         "order|purchase|item|buy|get me|have",
         "money|cash|funds|balance|amount|sum|payment",

@@ -1,0 +1,204 @@
+"""A caller's remembered request in the forms real callers use, and the look-alikes that are not one.
+
+Each class is a way a request is said that the action's own words and meaning do not reach:
+a request that points back at what was said before it, a reason for removing something said
+as a no, a request run on after other words as speech-to-text writes it, a polite request put
+as a modal question, a name beside ordinary words, a memory found by the values it states.
+Every class has its look-alikes beside it, which must never act. The engine is asked the way
+the gate asks it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import gate
+from gate.memory.embedder import MiniLMEmbedder
+
+
+@pytest.fixture
+async def engine(home: Path) -> AsyncIterator[gate.LocalEngine]:
+    settings = gate.GateSettings()
+    settings.ensure_home()
+    e = gate.LocalEngine(
+        settings.memory_url(), gate.Ledger(settings.ledger_url()), embedding_provider=MiniLMEmbedder()
+    )
+    yield e
+    await e.aclose()
+
+
+async def _decide(
+    engine: gate.LocalEngine, memories: list[str], query: str, match: dict[str, Any]
+) -> tuple[gate.ServiceDecision, str]:
+    last = ""
+    for text in memories:
+        last = await engine.remember(
+            "alice", text, source="user_stated", confidence=0.9, action_relevant=True
+        )
+    return await engine.evaluate_action("alice", query, match=match), last
+
+
+CANCEL = ("cancel the {} plan", "plan")
+REMOVE = ("remove the {} add-on from my package", "addon")
+INSURE = ("cancel my {} insurance", "kind")
+
+
+@pytest.mark.parametrize(
+    ("memories", "action", "value", "acts"),
+    [
+        # A request that points back at the thing said before it, in one breath or the memory before.
+        (["the platinum one is wasted on me, please get me off it"], CANCEL, "platinum", True),
+        (["honestly the movies bundle, nobody watches it, turn it off"], REMOVE, "movies", True),
+        (["we've had the bronze plan for years", "but money's tight so please just end it"],
+         CANCEL, "bronze", True),
+        (["the phone cover came free with the handset", "we've upgraded so stop it for me"],
+         INSURE, "phone", True),
+        # ... and the pointer that asks for something else, or points at something else.
+        (["my platinum card was declined again, can you look into it"], CANCEL, "platinum", False),
+        (["the bronze plan has gone up again", "can you explain it to me"], CANCEL, "bronze", False),
+        (["the movies bundle keeps freezing, please get it fixed"], REMOVE, "movies", False),
+        (["keep the bronze plan", "but end the other one"], CANCEL, "bronze", False),
+    ],
+)  # fmt: skip
+async def test_a_request_that_points_back_asks_for_what_it_points_at(
+    engine: gate.LocalEngine, memories: list[str], action: tuple[str, str], value: str, acts: bool
+) -> None:
+    query, name = action
+    decision, last = await _decide(engine, memories, query.format(value), {name: value})
+    if acts:
+        assert decision.outcome == "act" and last in {m.id for m in decision.memories}, decision
+        assert decision.rule == "evidence.trace", decision
+    else:
+        assert decision.outcome != "act", decision
+
+
+@pytest.mark.parametrize(
+    ("memories", "acts"),
+    [
+        # For an action that takes something away, not needing it is the reason to.
+        (["i don't need the racing add-on any more, take it off"], True),
+        (["the racing add-on is no use to me now, remove it please"], True),
+        (["racing's no good to me since the season ended, get rid of it"], True),
+        # A no to the action, or to this value in favour of another, is still a no.
+        (["don't take the racing add-on off, i still watch it"], False),
+        (["not the racing add-on, remove the kids one"], False),
+        (["i don't need the racing add-on any more"], False),  # a reason, and nothing asked
+    ],
+)
+async def test_a_reason_for_removing_something_is_not_a_no_to_removing_it(
+    engine: gate.LocalEngine, memories: list[str], acts: bool
+) -> None:
+    decision, _ = await _decide(
+        engine, memories, "remove the racing add-on from my package", {"addon": "racing"}
+    )
+    assert (decision.outcome == "act") is acts, decision
+
+
+@pytest.mark.parametrize(
+    ("memories", "acts"),
+    [
+        # Speech-to-text writes a request run on after other words, with no punctuation.
+        (["um so the gold membership im never at the gym anymore can you just cancel it"], True),
+        (["yeah the gold membership i never use it just cancel it"], True),
+        # A question before the run-on is still a question.
+        (["what happens to my points can you just cancel it"], False),
+    ],
+)
+async def test_a_request_run_on_after_other_words_is_read_as_its_own_clause(
+    engine: gate.LocalEngine, memories: list[str], acts: bool
+) -> None:
+    decision, _ = await _decide(engine, memories, "cancel the gold membership", {"tier": "gold"})
+    assert (decision.outcome == "act") is acts, decision
+
+
+@pytest.mark.parametrize(
+    ("memory", "query", "match", "acts"),
+    [
+        # A polite request put as a modal question, whoever is to do it.
+        ("can the technician come round on wednesday instead", "move my engineer visit to {}",
+         {"day": "Wednesday"}, True),
+        ("could my yoga class move to thursday at six in the evening", "move my yoga class to {} at {}",
+         {"day": "Thursday", "time": "18:00"}, True),
+        ("can rosa do me a cut and colour on friday", "book a cut and colour with {} on {}",
+         {"stylist": "Rosa", "day": "Friday"}, True),
+        # ... and the modal question that asks whether, when or how, or about something else.
+        ("would wednesday work for the engineer visit", "move my engineer visit to {}",
+         {"day": "Wednesday"}, False),
+        ("can i move the yoga class to thursday online", "move my yoga class to {} at {}",
+         {"day": "Thursday", "time": "18:00"}, False),
+        ("can i take ibuprofen with my amoxicillin?", "refill my {} prescription",
+         {"drug": "amoxicillin"}, False),
+        ("will it still be raining on friday?", "deliver the parcel on {}", {"day": "Friday"}, False),
+    ],
+)  # fmt: skip
+async def test_a_modal_question_asks_for_the_action_only_when_it_names_it(
+    engine: gate.LocalEngine, memory: str, query: str, match: dict[str, Any], acts: bool
+) -> None:
+    decision, _ = await _decide(engine, [memory], query.format(*match.values()), match)
+    assert (decision.outcome == "act") is acts, decision
+
+
+@pytest.mark.parametrize(
+    ("memory", "acts"),
+    [
+        # Lower-case speech: the words beside a name are ordinary words, not more of the name.
+        ("send sofia a hundred for the flowers", True),
+        ("sofia isnt paid yet so send her a hundred", True),
+        # A longer name is another name.
+        ("send sofia martinez a hundred", False),
+    ],
+)
+async def test_words_beside_a_name_in_speech_are_not_part_of_it(
+    engine: gate.LocalEngine, memory: str, acts: bool
+) -> None:
+    decision, _ = await _decide(engine, [memory], "send 100 to Sofia", {"amount": 100, "payee": "Sofia"})
+    assert (decision.outcome == "act") is acts, decision
+
+
+@pytest.mark.parametrize(
+    ("memories", "query", "match", "acts"),
+    [
+        # Far from the query in meaning (another language), found by the values it states.
+        (["Quiero que me devuelvan los 60 euros del pedido K-4410."], "refund {} on order {}",
+         {"amount": 60, "order_id": "K-4410"}, True),
+        (["Bitte überweisen Sie 250 Euro auf das Konto DE-7731."], "transfer {} to account {}",
+         {"amount": 250, "account": "DE-7731"}, True),
+        # ... among other memories, and never another caller's.
+        (["my dog is called rex", "i like jazz", "Quiero que me devuelvan los 60 euros del pedido K-4410."],
+         "refund {} on order {}", {"amount": 60, "order_id": "K-4410"}, True),
+        (["¿Cuándo llega el pedido K-4410? Pagué 60 euros."], "refund {} on order {}",
+         {"amount": 60, "order_id": "K-4410"}, False),
+    ],
+)  # fmt: skip
+async def test_a_memory_that_states_the_values_is_read_whatever_its_language(
+    engine: gate.LocalEngine, memories: list[str], query: str, match: dict[str, Any], acts: bool
+) -> None:
+    decision, _ = await _decide(engine, memories, query.format(*match.values()), match)
+    assert (decision.outcome == "act") is acts, decision
+    other = await engine.evaluate_action("bob", query.format(*match.values()), match=match)
+    assert other.outcome != "act", other
+
+
+@pytest.mark.parametrize(
+    "memory",
+    [
+        "oh sure, cancel the gold plan, and while you're at it cancel christmas",
+        "yeah right, like i'd ever cancel the gold plan",
+        "oh great, cancel the gold plan, that'll fix everything",
+    ],
+)
+async def test_a_request_opened_in_sarcasm_is_not_meant(engine: gate.LocalEngine, memory: str) -> None:
+    decision, _ = await _decide(engine, [memory], "cancel the gold plan", {"plan": "gold"})
+    assert decision.outcome != "act", decision
+
+
+async def test_an_annoyed_but_real_request_still_acts(engine: gate.LocalEngine) -> None:
+    """Only a sarcastic form of two words or more opens sarcasm: "whatever" alone is an ordinary word."""
+    decision, _ = await _decide(
+        engine, ["whatever it costs, cancel the gold plan today"], "cancel the gold plan", {"plan": "gold"}
+    )
+    assert decision.outcome == "act", decision
