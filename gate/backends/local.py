@@ -76,6 +76,7 @@ _QUERY_CACHE = 512
 _LATER_LIMIT = 32
 # The memories found by the request's values, besides those found by meaning: the newest few.
 _STATING_LIMIT = 8
+_STATING_SCAN = 256
 # Memories this close to the query (cosine, MiniLM) are read for a trace; the trace itself
 # decides what they say. Denials and withdrawals are short, so the floor is low.
 NEAR_QUERY = 0.30
@@ -1015,14 +1016,17 @@ def _latest(conn: sqlite3.Connection, partition: str) -> tuple[MemoryItem, _Vect
 def _stating(
     conn: sqlite3.Connection, partition: str, keys: Sequence[str]
 ) -> list[tuple[MemoryItem, _Vector | None]]:
-    """The caller's active factual memories that hold one of ``keys``, newest first."""
+    """The caller's active factual memories that hold one of ``keys``, newest first, among their
+    newest :data:`_STATING_SCAN` (a store of ten thousand memories is not read whole on every
+    decision: a request is most often among what the caller said lately)."""
     held = " OR ".join("content LIKE ? ESCAPE '!'" for _ in keys)
     sql = (
-        "SELECT * FROM memories INDEXED BY gate_memories_user_created "
-        f"WHERE user_id = ? AND status = 'ACTIVE' AND memory_type = 'FACTUAL' AND injection_suspect = 0 "
-        f"AND ({held}) ORDER BY created_at DESC LIMIT ?"
+        "SELECT * FROM memories WHERE rowid IN ("
+        "SELECT rowid FROM memories INDEXED BY gate_memories_user_created "
+        "WHERE user_id = ? AND status = 'ACTIVE' AND memory_type = 'FACTUAL' AND injection_suspect = 0 "
+        f"ORDER BY created_at DESC LIMIT ?) AND ({held}) ORDER BY created_at DESC LIMIT ?"
     )
-    return _rows(conn, sql, [partition, *(like_pattern(k) for k in keys), _STATING_LIMIT])
+    return _rows(conn, sql, [partition, _STATING_SCAN, *(like_pattern(k) for k in keys), _STATING_LIMIT])
 
 
 def _newer(
