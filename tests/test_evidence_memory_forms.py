@@ -202,3 +202,67 @@ async def test_an_annoyed_but_real_request_still_acts(engine: gate.LocalEngine) 
         engine, ["whatever it costs, cancel the gold plan today"], "cancel the gold plan", {"plan": "gold"}
     )
     assert decision.outcome == "act", decision
+
+
+@pytest.mark.parametrize(
+    ("memory", "query", "match", "acts"),
+    [
+        # What the request is about, stated first in the same breath, is what it asks for.
+        ("the lamp from k-7702 arrived in pieces, i want the 35 back on my card",
+         "refund {} on order {}", {"amount": 35, "order_id": "K-7702"}, True),
+        ("order m-310 never turned up, so the 18.50 back please",
+         "refund {} on order {}", {"amount": 18.5, "order_id": "M-310"}, True),
+        # ... but not what was said after it, nor what a question asked.
+        ("i want the 35 back on my card, the lamp from k-7702 is fine though",
+         "refund {} on order {}", {"amount": 35, "order_id": "K-7702"}, False),
+        ("where is k-7702? i paid 35 for it", "refund {} on order {}",
+         {"amount": 35, "order_id": "K-7702"}, False),
+    ],
+)  # fmt: skip
+async def test_what_a_request_is_about_said_first_counts_for_it(
+    engine: gate.LocalEngine, memory: str, query: str, match: dict[str, Any], acts: bool
+) -> None:
+    decision, _ = await _decide(engine, [memory], query.format(*match.values()), match)
+    assert (decision.outcome == "act") is acts, decision
+
+
+@pytest.mark.parametrize(
+    ("memory", "query", "match", "acts"),
+    [
+        # A verb with a second sense asks for the action in that sense.
+        ("please hold a table for four for us on friday at 8, name is cho",
+         "reserve a table for {} on {} at {}", {"party": 4, "day": "Friday", "time": "20:00"}, True),
+        ("drop the parcel round on thursday please, i work from home", "deliver the parcel on {}",
+         {"day": "Thursday"}, True),
+        # ... and in its own sense it is still another action.
+        ("please hold my parcel until thursday, i'm away", "deliver the parcel on {}",
+         {"day": "Thursday"}, False),
+        ("drop the thursday delivery, i'll collect it", "deliver the parcel on {}",
+         {"day": "Thursday"}, False),
+    ],
+)  # fmt: skip
+async def test_a_verb_asks_in_each_of_its_senses(
+    engine: gate.LocalEngine, memory: str, query: str, match: dict[str, Any], acts: bool
+) -> None:
+    decision, _ = await _decide(engine, [memory], query.format(*match.values()), match)
+    assert (decision.outcome == "act") is acts, decision
+
+
+@pytest.mark.parametrize(
+    ("memory", "query", "match", "acts"),
+    [
+        # A causative asks for what its participle says: for a removal, something else ...
+        ("the sports add-on keeps dropping out, please get it fixed", "remove the {} add-on from my package",
+         {"addon": "sports"}, False),
+        ("my gold plan bill looks wrong, can you have it checked", "cancel the {} plan",
+         {"plan": "gold"}, False),
+        # ... and the action itself when its participle is the action's verb.
+        ("the engineer visit, can i get it booked in for tuesday at 10am",
+         "book an engineer visit on {} at {}", {"day": "Tuesday", "time": "10:00"}, True),
+    ],
+)  # fmt: skip
+async def test_a_causative_asks_for_what_its_participle_says(
+    engine: gate.LocalEngine, memory: str, query: str, match: dict[str, Any], acts: bool
+) -> None:
+    decision, _ = await _decide(engine, [memory], query.format(*match.values()), match)
+    assert (decision.outcome == "act") is acts, decision

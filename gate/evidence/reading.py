@@ -756,6 +756,8 @@ def known_other(verb: str, wanted: Sequence[str]) -> bool:
     mine, theirs = words.VERB_CLASSES.get(first), words.VERB_CLASSES.get(wanted[0])
     if verb in ("drop off", "send out", "put in", "sign up", "set up", "top up", "pick up"):
         mine = "create"
+    if theirs in words.OTHER_SENSES.get(verb, words.OTHER_SENSES.get(first, frozenset())):
+        return False
     return mine is not None and theirs is not None and mine != theirs
 
 
@@ -819,6 +821,15 @@ def _acts_as_action(part: str, request: TraceRequest) -> bool:
     return _removes(request) and (_away_verbs().search(part) is not None or utterance.withdraws(part))
 
 
+def _leading(clauses: Sequence[_Clause], told: Sequence[_Clause]) -> list[_Clause]:
+    """The clauses that only state something before the first request of a statement ("the boots
+    from r5512 fell apart, i want the 89.99 back"): what the request is about, said first."""
+    if not told:
+        return []
+    first = min(c.start for c in told)
+    return [c for c in clauses if c.end <= first and c.stance == "value"]
+
+
 def _pointing_back(
     text: str,
     clauses: Sequence[_Clause],
@@ -857,6 +868,10 @@ def _asks_other(
     """Whether a request clause asks for another action, or for this one on another thing."""
     wanted = action_words(request)
     verb = asked_verb(part, request) or utterance.command_verb(part)
+    if verb is not None and wanted and _CAUSATIVE.search(part) and not _same_family(verb, wanted):
+        if words.VERB_CLASSES.get(wanted[0]) != "create":
+            return True  # "please get it fixed": something done to the thing, not its removal
+        verb = None  # "get the boiler looked at", for a booking: what the booking is for
     if (
         verb is not None
         and wanted
@@ -866,8 +881,7 @@ def _asks_other(
         # A verb an argument's name speaks of is this action's detail ("leave at 8:15" for
         # leaving_time); a word of its description is not ("check the balance" is no "checking").
         return True
-    if verb is not None and wanted and _CAUSATIVE.search(part) and not _same_family(verb, wanted):
-        return True  # "please get it fixed": something done to the thing, not the action
+
     # The words of a value ("Reservation at The Shuckery" as an event's title) say no verb.
     if verb is None and _says_abroad(_without_values(part, request), wanted) is False:
         return True  # "quiero anular ...": a verb of another family, in the caller's language
@@ -1078,6 +1092,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
     carried = _carries_all(values, request)
     points_back = _pointing_back(text, clauses, ours, values, request)
     told = [c for c in ours if not c.asked]  # asked outright, not as a modal question
+    stated = [*told, *_leading(clauses, told)]
     plainly = (
         bool(ours or whole_question)
         and not other_action
@@ -1086,7 +1101,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             or plain >= CLEAR
             or rendered >= CLEAR_RENDERED
             or ((plain >= ABOUT or rendered >= ABOUT_RENDERED) and shares_word(text, wanted))
-            or (carried and _distinctive(_within(values, told), request) and near >= FLOOR)
+            or (carried and _distinctive(_within(values, stated), request) and near >= FLOOR)
             # "quiero pagar la factura F-22019": the action's verb in the caller's language,
             # with a value of it.
             or (

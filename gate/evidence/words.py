@@ -269,6 +269,19 @@ VERB_CLASSES: dict[str, str] = {
 
 # Verbs that ask to know or see something, not to change it: a request with one of them is
 # never a request to book, pay or cancel ("find me a restaurant in Danville").
+# Verbs with a second sense beside their class above, by the words they are said with: "hold a
+# table for us" and "save us a spot" book, "drop the box round" delivers, "drop me down to
+# basic" changes. A verb asks for another action only when none of its senses is the action's.
+OTHER_SENSES: dict[str, frozenset[str]] = {
+    "hold": frozenset({"create"}),
+    "save": frozenset({"create"}),
+    "drop off": frozenset({"create"}),
+    "drop round": frozenset({"create"}),
+    "drop by": frozenset({"create"}),
+    "drop over": frozenset({"create"}),
+    "drop down": frozenset({"change"}),
+}
+
 INQUIRY = frozenset(
     {
         *("find", "search", "look", "check", "show", "tell", "see", "know", "list", "browse", "compare"),
