@@ -219,6 +219,10 @@ _NOT_NEGATION = re.compile(
     r"no problem|not a problem|no worries|(?:do not|don'?t) forget|(?:do not|don'?t) hesitate|"
     r"not only|why not|no doubt|without (?:delay|fail)|nothing else|no later than|"
     r"as soon as possible|if not sooner|no,? (?:wait|sorry|actually|no|problem)|oh no|"
+    # "no i need it on friday", "great, no we want a cab": a no said before a wish of the
+    # speaker's, as speech-to-text writes it without its comma, answers what came before
+    r"no(?=\s+(?:i|we)\s+(?:(?:really|just|actually|only)\s+)?(?:need|want|wanted|'d like|would like|"
+    r"'m after|am after|meant|mean|said)\b)|"
     r"sin falta|sans faute|no te olvides|n'oublie pas|nicht vergessen|"
     # "a not very costly restaurant", "somewhere not too pricey": a no inside a description
     # qualifies it, it denies nothing
@@ -789,7 +793,11 @@ _OTHER_SUBJECT = re.compile(
 )
 _WITH_ME = re.compile(r"^.{0,60}?\b(?:and|&)\s+(?:i|me|myself)\b|^.{0,40}?\b(?:y yo|et moi|und ich)\b", re.I)
 _OTHERS_THING = re.compile(
-    rf"\b(?:(?:my|our)\s+(?:\w+\s+)?(?:{_RELATION})'?s(?!\s+(?:\w+ing|not|been|got|going|gone|here|there|"
+    # "my brothers account" (speech-to-text drops the apostrophe) is theirs; "with my friends"
+    # and "my friends and i" are people, a plural with nothing of theirs after it.
+    rf"\b(?:(?:my|our)\s+(?:\w+\s+)?(?:{_RELATION})'?s(?!\s*[,.;!?]|\s*$|\s+(?:to|for|with|and|or|from|who|that|"
+    r"are|were|will|can|would|could|tonight|today|tomorrow|later|too|as well)\b)"
+    r"(?!\s+(?:\w+ing|not|been|got|going|gone|here|there|"
     r"coming|away|off|ill|sick|well|busy|already|just|also|too|a|an|the|very|so|in|on|at|birthday|"
     r"anniversary|wedding|party|retirement|graduation|funeral|christening|leaving do)\b)|"
     r"(?:his|her|their|hers|theirs)\b(?!\s+(?:own\s+)?"

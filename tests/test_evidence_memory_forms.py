@@ -266,3 +266,47 @@ async def test_a_causative_asks_for_what_its_participle_says(
 ) -> None:
     decision, _ = await _decide(engine, [memory], query.format(*match.values()), match)
     assert (decision.outcome == "act") is acts, decision
+
+
+@pytest.mark.parametrize(
+    ("memory", "acts"),
+    [
+        # A no before the caller's own wish, written without its comma, answers what came before.
+        ("no i need the cab to 12 mill lane at 9pm", True),
+        ("great no we want a cab to 12 mill lane at 9pm", True),
+        # The caller among the people they name is their own request.
+        ("i need a cab with my friends to 12 mill lane at 9pm", True),
+        # A no to the wish itself, and a ride for somebody else, are not.
+        ("no i dont want a cab to 12 mill lane at 9pm", False),
+        ("i need a cab for my brother to 12 mill lane at 9pm", False),
+        ("my brothers cab to 12 mill lane at 9pm needs booking", False),
+    ],
+)
+async def test_a_no_before_a_wish_and_the_caller_among_friends(
+    engine: gate.LocalEngine, memory: str, acts: bool
+) -> None:
+    match = {"address": "12 Mill Lane", "time": "9pm"}
+    decision, _ = await _decide(engine, [memory], "book a cab to 12 Mill Lane at 9pm", match)
+    assert (decision.outcome == "act") is acts, decision
+
+
+@pytest.mark.parametrize(
+    ("memory", "subtitles", "acts"),
+    [
+        # An argument whose value is an absence is given by a no that says it.
+        ("rent pet sematary for me, as for subtitles i want none", "None", True),
+        ("rent pet sematary for me, subtitles none please", "None", True),
+        # ... and another value of it is not that absence.
+        ("rent pet sematary for me with english subtitles", "None", False),
+        # A no to an argument with a value is still a no to it.
+        ("rent pet sematary for me, no english subtitles", "English", False),
+    ],
+)
+async def test_a_value_that_is_an_absence_is_given_by_a_no(
+    engine: gate.LocalEngine, memory: str, subtitles: str, acts: bool
+) -> None:
+    match = {"movie": "Pet Sematary", "subtitles": subtitles}
+    decision, _ = await _decide(
+        engine, [memory], f"rent the movie Pet Sematary with {subtitles} subtitles", match
+    )
+    assert (decision.outcome == "act") is acts, decision

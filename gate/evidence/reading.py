@@ -1064,7 +1064,12 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         )
     if _reason_then_request(clauses, text, request):
         clauses = [c if c.stance != "denial" else _Clause(c.start, c.end, "value") for c in clauses]
-    denied = frozenset(n for c in clauses if c.stance in ("denial", "exception") for n in c.denied)
+    # An argument whose own value is an absence ("None" subtitles) is given by a no ("as for
+    # subtitles, i want none"), never denied by one.
+    absent = frozenset(a.name for a in request.bound if a.norm is not None and a.norm.key in words.ABSENCE)
+    denied = frozenset(
+        n for c in clauses if c.stance in ("denial", "exception") for n in c.denied if n not in absent
+    )
     denies_action = any(c.denies_action for c in clauses)
     opposite = bool(wanted) and any(
         utterance.opposes(text[c.start : c.end], wanted[:1])

@@ -269,6 +269,11 @@ VERB_CLASSES: dict[str, str] = {
 
 # Verbs that ask to know or see something, not to change it: a request with one of them is
 # never a request to book, pay or cancel ("find me a restaurant in Danville").
+# Values that are an absence ("None" subtitles, no extras): a no that says one gives the value.
+ABSENCE = frozenset(
+    {"none", "no", "nothing", "without", "n/a", "ninguno", "ninguna", "aucun", "aucune", "kein", "keine"}
+)
+
 # Verbs with a second sense beside their class above, by the words they are said with: "hold a
 # table for us" and "save us a spot" book, "drop the box round" delivers, "drop me down to
 # basic" changes. A verb asks for another action only when none of its senses is the action's.
