@@ -242,7 +242,26 @@ def resolve_when(tagged: list[Tagged], question: str, pending: tuple[Value, ...]
     )
     asked = {t.key for t in answer_tokens(question)}
     for t in when:
-        t.tag = CHANGE if fixed and t.tok.key not in asked and not _after_go_ahead(tagged, t) else NEUT
+        fixed_here = fixed and t.tok.key not in asked and not _after_go_ahead(tagged, t)
+        t.tag = CHANGE if fixed_here and not _now_it_is(tagged, t) else NEUT
+
+
+_STATE_SUBJECTS = frozenset({"it", "it's", "that", "that's", "everything", "everything's", "all", "this"})
+
+
+def _now_it_is(tagged: list[Tagged], when: Tagged) -> bool:
+    """ "yes, now everything you have is correct", "now it's right": "now" opening a statement
+    that the details are right says how they stand after the fix, not when to act ("yes, now
+    please" still asks for now)."""
+    k = tagged.index(when)
+    rest = tagged[k + 1 :]
+    return (
+        when.tok.key == "now"
+        and bool(rest)
+        and rest[0].tok.key in _STATE_SUBJECTS
+        and any(u.tag == AFF for u in rest[1:])
+        and not any(u.tag in (CHANGE, NEG, NEGVERB, "value", "newvalue", "unknown") for u in rest)
+    )
 
 
 def resolve_scope(tagged: list[Tagged], question: str, pending: tuple[Value, ...] = ()) -> None:
