@@ -554,7 +554,7 @@ def states_wish(text: str) -> bool:
     if _REQUEST_AS_QUESTION.search(t):
         return True
     for clause in clauses(t):
-        if _WISH.search(clause):
+        if _WISH.search(clause) or _WISH_WITH_OTHERS.search(clause):
             return True
         opening = _IMPERATIVE.search(clause)
         if opening is not None and not _NARRATIVE.search(clause[opening.end() :]):
@@ -562,6 +562,14 @@ def states_wish(text: str) -> bool:
     return False
 
 
+# A wish of the speaker with others ("me and my other half want somewhere to eat", "my wife
+# and i need a room", "the two of us would like a table").
+_WISH_WITH_OTHERS = re.compile(
+    r"\b(?:me and (?:my|our|a|an) \w+(?: \w+)?|(?:my|our) \w+(?: \w+)? and (?:i|me)|"
+    r"(?:the|all) (?:two|three|four|five|six|seven|eight|nine|ten) of us|both of us|all of us)\s+"
+    r"(?:(?:really|just|would|'d)\s+)?(?:want|wanna|need|like|love|fancy)\b",
+    re.IGNORECASE,
+)
 # What a clause that opens with a command says right after its verb: whom for, or what.
 _OBJECT_AFTER = (
     r"(?:(?:me|us|my|our|the|this|that|these|those|it|them|a|an|some|all|both|"

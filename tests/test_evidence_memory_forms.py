@@ -310,3 +310,36 @@ async def test_a_value_that_is_an_absence_is_given_by_a_no(
         engine, [memory], f"rent the movie Pet Sematary with {subtitles} subtitles", match
     )
     assert (decision.outcome == "act") is acts, decision
+
+
+@pytest.mark.parametrize(
+    ("memory", "party", "acts"),
+    [
+        # The speaker with others wishes too, and counts themselves in.
+        ("me and a mate want a table for lunch on wednesday at 12:30", 2, True),
+        ("me and my other half would like a table wednesday at 12:30", 2, True),
+        ("the three of us want a table on wednesday at 12:30", 3, True),
+        # ... and the count is the people said, not another.
+        ("me and a mate want a table for lunch on wednesday at 12:30", 3, False),
+        ("me and my brother ate there on wednesday at 12:30", 2, False),  # a report, no wish
+    ],
+)
+async def test_a_wish_said_with_others_counts_the_speaker_in(
+    engine: gate.LocalEngine, memory: str, party: int, acts: bool
+) -> None:
+    match = {"party": party, "day": "Wednesday", "time": "12:30"}
+    decision, _ = await _decide(engine, [memory], f"book a table for {party} on Wednesday at 12:30", match)
+    assert (decision.outcome == "act") is acts, decision
+
+
+@pytest.mark.parametrize(
+    ("memory", "acts"),
+    [
+        ("tuesdays good for the parcel so just bring it then", True),
+        ("can you bring the parcel round on tuesday", True),
+        ("tuesdays good for the parcel but don't bring it then", False),
+    ],
+)
+async def test_bringing_a_parcel_is_delivering_it(engine: gate.LocalEngine, memory: str, acts: bool) -> None:
+    decision, _ = await _decide(engine, [memory], "deliver the parcel on Tuesday", {"day": "Tuesday"})
+    assert (decision.outcome == "act") is acts, decision

@@ -1032,7 +1032,7 @@ def people_counts(text: str) -> list[tuple[int, int, int]]:
         (rf"\b(?:me|myself|i)\s+and\s+{_COUNT}\s+(?:\w+\s+)?(?:{people}|others|more)\b", 1),
         (r"\b(?:just|only)\s+(?:me|myself)\b(?!\s*(?:,\s*)?and\b)|\bon my own\b|\bby myself\b", -1),
         (r"\bboth of us\b|\bthe two of us\b|\bme and you\b", -2),
-        (rf"\b(?:me|myself|i)\s*,?\s+(?:and\s+)?(?:my|our)\s+(?:{partners})\b", -2),
+        (rf"\b(?:me|myself|i)\s*,?\s+(?:and\s+)?(?:my|our|a|an)\s+(?:{partners})\b", -2),
         (rf"\b(?:my|our)\s+(?:{partners})\s+and\s+(?:i|me|myself)\b", -2),
     ]
     for pattern, value in patterns:

@@ -313,6 +313,7 @@ PARTNERS = frozenset(
     {
         *("wife", "husband", "partner", "colleague", "friend", "mate", "son", "daughter", "mum", "mom"),
         *("dad", "brother", "sister", "boyfriend", "girlfriend", "fiance", "fiancee", "boss", "kid"),
+        *("other half", "hubby", "missus", "plus one"),
     }
 )
 
