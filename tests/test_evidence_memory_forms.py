@@ -170,6 +170,10 @@ async def test_words_beside_a_name_in_speech_are_not_part_of_it(
         # ... among other memories, and never another caller's.
         (["my dog is called rex", "i like jazz", "Quiero que me devuelvan los 60 euros del pedido K-4410."],
          "refund {} on order {}", {"amount": 60, "order_id": "K-4410"}, True),
+        (["Tráiganme el paquete el miércoles, por favor."], "deliver the parcel on {}",
+         {"day": "Wednesday"}, True),
+        (["Können Sie meinen Termin bitte auf Donnerstag verschieben?"], "move my appointment to {}",
+         {"day": "Thursday"}, True),
         (["¿Cuándo llega el pedido K-4410? Pagué 60 euros."], "refund {} on order {}",
          {"amount": 60, "order_id": "K-4410"}, False),
     ],

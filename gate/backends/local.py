@@ -39,7 +39,6 @@ import numpy as np
 from contextdb.core.models import MemoryItem, MemoryType
 from contextdb.core.slots import canonicalize_slot
 from contextdb.dynamics.trust import speaker_id
-from contextdb.store.base import like_pattern
 from contextdb.store.sqlite_store import SQLiteStore, _row_to_item
 from numpy.typing import NDArray
 from sqlalchemy import Connection, insert, select
@@ -52,6 +51,7 @@ from gate.backends.engine_writes import EngineWrites, MemoryMissing
 from gate.canonical import digest
 from gate.errors import DecisionNotFound, ReceiptConflict, ServiceError
 from gate.evidence import EvidenceContext, EvidenceMemory, EvidenceSlot, ServiceDecision, ServiceReceipt
+from gate.evidence.forms import search_pattern
 from gate.evidence.meaning import Meaning, vectors_of
 from gate.evidence.reading import base_texts, bearing, texts_for
 from gate.evidence.readings import ReadingCache
@@ -1026,7 +1026,7 @@ def _stating(
         "WHERE user_id = ? AND status = 'ACTIVE' AND memory_type = 'FACTUAL' AND injection_suspect = 0 "
         f"ORDER BY created_at DESC LIMIT ?) AND ({held}) ORDER BY created_at DESC LIMIT ?"
     )
-    return _rows(conn, sql, [partition, _STATING_SCAN, *(like_pattern(k) for k in keys), _STATING_LIMIT])
+    return _rows(conn, sql, [partition, _STATING_SCAN, *(search_pattern(k) for k in keys), _STATING_LIMIT])
 
 
 def _newer(

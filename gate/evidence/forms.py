@@ -1159,10 +1159,12 @@ def search_keys(request: TraceRequest) -> tuple[str, ...]:
     (another language, a pointer: "the basic tier is pointless for me now").
 
     An identifier as said and without its separators; a name and its longest word; a number of
-    two digits or more; a weekday's name in every language. Other kinds (times, dates, small
-    numbers) have too many spoken forms to search by, and give no key. Lower case.
+    two digits or more; a weekday's name in every language (folded: accents are matched by
+    :func:`search_pattern`). Other kinds (times, dates, small numbers) have too many spoken forms
+    to search by, and give no key. Lower case.
     """
     out: set[str] = set()
+    digits: set[str] = set()
     for spec in request.bound:
         if spec.at_default or spec.norm is None:
             continue
@@ -1176,10 +1178,10 @@ def search_keys(request: TraceRequest) -> tuple[str, ...]:
         elif spec.kind == "number" and spec.norm.key.split(".")[0].lstrip("-").isdigit():
             whole = spec.norm.key.split(".")[0].lstrip("-")
             if len(whole) >= 2:
-                out.add(whole)
+                digits.add(whole)
         elif spec.kind == "weekday":
             out |= _weekday_names(spec.norm.key)
-    return tuple(sorted(k for k in out if len(k) >= _KEY_MIN))
+    return tuple(sorted({k for k in out if len(k) >= _KEY_MIN} | digits))
 
 
 @lru_cache(maxsize=16)
@@ -1190,3 +1192,11 @@ def _weekday_names(key: str) -> frozenset[str]:
         for name, day in lang.table("weekdays").items()
         if day == key
     )
+
+
+def search_pattern(key: str) -> str:
+    """A SQL ``LIKE`` pattern (escaped with ``!``) for a search key, any letter standing for itself
+    or its accented forms: the language data is folded ("miercoles"), a memory is not
+    ("miércoles"). A vowel matches any one character."""
+    escaped = key.casefold().replace("!", "!!").replace("%", "!%").replace("_", "!_")
+    return "%" + re.sub(r"[aeiouy]", "_", escaped) + "%"

@@ -424,7 +424,8 @@ FOREIGN_VERBS: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = tuple(
         ("book|reserve|schedule|booking|reservation", "reserv|réserv|buche|buchen|gebucht|apúnt|apunt|agend"),
         (
             "cancel|end|stop|terminate|unsubscribe",
-            "cancel|anul|annul|résili|resili|kündig|kundig|storn|baja|désabonn|desabonn|abbestell|abmeld",
+            "cancel|anul|annul|résili|resili|kündig|kundig|storn|baja|désabonn|desabonn|abbestell|abmeld|"
+            "beend|arrêt|arret",
         ),
         (
             "pay|settle|payment",
@@ -440,9 +441,10 @@ FOREIGN_VERBS: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = tuple(
         ),
         (
             "move|change|switch|swap|update",
-            "cambi|chang|änder|wechsel|umstell|pásame|pasarme|passer|passez",
+            "cambi|chang|änder|wechsel|umstell|pásame|pasarme|passer|passez|umbuch|verschieb|verleg|"
+            "décal|decal|déplac|deplac",
         ),
-        ("deliver|delivery|ship", "entreg|livr|liefer|zustell"),
+        ("deliver|delivery|ship", "entreg|livr|liefer|zustell|tráig|traig|traer|apport"),
         ("remove|take off|drop|delete", "quít|quitar|quita|sacar|sáca|enlev|entfern|supprim|elimin"),
         ("car|rental|hire car", "alquil|coche|voiture|louer|loue|miet|mietwagen"),
         ("flight|fly|flying", "vuelo|volar|vol|vols|flieg|flug"),
