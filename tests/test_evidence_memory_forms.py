@@ -347,3 +347,30 @@ async def test_a_wish_said_with_others_counts_the_speaker_in(
 async def test_bringing_a_parcel_is_delivering_it(engine: gate.LocalEngine, memory: str, acts: bool) -> None:
     decision, _ = await _decide(engine, [memory], "deliver the parcel on Tuesday", {"day": "Tuesday"})
     assert (decision.outcome == "act") is acts, decision
+
+
+@pytest.mark.parametrize(
+    ("memory", "acts"),
+    [
+        # A name with its possessive names the thing after it ("rosa's school trip").
+        ("pay rosa's school outing please, the forty five", True),
+        # A possessive before another thing is another thing.
+        ("pay rosa's piano lesson please, the forty five", False),
+    ],
+)
+async def test_a_possessive_names_the_thing_after_it(
+    engine: gate.LocalEngine, memory: str, acts: bool
+) -> None:
+    match = {"amount": 45, "child": "Rosa"}
+    decision, _ = await _decide(engine, [memory], "pay 45 pounds for Rosa's school trip", match)
+    assert (decision.outcome == "act") is acts, decision
+
+
+async def test_a_reason_for_removing_remembered_on_its_own_is_no_no(engine: gate.LocalEngine) -> None:
+    """The engine marks "i don't need the isa any more" as a no; for a removal it is the reason."""
+    memories = ["i don't need the isa any more", "wind it up and put the money in my savings account"]
+    match = {"account": "ISA", "dest": "my savings account"}
+    query = "close my ISA account and move the balance to my savings account"
+    decision, _ = await _decide(engine, memories, query, match)
+    assert decision.outcome == "act", decision
+    assert decision.rule != "evidence.denied", decision

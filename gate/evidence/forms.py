@@ -759,13 +759,15 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
     cues |= set(_WORD.findall(request.description.casefold()))
     before = [w.rstrip(".,'’") for w in _NAME_BESIDE.findall(text[:start].casefold())[-1:]]
     rest = text[end:]
-    possessive = re.match(r"['’]s\b|s['’]", rest)
+    # The possessive is said after the name, or inside the words found for it ("amelia's").
+    possessive = re.match(r"['’]s\b|s['’]", rest) or re.search(r"['’]s$", text[start:end])
+    after_possessive = rest[possessive.end() :] if possessive and possessive.string is rest else rest
     after = [
-        w.rstrip(".,'’")
-        for w in _NAME_BESIDE.findall((rest[possessive.end() :] if possessive else rest).casefold())[
-            : 2 if possessive else 1
-        ]
+        w.rstrip(".,'’") for w in _NAME_BESIDE.findall(after_possessive.casefold())[: 2 if possessive else 1]
     ]
+    if possessive and after and after[0] in words.BESIDE_NAME:
+        possessive = None  # "biscuit's been limping": "'s" is "has" or "is", not whose
+        after = after[:1]
     gap_before = text[:start].rstrip()
     for word in before:
         if _beside(word, cues):
@@ -777,7 +779,7 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
         if _written_lower(text, start, word):
             continue
         return False
-    gap_after = (rest[possessive.end() :] if possessive else rest).lstrip()
+    gap_after = after_possessive.lstrip()
     if possessive:
         return any(w in cues or _family_word(w, cues) for w in after)
     for word in after:

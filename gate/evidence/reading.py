@@ -1141,6 +1141,8 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         and not denies_action
         and _names_bound(text, request)
         and utterance.says_no(text, request.lang)  # "I don't mind a shared ride" is a yes
+        # "i don't need the isa any more": for a removal, the reason for it, not a no to it
+        and not (_removes(request) and (_no_longer_needed(text) or utterance.withdraws(text)))
     ):
         denies_action = not requests  # the engine read a no the clause reading could not place
     first_request = ours[0].start if ours else len(text)
