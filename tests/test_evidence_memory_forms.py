@@ -374,3 +374,21 @@ async def test_a_reason_for_removing_remembered_on_its_own_is_no_no(engine: gate
     decision, _ = await _decide(engine, memories, query, match)
     assert decision.outcome == "act", decision
     assert decision.rule != "evidence.denied", decision
+
+
+@pytest.mark.parametrize(
+    ("memory", "name", "acts"),
+    [
+        # A name that ends in "'s" is the name, at the end of a sentence or before more words.
+        ("i would like a shared cab to get to gallo's.", "Gallo's", True),
+        ("a shared cab to gallo's please", "Gallo's", True),
+        ("i want a shared cab to mimi's.", "Mimi's Cafe", True),  # the kind of place left out
+        ("a shared cab to gallo's bakery please", "Gallo's", False),  # a longer name
+    ],
+)
+async def test_a_name_ending_in_a_possessive_is_the_name(
+    engine: gate.LocalEngine, memory: str, name: str, acts: bool
+) -> None:
+    match = {"destination": name, "shared_ride": True}
+    decision, _ = await _decide(engine, [memory], f"book a shared cab to {name}", match)
+    assert (decision.outcome == "act") is acts, decision

@@ -760,12 +760,14 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
     before = [w.rstrip(".,'’") for w in _NAME_BESIDE.findall(text[:start].casefold())[-1:]]
     rest = text[end:]
     # The possessive is said after the name, or inside the words found for it ("amelia's").
-    possessive = re.match(r"['’]s\b|s['’]", rest) or re.search(r"['’]s$", text[start:end])
+    possessive = re.match(r"['’]s\b|s['’]", rest) or re.search(r"(?<![\s'’])['’]s$", text[start:end])
+    if possessive is not None and possessive.string is not rest and _ends_in_s(request, text[start:end]):
+        possessive = None  # "Gallo's" is the name itself, not Gallo's something
     after_possessive = rest[possessive.end() :] if possessive and possessive.string is rest else rest
     after = [
         w.rstrip(".,'’") for w in _NAME_BESIDE.findall(after_possessive.casefold())[: 2 if possessive else 1]
     ]
-    if possessive and after and after[0] in words.BESIDE_NAME:
+    if possessive and (not after or after[0] in words.BESIDE_NAME):
         possessive = None  # "biscuit's been limping": "'s" is "has" or "is", not whose
         after = after[:1]
     gap_before = text[:start].rstrip()
@@ -791,6 +793,12 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
             continue
         return False
     return True
+
+
+def _ends_in_s(request: TraceRequest, said: str) -> bool:
+    """Whether a value of the request ends in the possessive the words found for it end in."""
+    tail = said.casefold()[-2:].replace("’", "'")
+    return any(a.shown.casefold().replace("’", "'").endswith(tail) for a in request.arguments)
 
 
 def _beside(word: str, cues: set[str]) -> bool:
