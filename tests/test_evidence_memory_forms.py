@@ -72,6 +72,7 @@ async def test_a_request_that_points_back_asks_for_what_it_points_at(
     if acts:
         assert decision.outcome == "act" and last in {m.id for m in decision.memories}, decision
         assert decision.rule == "evidence.trace", decision
+        assert decision.trace is not None and decision.trace.action.rule == "trace.action.points_back"
     else:
         assert decision.outcome != "act", decision
 

@@ -7,6 +7,7 @@ the rule that decided it, a stable id; in order, the first that applies:
 
 ``trace.speaker``       not the caller's own words (the agent's, a quoted or labelled source)
 ``trace.instruction``   text that tries to instruct the agent or the system
+``trace.sarcasm``       opened by a fixed sarcastic form ("oh sure, stop the gym one, and ...")
 ``trace.record``        the gate's own record of a request it acted on ("I confirm: ...")
 ``trace.closing``       thanks, agreement or politeness and nothing else ("that works for me")
 ``trace.someone_else``  about or for somebody else
@@ -18,6 +19,8 @@ the rule that decided it, a stable id; in order, the first that applies:
                         also later in the same breath ("book it, or actually let me check")
 ``trace.question``      asks rather than requests ("is Friday free?"); its values still count
 ``trace.request``       asks for an action (a wish, a command, a polite question)
+``trace.points_back``   asks for this action with a pronoun for what was said before it ("i'm
+                        done with the gold one, get me off it"): its own verb is the action's
 ``trace.value``         gives values without asking for anything itself ("at 11:45", "Lotus please")
 ``trace.other``         says something else
 
@@ -27,7 +30,9 @@ its verb or its thing (a word of the query, its stem or its family); it
 asks for another action (``trace.other_action``) when its verb is of
 another family, or when it asks for this action on another thing ("cancel
 my premium seats for the opera" is not the premium plan, "book a vet
-visit" not a home visit, "at the groomers" not "at the vet").
+visit" not a home visit, "at the groomers" not "at the vet"). A modal
+question whose subject is not the one asked ("can he come tuesday instead")
+asks for it only by its words or meaning, never by its values alone.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ from earlier calls, then this call's turns) and answers, with the rule that
 decided each:
 
 - **the action** (``trace.action``): the latest statement of the caller that
-  asks for it by meaning, or the caller's agreement to the agent's offer to do
+  asks for it by meaning, or with a pronoun for what they said before it
+  (``trace.action.points_back``), or the caller's agreement to the agent's offer to do
   it (``trace.action.offer``); a later denial (``trace.action.denied``) or
   withdrawal (``trace.action.withdrawn``) ends it;
 - **each argument the policy binds**: the caller's latest word on it wins.
@@ -267,7 +268,11 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
             and r.names_action
             and (s.origin == "call" or not request.slot or _in_slot(s))
         ):
-            found, asked_at = _requested(r, "trace.action", note="asked for by the caller"), i
+            if r.rule == "trace.points_back":
+                note = "asked for by the caller, pointing back at what they said before"
+                found, asked_at = _requested(r, "trace.action.points_back", note=note), i
+            else:
+                found, asked_at = _requested(r, "trace.action", note="asked for by the caller"), i
             continue
         if r.stance == "denial" and (r.about >= rd.RELATED or r.denied or _mentions_bound(r)):
             if r.denies_action or _denies_all(r, request):
