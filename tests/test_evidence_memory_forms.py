@@ -393,3 +393,29 @@ async def test_a_name_ending_in_a_possessive_is_the_name(
     match = {"destination": name, "shared_ride": True}
     decision, _ = await _decide(engine, [memory], f"book a shared cab to {name}", match)
     assert (decision.outcome == "act") is acts, decision
+
+
+@pytest.mark.parametrize(
+    ("memory", "query", "match", "acts"),
+    [
+        # A count said with what it counts does not come up by chance.
+        ("make it 6 people", "set the party size to {}", {"party": 6}, True),
+        ("make it 3 nights please", "set the stay to {} nights", {"nights": 3}, True),
+        # ... a bare number does, and a count of something else is not it.
+        ("make it 6", "set the party size to {}", {"party": 6}, False),
+        ("make it 6 tables", "set the party size to {}", {"party": 6}, False),
+        # A label before a number is right before it: "a table, 4 people" counts people.
+        ("get us a table, 4 people, friday, 8 pm", "book a table for {} on {} at {}",
+         {"party": 4, "day": "Friday", "time": "20:00"}, True),
+        ("get us table 4 on friday at 8 pm", "book a table for {} on {} at {}",
+         {"party": 4, "day": "Friday", "time": "20:00"}, False),
+        # A plural of a word of the thing's family is of that family.
+        ("i don't want the sports channels anymore, remove them", "remove the {} add-on",
+         {"addon": "sports"}, True),
+    ],
+)  # fmt: skip
+async def test_counts_labels_and_plurals(
+    engine: gate.LocalEngine, memory: str, query: str, match: dict[str, Any], acts: bool
+) -> None:
+    decision, _ = await _decide(engine, [memory], query.format(*match.values()), match)
+    assert (decision.outcome == "act") is acts, decision

@@ -702,9 +702,14 @@ def _period_at(text: str, end: int) -> str | None:
     return _PERIOD_OF.get(unit, unit)
 
 
+_LABEL_BEFORE = re.compile(r"([a-zà-ÿß]+)[\s#:\-]*$")
+
+
 def _label_at(text: str, start: int) -> str | None:
-    before = _before_words(text, start, 1)
-    return before[0] if before and before[0] in _ID_LABELS else None
+    """The label right before a number ("order 4471", "table #4"); a comma between ("a table, 4
+    people") ends it."""
+    found = _LABEL_BEFORE.search(text[:start].casefold())
+    return found.group(1) if found and found.group(1) in _ID_LABELS else None
 
 
 def _bound_at(text: str, start: int) -> str | None:
@@ -837,8 +842,9 @@ def _family_word(word: str, cues: set[str]) -> bool:
     """Whether ``word`` is of a family of the request's own words ("subscription" for "plan")."""
     if _mentions(word, None):
         return True  # a day, a time or a number beside a name is not part of it
+    single = word[:-1] if word.endswith("s") and len(word) > 3 else word  # "channels" is a channel
     for family in words.FAMILIES:
-        if word in family and any(c in family for c in cues):
+        if (word in family or single in family) and any(c in family for c in cues):
             return True
     return any(len(c) >= 4 and (word.startswith(c) or c.startswith(word)) for c in cues if len(word) >= 4)
 

@@ -1111,7 +1111,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             or plain >= CLEAR
             or rendered >= CLEAR_RENDERED
             or ((plain >= ABOUT or rendered >= ABOUT_RENDERED) and shares_word(text, wanted))
-            or (carried and _distinctive(_within(values, stated), request) and near >= FLOOR)
+            or (carried and _distinctive(_within(values, stated), request, text) and near >= FLOOR)
             # "quiero pagar la factura F-22019": the action's verb in the caller's language,
             # with a value of it.
             or (
@@ -1128,7 +1128,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         near >= RELATED
         or _bare_values(text, request)
         or names
-        or (gives and (change or _distinctive(values, request)))
+        or (gives and (change or _distinctive(values, request, text)))
     )
     base = {
         "about": plain,
@@ -1311,10 +1311,17 @@ def _mentions_own(values: Mapping[str, tuple[forms.Said, ...]]) -> bool:
     return any(x.same and x.fits for said in values.values() for x in said)
 
 
-def _distinctive(values: Mapping[str, tuple[forms.Said, ...]], request: TraceRequest) -> bool:
-    """Whether a value said is one that does not come up by chance: an identifier or a name."""
+def _distinctive(values: Mapping[str, tuple[forms.Said, ...]], request: TraceRequest, text: str = "") -> bool:
+    """Whether a value said is one that does not come up by chance: an identifier or a name, or a
+    count said with what it counts where the argument counts that ("6 people" for a party size,
+    "3 nights" for a stay)."""
     return any(
-        a.kind in ("ident", "text") and any(x.same and x.fits for x in values.get(a.name, ()))
+        any(
+            x.same
+            and x.fits
+            and (a.kind in ("ident", "text") or (a.unit is not None and forms.unit_at(text, x.end) == a.unit))
+            for x in values.get(a.name, ())
+        )
         for a in request.bound
     )
 
