@@ -554,7 +554,7 @@ def states_wish(text: str) -> bool:
     if _REQUEST_AS_QUESTION.search(t):
         return True
     for clause in clauses(t):
-        if _WISH.search(clause) or _WISH_WITH_OTHERS.search(clause):
+        if _WISH.search(clause) or _WISH_WITH_OTHERS.search(clause) or _NEW_STATE.search(clause):
             return True
         opening = _IMPERATIVE.search(clause)
         if opening is not None and not _NARRATIVE.search(clause[opening.end() :]):
@@ -562,6 +562,9 @@ def states_wish(text: str) -> bool:
     return False
 
 
+# A new state of the speaker's own said as it now is ("my new address for deliveries is 22 elm
+# street", "our new number will be ..."): what they want things changed to.
+_NEW_STATE = re.compile(r"\b(?:my|our) new (?:[\w'-]+ ){1,4}?(?:is|are|will be|'s)\b", re.IGNORECASE)
 # A wish of the speaker with others ("me and my other half want somewhere to eat", "my wife
 # and i need a room", "the two of us would like a table").
 _WISH_WITH_OTHERS = re.compile(

@@ -419,3 +419,22 @@ async def test_counts_labels_and_plurals(
 ) -> None:
     decision, _ = await _decide(engine, [memory], query.format(*match.values()), match)
     assert (decision.outcome == "act") is acts, decision
+
+
+@pytest.mark.parametrize(
+    ("memory", "acts"),
+    [
+        # A new state of the caller's own, said as it now is, is what they want it changed to.
+        ("my new address for deliveries is 22 elm street", True),
+        ("our new delivery address will be 22 elm street", True),
+        # ... somebody else's new address, or a question about it, is not.
+        ("my mum's new address is 22 elm street", False),
+        ("is my new address 22 elm street on your system?", False),
+    ],
+)
+async def test_a_new_state_said_as_it_is_asks_for_it(
+    engine: gate.LocalEngine, memory: str, acts: bool
+) -> None:
+    match = {"address": "22 Elm Street"}
+    decision, _ = await _decide(engine, [memory], "change my delivery address to 22 Elm Street", match)
+    assert (decision.outcome == "act") is acts, decision
