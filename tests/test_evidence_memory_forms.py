@@ -438,3 +438,22 @@ async def test_a_new_state_said_as_it_is_asks_for_it(
     match = {"address": "22 Elm Street"}
     decision, _ = await _decide(engine, [memory], "change my delivery address to 22 Elm Street", match)
     assert (decision.outcome == "act") is acts, decision
+
+
+@pytest.mark.parametrize(
+    ("memories", "acts"),
+    [
+        # A size said with its number in words and a spoken unit of its scale is that size.
+        (["can you put my mobile on the ten gig a month tariff"], True),
+        (["switch me to the 10 gigabytes plan please"], True),
+        # Another size, or a later change to one, is not.
+        (["switch me to the twenty gig plan please"], False),
+        (["put my mobile on the ten gig plan", "actually make it twenty gig, ten won't do"], False),
+        (["switch me to the ten meg plan please"], False),  # another scale
+    ],
+)
+async def test_a_size_said_with_a_spoken_unit(
+    engine: gate.LocalEngine, memories: list[str], acts: bool
+) -> None:
+    decision, _ = await _decide(engine, memories, "change my phone plan to 10GB", {"plan": "10GB"})
+    assert (decision.outcome == "act") is acts, decision

@@ -176,4 +176,4 @@ async def test_paraphrases_never_act_on_a_no_and_are_measured(engine: gate.Local
     assert not [o for o in negations if o.decision.outcome == "act"], report
     assert {o.case["class"] for o in false_supports} <= {"two_requests"}, report
     assert len(false_supports) <= 1, report
-    assert len(found) >= 65, f"found {len(found)} of {len(true_supports)}"
+    assert len(found) >= 67, f"found {len(found)} of {len(true_supports)}"

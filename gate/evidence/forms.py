@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
+from decimal import Decimal
 from functools import lru_cache
 
 from gate import lang as lang_data
@@ -311,6 +312,8 @@ def _read_value_spans(
             spans = [s for s in spans if not _house_number(text, s[1])]
     if not spans and spec.kind in ("number", "ident") and spec.norm is not None:
         spans = _spoken_spans(text, spec.norm, lang)
+    if not spans and spec.kind == "ident":
+        spans = _sized_spans(text, spec, lang)
     if not spans and spec.kind == "weekday":
         spans = _plain_spans(_PLURAL_DAY.sub(r"\1", text), spec.value)
     if spec.kind == "date":
@@ -320,6 +323,29 @@ def _read_value_spans(
                 if wanted in dates and not any(s <= start < e for s, e in spans):
                     spans.append((start, end))
     return sorted(set(spans))
+
+
+_SIZED = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]+)")
+
+
+def _sized_spans(
+    text: str, spec: ArgumentSpec, lang: str | None, *, other: bool = False
+) -> list[tuple[int, int]]:
+    """Where a size or speed ("10GB", "500Mb") is said with its number in any form and a spoken
+    unit of the same scale right after it ("ten gig", "500 meg", "ten gigabytes"); with
+    ``other``, where another size of the same scale is ("twenty gig" for 10GB)."""
+    sized = _SIZED.fullmatch(spec.shown.strip().casefold())
+    if sized is None or sized.group(2) not in words.DATA_UNIT_OF:
+        return []
+    number, scale = Decimal(sized.group(1)), words.DATA_UNIT_OF[sized.group(2)]
+    out = []
+    for m in find_mentions(text, lang):
+        if m.value.kind != "number" or (Decimal(m.value.key) == number) is other:
+            continue
+        after = re.match(r"[\s-]*([a-z]+)", text[m.end :].casefold())
+        if after and words.DATA_UNIT_OF.get(after.group(1)) == scale:
+            out.append((m.start, m.end + after.end()))
+    return out
 
 
 _STREET = frozenset(
@@ -415,7 +441,13 @@ def _spoken_spans(text: str, value: Value, lang: str | None) -> list[tuple[int, 
 def other_value_spans(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[tuple[int, int]]:
     """Where ``text`` says another value of this argument's kind (a later value may replace it)."""
     if spec.kind == "ident":
-        return other_idents(text, spec, request)
+        own = value_spans(text, spec, request)
+        sized = [
+            s
+            for s in _sized_spans(text, spec, request.lang, other=True)
+            if not any(_overlaps(s, o) for o in own)
+        ]
+        return sorted({*other_idents(text, spec, request), *sized})
     if spec.kind == "bool":
         return [(s, e) for s, e, said in flag_spans(text, spec) if said != bool(spec.value)]
     if spec.kind == "text":

@@ -269,6 +269,15 @@ VERB_CLASSES: dict[str, str] = {
 
 # Verbs that ask to know or see something, not to change it: a request with one of them is
 # never a request to book, pay or cancel ("find me a restaurant in Danville").
+# Sizes and speeds said with a spoken unit ("ten gig" is 10GB, "500 meg" 500Mb): the unit words
+# of each scale, as written after a number and as said.
+DATA_UNITS: dict[str, frozenset[str]] = {
+    "giga": frozenset({"gb", "gig", "gigs", "gigabyte", "gigabytes", "gigabit", "gigabits", "gbps", "gbit"}),
+    "mega": frozenset({"mb", "meg", "megs", "megabyte", "megabytes", "megabit", "megabits", "mbps", "mbit"}),
+    "tera": frozenset({"tb", "tera", "terabyte", "terabytes"}),
+}
+DATA_UNIT_OF: dict[str, str] = {w: scale for scale, units in DATA_UNITS.items() for w in units}
+
 # Values that are an absence ("None" subtitles, no extras): a no that says one gives the value.
 ABSENCE = frozenset(
     {"none", "no", "nothing", "without", "n/a", "ninguno", "ninguna", "aucun", "aucune", "kein", "keine"}
