@@ -429,18 +429,21 @@ _MODAL_ASK = re.compile(
 )
 
 
+def _first_sentence(text: str) -> str:
+    """The utterance's first sentence, normalised ("" when it says nothing): the one that decides
+    whether it asks ("i want friday. is that ok?" is a statement followed by a check)."""
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", _norm(text).strip()) if s.strip()]
+    return sentences[0] if sentences else ""
+
+
 def asks_with_modal(text: str) -> bool:
     """Whether the utterance is a yes/no question with a modal whose subject is not the one asked
     ("can he come tuesday instead", "could we keep the room until three"): a polite request or
     a question about what is possible, which only what it asks for tells apart ("can i drink
     alcohol on sertraline?" asks to know). The first sentence decides, as in :func:`is_question`.
     """
-    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", _norm(text).strip()) if s.strip()]
-    return (
-        bool(sentences)
-        and _MODAL_ASK.search(sentences[0]) is not None
-        and _ASKS_IF_POSSIBLE.search(sentences[0]) is None
-    )
+    first = _first_sentence(text)
+    return _MODAL_ASK.search(first) is not None and _ASKS_IF_POSSIBLE.search(first) is None
 
 
 _AUX_OPENING = re.compile(
@@ -454,12 +457,8 @@ def asks_if_possible(text: str) -> bool:
     all ("would wednesday work for the engineer visit", "does friday suit the courier", "can i
     move it later", "can i cancel online"), not for the thing itself. The first sentence decides;
     a request put to the one asked ("could you move it to friday") is not such a question."""
-    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", _norm(text).strip()) if s.strip()]
-    return (
-        bool(sentences)
-        and _AUX_OPENING.search(sentences[0]) is not None
-        and _ASKS_IF_POSSIBLE.search(sentences[0]) is not None
-    )
+    first = _first_sentence(text)
+    return _AUX_OPENING.search(first) is not None and _ASKS_IF_POSSIBLE.search(first) is not None
 
 
 # A modal question that asks whether something would suit ("would monday work for a delivery",
@@ -483,10 +482,9 @@ def is_question(text: str, lang: str | None = None) -> bool:
     decides. The first sentence decides: "i want friday. is that ok?" is a
     statement followed by a check.
     """
-    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", _norm(text).strip()) if s.strip()]
-    if not sentences:
+    first = _first_sentence(text)
+    if not first:
         return False
-    first = sentences[0]
     if _REQUEST_AS_QUESTION.search(first):
         return False
     pattern = _QUESTION_LANG.get(lang or "", _QUESTION_ANY)

@@ -16,6 +16,7 @@ from pydantic import Field
 import gate
 from gate import Action, Caller, Executed, StaleState, State, gated_tool
 from gate.cloud.backend import CloudEngine
+from gate.memory.embedder import MiniLMEmbedder
 from gate.testing.contextdb import CloudDouble
 
 POLICIES = Path(__file__).parent / "policies"
@@ -88,6 +89,18 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("GATE_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("GATE_DATABASE_URL", raising=False)
     return tmp_path / "home"
+
+
+@pytest.fixture
+async def engine(home: Path) -> AsyncIterator[gate.LocalEngine]:
+    """The embedded engine with MiniLM in the test's own GATE_HOME, as the gate opens it."""
+    settings = gate.GateSettings()
+    settings.ensure_home()
+    e = gate.LocalEngine(
+        settings.memory_url(), gate.Ledger(settings.ledger_url()), embedding_provider=MiniLMEmbedder()
+    )
+    yield e
+    await e.aclose()
 
 
 @pytest.fixture

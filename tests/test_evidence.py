@@ -24,23 +24,12 @@ import gate
 from gate.cli import app
 from gate.cloud.backend import CloudEngine
 from gate.evidence import EvidenceSlot
-from gate.memory.embedder import MiniLMEmbedder, warm
+from gate.memory.embedder import warm
 from gate.testing.contextdb import CloudDouble
 from gate.testing.llm import ScriptedLLM, call, say
 
 SLOT = EvidenceSlot("caller", "preferred_visit_day")
 VISIT = "book a home visit on {}"
-
-
-@pytest.fixture
-async def engine(home: Path) -> AsyncIterator[gate.LocalEngine]:
-    settings = gate.GateSettings()
-    settings.ensure_home()
-    e = gate.LocalEngine(
-        settings.memory_url(), gate.Ledger(settings.ledger_url()), embedding_provider=MiniLMEmbedder()
-    )
-    yield e
-    await e.aclose()
 
 
 async def said(engine: gate.LocalEngine, who: str, text: str, confidence: float = 0.9) -> str:

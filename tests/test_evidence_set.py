@@ -16,16 +16,13 @@ from __future__ import annotations
 
 import string
 from collections import Counter
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-import pytest
 import yaml
 
 import gate
-from gate.memory.embedder import MiniLMEmbedder
 
 SET = Path(__file__).parent / "data" / "evidence_set.yaml"
 # Requests in other words than the query's (written without the rules at hand).
@@ -72,17 +69,6 @@ def spoken(value: Any) -> str:
 
 def render(template: str, args: dict[str, Any]) -> str:
     return string.Formatter().vformat(template, (), {k: spoken(v) for k, v in args.items()})
-
-
-@pytest.fixture
-async def engine(home: Path) -> AsyncIterator[gate.LocalEngine]:
-    settings = gate.GateSettings()
-    settings.ensure_home()
-    e = gate.LocalEngine(
-        settings.memory_url(), gate.Ledger(settings.ledger_url()), embedding_provider=MiniLMEmbedder()
-    )
-    yield e
-    await e.aclose()
 
 
 async def write(engine: gate.LocalEngine, partition: str, memory: str | dict[str, Any]) -> str:

@@ -788,24 +788,25 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
     """Whether the name at ``start:end`` stands alone: no other word of a longer name beside it.
 
     A word beside it is not part of it when the lists know it for a word of another kind: a
-    function word, politeness, a verb callers act with ("bung maria a hundred", "3 bay view,
-    stick that on my account") or a contraction said without its apostrophe ("silver isnt
-    worth it"); after a possessive ("amelia's class outing"), the thing it names within two words.
+    function word, politeness, a verb callers act with ("3 bay view stick that on my account")
+    or a contraction said without its apostrophe ("silver isnt worth it"); after a possessive
+    ("amelia's class outing"), the thing it names within two words.
     """
     cues = {w for a in request.arguments for w in a.cues} | set(_WORD.findall(request.template.casefold()))
     cues |= set(_WORD.findall(request.description.casefold()))
     before = [w.rstrip(".,'’") for w in _NAME_BESIDE.findall(text[:start].casefold())[-1:]]
     rest = text[end:]
-    # The possessive is said after the name, or inside the words found for it ("amelia's").
-    possessive = re.match(r"['’]s\b|s['’]", rest) or re.search(r"(?<![\s'’])['’]s$", text[start:end])
-    if possessive is not None and possessive.string is not rest and _ends_in_s(request, text[start:end]):
-        possessive = None  # "Gallo's" is the name itself, not Gallo's something
-    after_possessive = rest[possessive.end() :] if possessive and possessive.string is rest else rest
+    # The possessive is said after the name, or inside the words found for it ("amelia's"),
+    # unless the name itself ends in it ("Gallo's" is the name, not Gallo's something).
+    outside = re.match(r"['’]s\b|s['’]", rest)
+    inside = outside is None and re.search(r"(?<![\s'’])['’]s$", text[start:end]) is not None
+    possessive = outside is not None or (inside and not _ends_in_s(request, text[start:end]))
+    after_possessive = rest[outside.end() :] if outside is not None else rest
     after = [
         w.rstrip(".,'’") for w in _NAME_BESIDE.findall(after_possessive.casefold())[: 2 if possessive else 1]
     ]
     if possessive and (not after or after[0] in words.BESIDE_NAME):
-        possessive = None  # "biscuit's been limping": "'s" is "has" or "is", not whose
+        possessive = False  # "biscuit's been limping": "'s" is "has" or "is", not whose
         after = after[:1]
     gap_before = text[:start].rstrip()
     for word in before:
