@@ -111,7 +111,9 @@ Matcher = Callable[[str, str], bool]
 # Where one clause ends and the next begins. A comma counts only when a space
 # follows it, so "1,500" stays one number; "." likewise, so "1.5k" stays whole.
 _BOUNDARY = re.compile(
-    r"[;!?¿¡]|[.,:](?=\s|$)|\s[-–—]\s|\(|\)"
+    # A title's full stop ("Dr. Andrew Sorenson", "St. Mary's") ends no sentence.
+    r"[;!?¿¡]|[,:](?=\s|$)|(?<!\bdr)(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bst)(?<!\bmt)(?<!\bprof)\.(?=\s|$)"
+    r"|\s[-–—]\s|\(|\)"
     r"|\b(?:but|however|though|although|whereas|except that|so|because|'?cause|cuz|and then|"
     r"pero|sino|porque|mais|parce que|aber|sondern|weil|denn)\b"
     # A condition is a clause of its own ("... if it doesn't work"), and "please" opens a new
@@ -800,6 +802,16 @@ _OTHER_SUBJECT = re.compile(
     rf"a friend\b|people\b|everyone\b|él\b|ella\b|ellos\b|il\b|elle\b|ils\b|elles\b|er\b)",
     re.IGNORECASE,
 )
+_RELATION_BEFORE = re.compile(rf"\b(?:{_RELATION})\s*,?\s*$", re.IGNORECASE)
+_RELATION_AFTER = re.compile(rf"^\s*,?\s*(?:my|our)\s+(?:{_RELATION})\b", re.IGNORECASE)
+
+
+def relation_beside(text: str, start: int, end: int) -> bool:
+    """Whether the name at ``start:end`` is said as whom a relation word names: "my daughter
+    Priya", "Priya, my daughter"."""
+    return _RELATION_BEFORE.search(text[:start]) is not None or _RELATION_AFTER.match(text[end:]) is not None
+
+
 _WITH_ME = re.compile(r"^.{0,60}?\b(?:and|&)\s+(?:i|me|myself)\b|^.{0,40}?\b(?:y yo|et moi|und ich)\b", re.I)
 _OTHERS_THING = re.compile(
     # "my brothers account" (speech-to-text drops the apostrophe) is theirs; "with my friends"
@@ -847,8 +859,16 @@ def by_someone_else(text: str) -> bool:
     """Whether a clause's subject is another person ("my brother closed his account", "she wants
     it"), the caller not among them: the first case of :func:`about_someone_else` alone."""
     return any(
-        _OTHER_SUBJECT.search(clause) and not _WITH_ME.search(clause) for clause in clauses(_norm(text))
+        _OTHER_SUBJECT.search(clause) and not _WITH_ME.search(clause) and not _THEIR_THING_IS.search(clause)
+        for clause in clauses(_norm(text))
     )
+
+
+# "my landlord's account is acc-7001": the subject is their thing, said as it is, not them acting.
+_THEIR_THING_IS = re.compile(
+    rf"^{_FILLER}(?:my|our)\s+(?:\w+\s+)?(?:{_RELATION})['’]s\s+(?:\w+\s+){{0,2}}?(?:is|are|was|were)\b",
+    re.IGNORECASE,
+)
 
 
 def about_someone_else(text: str) -> bool:
@@ -1225,6 +1245,10 @@ _pair(
         "leave it as it is",
         "leave it alone",
     ),
+)
+_pair(
+    ("cancel", "end", "terminate", "unsubscribe", "quit"),
+    ("put me on", "put us on", "sign me up", "sign us up", "subscribe me", "join"),
 )
 _pair(("add", "include", "subscribe", "enable", "activate", "turn on", "start", "open"), ("remove",))
 _pair(("enable", "activate", "turn on", "start", "resume"), ("disable", "deactivate", "turn off", "pause"))

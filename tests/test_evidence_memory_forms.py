@@ -430,3 +430,207 @@ async def test_a_size_said_with_a_spoken_unit(
     engine: gate.LocalEngine, memories: list[str], acts: bool
 ) -> None:
     await _expect(engine, memories, "change my phone plan to 10GB", {"plan": "10GB"}, acts)
+
+
+ADDON = ("remove the {} add-on", "addon")
+
+
+@pytest.mark.parametrize(
+    ("memories", "action", "value", "acts"),
+    [
+        # Ending what is being done to the thing, said with a gerund, asks to take it away.
+        (["stop billing me for the golf channel"], ADDON, "golf", True),
+        (["please quit charging us for the kids extra"], ADDON, "kids", True),
+        (["stop renewing my bronze plan"], CANCEL, "bronze", True),
+        # ... a gerund of something else done, or ending a thing that is not the action's.
+        (["stop sending me emails about the golf channel"], ADDON, "golf", False),
+        (["stop charging me twice for the golf channel"], CANCEL, "golf", False),
+        (["don't stop billing me for the golf channel"], ADDON, "golf", False),
+        # Saying the thing has to go asks to take it away; going somewhere is no such thing.
+        (["the golf channel can go now, we never watch it"], ADDON, "golf", True),
+        (["honestly the bronze plan has to go"], CANCEL, "bronze", True),
+        (["the golf channel can go on the big screen"], ADDON, "golf", False),
+        (["can the golf channel go on my other tv?"], ADDON, "golf", False),
+        # A wish that the thing it points at be gone, after what says the thing.
+        (["the golf channel is a waste of money, i want it gone"], ADDON, "golf", True),
+        (["bronze plan? we'd like that cancelled please"], CANCEL, "bronze", True),
+        (["the golf channel is great, i want it kept"], ADDON, "golf", False),
+        (["the golf channel is a waste, is it gone yet?"], ADDON, "golf", False),
+    ],
+)  # fmt: skip
+async def test_ending_what_is_done_to_a_thing_or_wishing_it_gone_takes_it_away(
+    engine: gate.LocalEngine, memories: list[str], action: tuple[str, str], value: str, acts: bool
+) -> None:
+    query, name = action
+    await _expect(engine, memories, query.format(value), {name: value}, acts)
+
+
+@pytest.mark.parametrize(
+    ("memories", "acts"),
+    [
+        # A thing named by its value and a word for its kind is the thing, whatever the word.
+        (["take the golf package off my account"], True),
+        (["please drop the golf bundle"], True),
+        # ... a thing of another kind is not, and praise of the thing asks for nothing.
+        (["take the golf clubs off my account"], False),
+        (["please drop the golf magazine"], False),
+        (["the golf channel is great"], False),
+        (["honestly the golf package is brilliant, we love it"], False),
+    ],
+)  # fmt: skip
+async def test_a_thing_named_by_its_value_and_its_kind(
+    engine: gate.LocalEngine, memories: list[str], acts: bool
+) -> None:
+    await _expect(engine, memories, "remove the golf add-on", {"addon": "golf"}, acts)
+
+
+PARTY = "set the party size to {party}"
+
+
+@pytest.mark.parametrize(
+    ("memories", "value", "acts"),
+    [
+        # Setting a thing to a value changes it: change, update and move ask for it.
+        (["could you change the booking to 7 people"], 7, True),
+        (["swap it to nine guests please"], 9, True),
+        (["three more are coming so we'll be seven altogether, update it please"], 7, True),
+        (["knock the party down to 7 please"], 7, True),
+        (["drop it to 7 people going forward"], 7, True),
+        # ... what it grows by is not what it is set to; another action is another action.
+        (["three more are coming, update it please"], 3, False),
+        (["drop the booking for 7 people"], 7, False),
+        (["could you cancel the booking for 7 people"], 7, False),
+        (["could you change the booking to 8 people"], 7, False),
+    ],
+)  # fmt: skip
+async def test_setting_a_thing_to_a_value_is_changing_it(
+    engine: gate.LocalEngine, memories: list[str], value: int, acts: bool
+) -> None:
+    await _expect(engine, memories, PARTY.format(party=value), {"party": value}, acts)
+
+
+@pytest.mark.parametrize(
+    ("first", "acts"),
+    [("Can I get a table Sunday evening?", True), ("Can I get a taxi Sunday evening?", False)],
+)
+async def test_a_part_of_the_day_after_the_thing_says_when_not_what(
+    engine: gate.LocalEngine, first: str, acts: bool
+) -> None:
+    query = "book a table for {party} on {day} at {time}"
+    args = {"party": 3, "day": "Sunday", "time": "18:00"}
+    await _expect(engine, [first, "Three of us, 6pm please."], query.format(**args), args, acts)
+
+
+@pytest.mark.parametrize(
+    ("memories", "value", "acts"),
+    [
+        # The opposite asked for another thing in the same breath leaves this request standing.
+        (["keep the copper plan and cancel the iron one"], "iron", True),
+        (["please hang on to copper, but end iron"], "iron", True),
+        (["sign me up to copper and get rid of the iron one"], "iron", True),
+        # ... and is a no for the thing it names, or for the thing it points at.
+        (["keep the copper plan and cancel the iron one"], "copper", False),
+        (["sign me up to copper and get rid of the iron one"], "copper", False),
+        (["put me on copper and drop iron"], "copper", False),
+        (["cancel iron, actually no, keep it"], "iron", False),
+    ],
+)  # fmt: skip
+async def test_an_opposite_asked_for_another_thing_does_not_deny_this_one(
+    engine: gate.LocalEngine, memories: list[str], value: str, acts: bool
+) -> None:
+    await _expect(engine, memories, f"cancel the {value} plan", {"plan": value}, acts)
+
+
+@pytest.mark.parametrize(
+    ("memory", "doctor", "acts"),
+    [
+        # A person's name without the title, the letters after it or the middle initials.
+        ("please book me in with Dr. Andrew Sorenson on tuesday", "Dr. Andrew L. Sorenson, MD", True),
+        ("book me with susan logan on tuesday please", "Susan C. Logan, MD", True),
+        ("book me an appointment with Dr. Wendy Landreville on tuesday", "Wendy M. Landreville, M.D.", True),
+        # ... another given name or family name is another person, and initials alone no name.
+        ("please book me in with Dr. Andrew Smith on tuesday", "Dr. Andrew L. Sorenson, MD", False),
+        ("please book me in with Dr. Sorenson on tuesday", "Dr. Andrew L. Sorenson, MD", False),
+        ("book me with susan on tuesday please", "Susan C. Logan, MD", False),
+    ],
+)  # fmt: skip
+async def test_a_persons_name_is_said_without_its_title_and_initials(
+    engine: gate.LocalEngine, memory: str, doctor: str, acts: bool
+) -> None:
+    query = f"book an appointment with {doctor} on Tuesday"
+    await _expect(engine, [memory], query, {"doctor": doctor, "day": "Tuesday"}, acts)
+
+
+REFILL = "refill my prescription for ramipril"
+
+
+@pytest.mark.parametrize(
+    ("memories", "query", "match", "acts"),
+    [
+        # A noun that names the action itself is not the thing: the thing comes after it.
+        (["i need a top up of my ramipril please"], REFILL, {"drug": "ramipril"}, True),
+        (["could you do a renewal of my ramipril"], REFILL, {"drug": "ramipril"}, True),
+        (["i need a top up of my phone credit"], REFILL, {"drug": "ramipril"}, False),
+        # Calling it off is cancelling; a car to take the caller somewhere is a taxi.
+        (["i don't want order k-311 anymore, call it off"], "cancel order K-311", {"order_id": "K-311"},
+         True),
+        (["call order k-311 in for me"], "cancel order K-311", {"order_id": "K-311"}, False),
+        (["please order a car to take me to the docks at 7am"], "book a taxi to the docks at 7am",
+         {"destination": "the docks", "time": "07:00"}, True),
+        (["please order a car part for the docks at 7am"], "book a taxi to the docks at 7am",
+         {"destination": "the docks", "time": "07:00"}, False),
+        # The other person named by the request's own value is whom the caller acts for.
+        (["I'd like to add a line for my son Tomasz."], "add a new line for Tomasz to my account",
+         {"name": "Tomasz"}, True),
+        (["my son Tomasz wants to add a line, he'll call you"], "add a new line for Tomasz to my account",
+         {"name": "Tomasz"}, False),
+        (["I'd like to add a line for my son."], "add a new line for Tomasz to my account",
+         {"name": "Tomasz"}, False),
+        # A word the query says just before the value labels it there too.
+        (["Please put a hold on card 7730."], "freeze my card ending 7730", {"last4": "7730"}, True),
+        (["Please put a hold on order 7730."], "freeze my card ending 7730", {"last4": "7730"}, False),
+    ],
+)  # fmt: skip
+async def test_the_thing_said_in_the_callers_own_terms(
+    engine: gate.LocalEngine, memories: list[str], query: str, match: dict[str, Any], acts: bool
+) -> None:
+    await _expect(engine, memories, query, match, acts)
+
+
+TRANSFER = "transfer 900 dollars to account ACC-6120"
+
+
+@pytest.mark.parametrize(
+    ("memories", "query", "match", "acts"),
+    [
+        # The account money is sent to is the recipient's: its owner named is no one else's request.
+        (["my landlord's account is ACC-6120", "please transfer 900 dollars to it"], TRANSFER,
+         {"amount": 900, "to_account": "ACC-6120"}, True),
+        (["my landlord wants me to transfer 900 dollars to ACC-6120"], TRANSFER,
+         {"amount": 900, "to_account": "ACC-6120"}, False),
+        (["my landlord will transfer 900 dollars to ACC-6120 himself"], TRANSFER,
+         {"amount": 900, "to_account": "ACC-6120"}, False),
+        # "X, not Y" says no to the other value: X is the correction, not denied.
+        (["make it seven people, not six"], "set the party size to 7", {"party": 7}, True),
+        (["make it seven people, not six"], "set the party size to 6", {"party": 6}, False),
+        # What follows the thing about when it takes effect is not the thing.
+        (["please terminate my basic subscription effective today"], "cancel the basic plan",
+         {"plan": "basic"}, True),
+        (["please terminate my basic broadband effective today"], "cancel the basic plan",
+         {"plan": "basic"}, False),
+    ],
+)  # fmt: skip
+async def test_recipients_corrections_and_when_it_takes_effect(
+    engine: gate.LocalEngine, memories: list[str], query: str, match: dict[str, Any], acts: bool
+) -> None:
+    await _expect(engine, memories, query, match, acts)
+
+
+async def test_a_yes_no_value_said_by_its_name_and_found_good_is_taken(engine: gate.LocalEngine) -> None:
+    """A yes/no value said by its name and found good ("a shared ride for one is good") is taken; it
+    is no "the thing is fine as it is", as a value of another kind said that way would be."""
+    query = "book a ride to the docks for 1 riders, shared ride True"
+    match = {"destination": "the docks", "riders": 1, "shared": True}
+    await _expect(
+        engine, ["get me a cab to the docks please, yes a shared ride for one is good"], query, match, True
+    )

@@ -27,6 +27,7 @@ import gate
 SET = Path(__file__).parent / "data" / "evidence_set.yaml"
 # Requests in other words than the query's (written without the rules at hand).
 PARAPHRASES = Path(__file__).parent / "data" / "evidence_paraphrases.yaml"
+EVERYDAY = Path(__file__).parent / "data" / "evidence_everyday.yaml"
 CLASSES = (
     *("supports_paraphrase", "negates", "same_words_other_matter", "other_amount", "other_entity"),
     *("other_caller", "question", "third_party", "agent_words", "instruction", "retracted"),
@@ -105,6 +106,16 @@ async def run_set(engine: gate.LocalEngine, path: Path = SET) -> list[Outcome]:
     return outcomes
 
 
+def _tally(outcomes: list[Outcome]) -> tuple[list[Outcome], list[Outcome], list[Outcome]]:
+    """The true supports, those found, and the false supports (acted or asked on a non-support)."""
+    true_supports = [o for o in outcomes if o.case["expect"] == "support"]
+    found = [o for o in true_supports if o.supported]
+    false_supports = [
+        o for o in outcomes if o.case["expect"] != "support" and o.decision.outcome in ("act", "ask")
+    ]
+    return true_supports, found, false_supports
+
+
 async def test_labelled_set_zero_false_supports_and_95_percent_found(engine: gate.LocalEngine) -> None:
     labelled = yaml.safe_load(SET.read_text())
     cases = labelled["cases"]
@@ -115,12 +126,8 @@ async def test_labelled_set_zero_false_supports_and_95_percent_found(engine: gat
         assert classes[name] >= 5, name
 
     outcomes = await run_set(engine)
-    true_supports = [o for o in outcomes if o.case["expect"] == "support"]
-    found = [o for o in true_supports if o.supported]
+    true_supports, found, false_supports = _tally(outcomes)
     misses = [o for o in true_supports if not o.supported]
-    false_supports = [
-        o for o in outcomes if o.case["expect"] != "support" and o.decision.outcome in ("act", "ask")
-    ]
     negations = [o for o in outcomes if o.case["expect"] == "against"]
     uncited = [o for o in negations if not o.cited_against]
     share = len(found) / len(true_supports)
@@ -140,17 +147,12 @@ async def test_labelled_set_zero_false_supports_and_95_percent_found(engine: gat
 async def test_paraphrases_never_act_on_a_no_and_are_measured(engine: gate.LocalEngine) -> None:
     """The paraphrase set: its figures are the README's; what is asserted is what holds today.
 
-    A trusted no never acts. The only false support is a known limit of reading words: two
-    requests in one breath where the other one uses a general verb ("put me on gold and get rid
-    of the silver one"). Found is held at its measured floor.
+    A trusted no never acts, and nothing that is not a request is supported. Found is held at
+    its measured floor.
     """
     outcomes = await run_set(engine, PARAPHRASES)
     assert len(outcomes) >= 250
-    true_supports = [o for o in outcomes if o.case["expect"] == "support"]
-    found = [o for o in true_supports if o.supported]
-    false_supports = [
-        o for o in outcomes if o.case["expect"] != "support" and o.decision.outcome in ("act", "ask")
-    ]
+    true_supports, found, false_supports = _tally(outcomes)
     negations = [o for o in outcomes if o.case["expect"] == "against"]
     print(
         f"\nparaphrase set: {len(outcomes)} pairs, {len(true_supports)} true supports; "
@@ -160,6 +162,22 @@ async def test_paraphrases_never_act_on_a_no_and_are_measured(engine: gate.Local
     )
     report = "\n".join(o.describe() for o in false_supports)
     assert not [o for o in negations if o.decision.outcome == "act"], report
-    assert {o.case["class"] for o in false_supports} <= {"two_requests"}, report
-    assert len(false_supports) <= 1, report
-    assert len(found) >= 67, f"found {len(found)} of {len(true_supports)}"
+    assert not false_supports, report
+    assert len(found) >= 68, f"found {len(found)} of {len(true_supports)}"
+
+
+async def test_everyday_requests_never_act_wrongly_and_are_measured(engine: gate.LocalEngine) -> None:
+    """The everyday set (requests as callers commonly put them, written before their results were
+    read): no false support, and found held at its measured floor."""
+    outcomes = await run_set(engine, EVERYDAY)
+    assert len(outcomes) >= 200
+    true_supports, found, false_supports = _tally(outcomes)
+    print(
+        f"\neveryday set: {len(outcomes)} pairs, {len(true_supports)} true supports; found "
+        f"{len(found)} ({len(found) / len(true_supports):.1%}); false supports {len(false_supports)}"
+    )
+    for o in true_supports:
+        if not o.supported:
+            print("  missed:", o.describe())
+    assert not false_supports, "\n".join(o.describe() for o in false_supports)
+    assert len(found) >= 126, f"found {len(found)} of {len(true_supports)}"

@@ -61,6 +61,15 @@ confirm: when_unsure
 timeout_s: 10
 messages: {ask: "Ship order {order_id}?", abstain: "I can't ship {order_id} on this call."}
 """,
+    "pay_person": """
+tool: pay_person
+action: payment.person
+caller: {verified: true}
+evidence: {query: "send {amount} dollars to {payee}'s {payee_account} account from my {from_account} account"}
+confirm: when_unsure
+timeout_s: 10
+messages: {ask: "Send {amount} dollars to {payee}?", abstain: "I can't send that on this call."}
+""",
     "play_song": """
 tool: play_song
 action: media.play
@@ -112,6 +121,17 @@ def make_tools(done: list[str]) -> list[gate.GatedTool]:
         return f"Shipped {order_id}."
 
     @gate.gated_tool
+    async def pay_person(
+        amount: float,
+        payee: str,
+        from_account: Literal["checking", "savings"],
+        payee_account: Literal["checking", "savings"] = "checking",
+    ) -> str:
+        """Send money from one of the caller's accounts to a person's account."""
+        done.append(f"paid {amount:g} to {payee} ({payee_account}) from {from_account}")
+        return "Sent."
+
+    @gate.gated_tool
     async def play_song(song: str, device: Literal["TV", "speaker"] = "TV") -> str:
         """Play a song on one of the caller's devices."""
         done.append(f"playing {song} on {device}")
@@ -128,7 +148,7 @@ def make_tools(done: list[str]) -> list[gate.GatedTool]:
         done.append(f"car {car_class} {city} {pickup_date}-{return_date}")
         return "Reserved."
 
-    return [reserve_table, transfer_money, ship_order, play_song, rent_car]
+    return [reserve_table, transfer_money, ship_order, pay_person, play_song, rent_car]
 
 
 class Call:
@@ -1111,3 +1131,63 @@ async def test_a_count_before_an_address_still_counts(alice: tuple[Call, list[st
         say("Booked."),
     )
     assert c.arguments()["party"]["status"] == "traced"
+
+
+@pytest.mark.parametrize(
+    "agree",
+    ["No problem.", "Yeah, I'm fine with that.", "not a problem", "we're happy with that", "Ideal."],
+)
+async def test_an_offer_taken_up_in_other_words_of_agreement(
+    alice: tuple[Call, list[str]], agree: str
+) -> None:
+    """'No problem' and 'I'm fine with that' take up what the agent offered; a no does not."""
+    c, _ = alice
+    await c.says("can you find me some songs by sigrid?", "Would you like Business Dinners by Sigrid?")
+    await c.turn(agree, call("play_song", song="Business Dinners"), say("Play it?"))
+    song = c.arguments()["song"]
+    assert (song["status"], song["rule"]) == ("traced", "trace.offer"), song
+
+
+@pytest.mark.parametrize(
+    "refuse", ["No, something else please.", "nah, not that one", "No. Problem is I hate it."]
+)
+async def test_a_no_to_the_offer_is_not_a_no_problem(alice: tuple[Call, list[str]], refuse: str) -> None:
+    c, _ = alice
+    await c.says("can you find me some songs by sigrid?", "Would you like Business Dinners by Sigrid?")
+    await c.turn(refuse, call("play_song", song="Business Dinners"), say("Play it?"))
+    assert c.arguments()["song"]["status"] != "traced"
+
+
+async def test_agreement_then_the_details_takes_up_the_offer_and_gives_them(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """'Sure, on the 14th' to the agent's offer of a table takes the offered restaurant and
+    gives the day; the action offered by its thing ('do you want a table there?') is asked for."""
+    c, done = alice
+    await c.says("find me somewhere to eat in Leeds for two", "Sakura is a Japanese place in Leeds.")
+    await c.says("is it expensive?", "It is moderately priced. Do you want a table there?")
+    out = await c.turn(
+        "Sure, on the 14th at 7pm.",
+        call("reserve_table", restaurant="Sakura", city="Leeds", party=2, date="2026-03-14", time="19:00"),
+        say("Booked."),
+    )
+    args = c.arguments()
+    assert {n: a["status"] for n, a in args.items()} == dict.fromkeys(args, "traced"), args
+    assert args["restaurant"]["rule"] == "trace.offer" and done and out == ["Booked."]
+
+
+async def test_a_listed_name_said_in_another_arguments_part_is_no_choice_for_this_one(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "Checking or savings?" asked about the caller's own account: "from my savings account"
+    answers that, and says nothing about the payee's account, which stays at its default."""
+    c, _ = alice
+    await c.says("I'd like to make a transfer.", "To whom, and from which account, checking or savings?")
+    await c.turn(
+        "I want to send 740 dollars to Pranav from my savings account.",
+        call("pay_person", amount=740, payee="Pranav", from_account="savings"),
+        say("Sent."),
+    )
+    args = c.arguments()
+    assert args["from_account"]["status"] == "traced", args
+    assert args["payee_account"]["status"] == "default", args

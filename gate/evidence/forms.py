@@ -288,6 +288,11 @@ def _read_value_spans(
             # "a table at Royal Rangoon" for "Royal Rangoon Restaurant": the name without the
             # word for its kind of place is the same name.
             spans = list(name_spans(text, core))
+        person = person_core(spec.shown)
+        if not spans and person:
+            # "Dr. Andrew Sorenson" for "Dr. Andrew L. Sorenson, MD": a person's name without
+            # the title, the letters after it and the middle initials is the same name.
+            spans = list(name_spans(text, person))
         for other in words.PLACE_NAMES.get(" ".join(spec.shown.casefold().split()), ()):
             spans += [s for s in name_spans(text, other) if not any(_overlaps(s, o) for o in spans)]
         theirs = _other_choice_words(spec)
@@ -378,6 +383,29 @@ _KIND_OF_PLACE = frozenset(
         *("homes", "condos", "residences", "clinic", "salon", "spa", "theater", "theatre", "cinema"),
     }
 )
+
+
+_HONORIFIC = re.compile(r"^\s*(?:dr|doctor|mr|mrs|ms|miss|mx|prof|professor)\.?\s+", re.IGNORECASE)
+_CREDENTIALS = re.compile(
+    r"(?:,?\s+(?:m\.?\s?d|d\.?d\.?s|d\.?m\.?d|ph\.?\s?d|d\.?o|r\.?n|n\.?p|d\.?c|o\.?d|psy\.?d|"
+    r"lcsw|lmft|mft|pa-c|jr|sr|ii|iii)\.?)+\s*$",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=4096)
+def person_core(shown: str) -> str:
+    """A person's name without its title, the letters after it and its middle initials ("Andrew
+    Sorenson" of "Dr. Andrew L. Sorenson, MD"), or "" when the value has none of these or what is
+    left is not a given name and a family name."""
+    names = _CREDENTIALS.sub("", _HONORIFIC.sub("", shown)).split()
+    if len(names) < 2:
+        return ""
+    names = names[:1] + [n for n in names[1:-1] if len(n.strip(".")) > 1] + names[-1:]
+    core = " ".join(names)
+    if core == " ".join(shown.split()) or any(len(n.strip(".")) < 2 for n in names):
+        return ""
+    return core
 
 
 @lru_cache(maxsize=4096)
@@ -760,6 +788,28 @@ class _Slot:
     currency: str | None
     label: str | None
     role: str | None
+    before: tuple[str, ...] = ()  # the template's words just before the placeholder
+
+
+_MORE_AFTER = re.compile(r"\s+(?:more|extra|additional|fewer|less)\b", re.IGNORECASE)
+_MORE_BEFORE = re.compile(r"\b(?:another|an extra|extra|additional|further)\s+$", re.IGNORECASE)
+
+
+def _labels_before(before: tuple[str, ...]) -> tuple[str, ...]:
+    """The labels the query says right before a value ("card ending" in "my card ending {last4}";
+    none in "a table for {party}", where "for" stands between)."""
+    run: list[str] = []
+    for word in reversed(before):
+        if word not in _ID_LABELS:
+            break
+        run.append(word)
+    return tuple(run)
+
+
+def _difference_at(text: str, start: int, end: int) -> bool:
+    """Whether the number at ``start:end`` says by how much something changes ("two more",
+    "another 3"), not what it comes to."""
+    return _MORE_AFTER.match(text, end) is not None or _MORE_BEFORE.search(text[:start]) is not None
 
 
 @lru_cache(maxsize=1024)
@@ -778,6 +828,7 @@ def _slot(template: str, name: str) -> _Slot | None:
         currency=_currency_at(plain, at, at),
         label=before[-1] if before and before[-1] in _ID_LABELS else None,
         role=role_at(plain, at),
+        before=tuple(before),
     )
 
 
@@ -850,6 +901,8 @@ def _beside(word: str, cues: set[str]) -> bool:
         or _is_small(word)
         or _family_word(word, cues)
         or word in acting_verbs()
+        # "the sports package" for "the {addon} add-on": a word for the kind of thing it is
+        or (word in words.KINDS_OF_ITEM and not cues.isdisjoint(words.KINDS_OF_ITEM))
     )
 
 
@@ -990,13 +1043,19 @@ def judge_span(
             return said("trace.value.currency")  # "40 pounds a head" counts no people
         if _period_at(text, end) not in ((slot.period if slot else None), None):
             return said("trace.value.period")
+        if slot is not None and slot.ends_at and _difference_at(text, start, end):
+            # "two more are joining, so we're six": what it grows by, not what it is set to
+            return said("trace.value.difference")
         label = slot.label if slot else None
         said_label = _label_at(text, start)
         if not same and label is not None and said_label != label:
             return said("trace.value.label")
-        if label is None and said_label is not None and said_label not in spec.cues:
+        # "card 4821" for "my card ending {last4}": a label the query says right before it
+        query_before = _labels_before(slot.before if slot else ())
+        known = (*spec.cues, *query_before)
+        if label is None and said_label is not None and said_label not in known:
             return said("trace.value.label")
-        if label is not None and said_label not in (label, None):
+        if label is not None and said_label not in (label, None) and said_label not in query_before:
             return said("trace.value.label")
         if label is not None and said_label is None and _currency_at(text, start, end) is not None:
             return said("trace.value.label")

@@ -82,6 +82,7 @@ _RECORD = re.compile(r"^\s*I (?:confirm|request):\s*(?P<query>.+?)\.\s*(?:\(Aske
 _PARTICLES = frozenset({"in", "on", "up", "off", "out", "back", "down", "over", "round", "by"})
 _OBJECT_ENDS = frozenset(
     {
+        *("about", "regarding", "concerning", "effective", "immediately", "straight", "permanently"),
         *("on", "at", "for", "to", "from", "with", "by", "in", "of", "into", "onto", "instead", "and"),
         *("but", "because", "so", "as", "if", "when", "then", "today", "tomorrow", "tonight", "next"),
         *("before", "after", "until", "till", "asap", "right", "is", "are", "was", "its", "it's", "i"),
@@ -89,6 +90,9 @@ _OBJECT_ENDS = frozenset(
         *("those", "which", "who", "plus", "or", "toward", "towards", "across", "onto", "over", "through"),
         *("near", "nearby", "around", "within"),
     }
+)
+_TIMES_OF_DAY = frozenset(
+    {"morning", "afternoon", "evening", "night", "lunchtime", "midday", "noon", "midnight", "weekend"}
 )
 _NOT_OBJECT = frozenset(
     {
@@ -235,6 +239,8 @@ def object_after(text: str, at: int) -> list[str]:
             break
         if token in _PARTICLES and named:
             break  # "prescription over the phone": a particle after the thing ends it
+        if token in _TIMES_OF_DAY and named:
+            break  # "a table saturday evening": when, not what
         if token in _NOT_OBJECT or token in _PARTICLES or token[0].isdigit():
             continue
         if token.endswith("ed") and len(token) > 4 and named:
@@ -306,6 +312,9 @@ def asked_thing(text: str, request: TraceRequest) -> list[str]:
         if seeking is not None and verb is not None and verb.split()[0] in words.INQUIRY:
             at += seeking.end()
         named = object_after(clean, at)
+        ceased = _ceased_at(clean, at, verb)
+        if ceased is not None:
+            named = object_after(clean, ceased)  # "stop charging me for the sports package"
         if named and named[0] in _ACTION_NOUNS:
             # "make a booking for this bus": the booking is the action; its thing comes after "for".
             after = re.search(
@@ -316,11 +325,40 @@ def asked_thing(text: str, request: TraceRequest) -> list[str]:
     return [w for w in named if w not in phrase]
 
 
+@lru_cache(maxsize=1)
+def _ceasing() -> frozenset[str]:
+    return frozenset(w for lang in lang_data.languages() for w in lang.words("ceasing_verbs"))
+
+
+_GERUND = re.compile(
+    r"\s+(?:\w+ly\s+)?([a-z]{3,}ing)\b(?:\s+(?:me|us|you|him|her|them))?"
+    r"(?:\s+(?:for|on|to|about|with|from))?",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=1)
+def _ceasing_gerund() -> re.Pattern[str]:
+    return re.compile(rf"\b(?:{'|'.join(sorted(_ceasing()))})\s+(?:\w+ly\s+)?[a-z]{{3,}}ing\b", re.IGNORECASE)
+
+
+def _ceased_at(text: str, at: int, verb: str | None) -> int | None:
+    """Where the thing begins after a verb that ends what is being done and its gerund ("stop
+    charging me for the sports package", "quit sending us the paper"): the gerund says what is
+    being done to the thing, not the thing. None when the verb is no such verb or no gerund
+    follows it right away ("stop the cleaning service" names the service)."""
+    if verb is None or verb.split()[0] not in _ceasing():
+        return None
+    found = _GERUND.match(text, at)
+    return found.end() if found is not None else None
+
+
 # Nouns that name the action itself ("make a booking", "place an order"), not what it is on.
 _ACTION_NOUNS = frozenset(
     {
         *("booking", "bookings", "reservation", "reservations", "purchase", "payment", "transfer"),
-        *("transaction", "request", "order", "arrangement"),
+        *("transaction", "request", "order", "arrangement", "top", "top-up", "topup", "refill"),
+        *("renewal", "repeat", "cancellation", "refund", "replacement", "upgrade", "downgrade"),
     }
 )
 
@@ -460,14 +498,34 @@ def _closing_only(text: str) -> bool:
 
 
 def _agrees(text: str) -> bool:
-    said = _WORD.findall(text.casefold())
+    said = _WORD.findall(without_no_trouble(text).casefold())
     if not said or any(w in words.REFUSAL for w in said):
         return False
     return any(w in words.AGREEMENT and w != "please" for w in said)
 
 
+@lru_cache(maxsize=1)
+def _no_trouble() -> re.Pattern[str]:
+    """A "no" that says there is no trouble ("no problem", "not a bother", "no worries"): the
+    confirmation lexicon's neutral phrases that open with a no."""
+    trouble = re.compile(r"\b(?:problems?|problemo|probs?|bother|worry|worries|dramas?)\b")
+    found = {
+        w
+        for lang in lang_data.languages()
+        for w in lang.words("neutral")
+        if re.match(r"(?:no|not|nae)\b", w) and trouble.search(w)
+    }
+    phrases = "|".join(re.escape(w) for w in sorted(found, key=len, reverse=True))
+    return re.compile(rf"\b(?:{phrases})\b", re.IGNORECASE)
+
+
+def without_no_trouble(text: str) -> str:
+    """``text`` with each "no problem" read as the "ok" it means."""
+    return _no_trouble().sub("ok", text)
+
+
 def _refuses(text: str) -> bool:
-    said = _WORD.findall(text.casefold())
+    said = _WORD.findall(without_no_trouble(text).casefold())
     return bool(said) and (
         said[0] in ("no", "nope", "nah", "non", "nein") or "else" in said or "another" in said
     )
@@ -608,7 +666,8 @@ _REASON_VERBS = frozenset({"use", "using", "used", "watch", "watching", "travel"
 
 _FINE = re.compile(
     r"(?:\b(?:is|are|was|were)|'s|'re)\s+(?:(?:totally|perfectly|absolutely|still|actually|all)\s+)?"
-    r"(?:fine|ok|okay|alright|all right|grand|good|working|in one piece|no problem)\b(?! to| for| by| with)",
+    r"(?:fine|ok|okay|alright|all right|grand|good|great|perfect|brilliant|lovely|excellent|amazing|"
+    r"fantastic|wonderful|working|in one piece|no problem)\b(?! to| for| by| with)",
     re.IGNORECASE,
 )
 _UNIVERSAL = re.compile(r"\b(?:all|every|any|everything|anything|each|whole)\b", re.IGNORECASE)
@@ -706,6 +765,8 @@ def _clause(
         return _Clause(start, end, "denial", denies_action, frozenset(denied))
     if utterance.conditional(part):
         return _Clause(start, end, "condition")
+    if removal and _goes(part, request) and not utterance.is_question(part, lang):
+        return _Clause(start, end, "request")  # "the golf channel can go now"
     if [m for m in _LATER.finditer(_without_values(part, request)) if not _names_bound(m.group(), request)]:
         return _Clause(start, end, "later")
     if _someone_else(part, request):
@@ -742,7 +803,23 @@ def _phrasal(text: str, verb: str) -> str:
     return f"{verb} {found.group(1)}" if found else verb
 
 
-def known_other(verb: str, wanted: Sequence[str]) -> bool:
+# A general verb that sets a thing to a value ("set the party size to {party}", "make the
+# limit {amount}") changes it, whatever the verb's class alone.
+_SETS_TO = re.compile(r"^\W*(?:set|make|put|turn|get)\b[^{}]*?\b(?:to|at)\s*\{[^{}]+\}", re.IGNORECASE)
+
+
+def action_class(request: TraceRequest) -> str | None:
+    """The class of what the action does (:data:`words.VERB_CLASSES`): its verb's, or "change"
+    for a general verb that sets its thing to a value."""
+    wanted = action_words(request)
+    if not wanted:
+        return None
+    if _SETS_TO.search(request.template):
+        return "change"
+    return words.VERB_CLASSES.get(wanted[0])
+
+
+def known_other(verb: str, wanted: Sequence[str], theirs: str | None = None) -> bool:
     """Whether ``verb`` is known to name another action than the query's.
 
     Known: a verb of a family the query's verb is not in, or one that asks for
@@ -758,7 +835,8 @@ def known_other(verb: str, wanted: Sequence[str]) -> bool:
         return True  # "find me a restaurant": to know, not to book
     if first in utterance.opposite_words(wanted[0]) or verb in utterance.opposite_words(wanted[0]):
         return True
-    mine, theirs = words.VERB_CLASSES.get(first), words.VERB_CLASSES.get(wanted[0])
+    mine = words.VERB_CLASSES.get(first)
+    theirs = theirs or words.VERB_CLASSES.get(wanted[0])
     if verb in ("drop off", "send out", "put in", "sign up", "set up", "top up", "pick up"):
         mine = "create"
     if theirs in words.OTHER_SENSES.get(verb, words.OTHER_SENSES.get(first, frozenset())):
@@ -823,7 +901,48 @@ def _acts_as_action(part: str, request: TraceRequest) -> bool:
         return False
     if verb is not None and (shares_word(_phrasal(part, verb), wanted[:1]) or _same_family(verb, wanted)):
         return True
-    return _removes(request) and (_away_verbs().search(part) is not None or utterance.withdraws(part))
+    if verb is not None and action_class(request) == "change" == words.VERB_CLASSES.get(verb.split()[0]):
+        return True  # "we're six now, please update it", for "set the party size to {party}"
+    return _removes(request) and (
+        _away_verbs().search(part) is not None or utterance.withdraws(part) or _wished_gone(part)
+    )
+
+
+@lru_cache(maxsize=1)
+def _wished_gone_pattern() -> re.Pattern[str]:
+    gone = sorted({w for lang in lang_data.languages() for w in lang.words("gone_states")})
+    return re.compile(
+        r"\b(?:want|wanted|need|needs|like|have|get)\s+(?:it|that|this|them|those)\s+"
+        rf"(?:(?:all|just|completely|totally)\s+)?(?:{'|'.join(gone)})\b",
+        re.IGNORECASE,
+    )
+
+
+_GOES = re.compile(
+    r"\b(?:can|could|has to|have to|needs? to|must|should|will have to|is going to have to)\s+"
+    r"(?:(?:just|now|all|definitely|really)\s+)?"
+    r"(?:go|come off|be removed|be cancelled|be canceled|be dropped)\b"
+    # gone for good, not gone somewhere: "can go on the big screen" says where it is shown
+    r"(?=\s*(?:$|[,.!;]|(?:now|too|as well|please|then|today|for good|altogether|completely|asap)\b))",
+    re.IGNORECASE,
+)
+
+
+def _goes(part: str, request: TraceRequest) -> bool:
+    """Whether the clause says one of the request's values has to go ("the golf channel can go
+    now", "gold needs to go"): for an action that takes it away, asking for it."""
+    found = _GOES.search(part)
+    if found is None:
+        return False
+    return any(
+        e <= found.start() for spec in request.bound for _, e in forms.value_spans(part, spec, request)
+    )
+
+
+def _wished_gone(part: str) -> bool:
+    """Whether the clause wishes the thing it points at gone ("i want it gone", "i'd like that
+    removed", "get them off"): for an action that takes something away, that is asking for it."""
+    return _wished_gone_pattern().search(part) is not None
 
 
 def _leading(clauses: Sequence[_Clause], told: Sequence[_Clause]) -> list[_Clause]:
@@ -874,13 +993,15 @@ def _asks_other(
     wanted = action_words(request)
     verb = asked_verb(part, request) or utterance.command_verb(part)
     if verb is not None and wanted and _CAUSATIVE.search(part) and not _same_family(verb, wanted):
-        if words.VERB_CLASSES.get(wanted[0]) != "create":
+        if action_class(request) != "create":
             return True  # "please get it fixed": something done to the thing, not its removal
         verb = None  # "get the boiler looked at", for a booking: what the booking is for
     if (
         verb is not None
         and wanted
-        and known_other(_phrasal(part, verb), wanted)
+        and known_other(_phrasal(part, verb), wanted, action_class(request))
+        # "drop the monthly to 28": whatever the verb, it sets the thing to the value
+        and not (action_class(request) == "change" and _to_value(part, request))
         and _stem(verb.split()[0]) not in _named_moments(request)
     ):
         # A verb an argument's name speaks of is this action's detail ("leave at 8:15" for
@@ -891,6 +1012,20 @@ def _asks_other(
     if verb is None and _says_abroad(_without_values(part, request), wanted) is False:
         return True  # "quiero anular ...": a verb of another family, in the caller's language
     return _other_thing(part, request, meaning, strong_only=strong_only)
+
+
+_TO_BEFORE = re.compile(r"\b(?:down|up|back|right)?\s*(?:to|at)\s+(?:just\s+|only\s+)?$", re.IGNORECASE)
+
+
+def _to_value(part: str, request: TraceRequest) -> bool:
+    """Whether the clause sets something to a value of the request ("drop the monthly to 28",
+    "knock it down to 40 a month"), the value said right after "to"."""
+    return any(
+        _TO_BEFORE.search(part[:start]) is not None
+        for spec in request.bound
+        if spec.kind == "number"
+        for start, _ in forms.value_spans(part, spec, request)
+    )
 
 
 def _named_moments(request: TraceRequest) -> frozenset[str]:
@@ -951,6 +1086,8 @@ def _fine_as_it_is(part: str, request: TraceRequest) -> bool:
                 continue
             if spec.kind in ("ident", "text"):
                 return True
+            if spec.kind == "bool":
+                continue  # "a shared ride is good": the flag said by its name, and taken
             between = content_words(part[end : fine.start()])
             if 0 < len(between) <= 3 and shares_word(" ".join(between), query_thing(request)):
                 return True  # "the green bin's fine": the thing itself needs nothing
@@ -970,6 +1107,34 @@ def _names_bound(text: str, request: TraceRequest) -> bool:
 
 def _gives_values(text: str, request: TraceRequest) -> bool:
     return any(x.fits for spec in request.arguments for x in forms.said_in(text, spec, request))
+
+
+_NOT_OPENING = re.compile(r"^\W*(?:and\s+|but\s+)?(?:not|no|rather than|instead of)\b", re.IGNORECASE)
+
+
+def _not_the_other(part: str, request: TraceRequest) -> bool:
+    """Whether a clause only says no to another value of the request's kind ("not four")."""
+    return (
+        _NOT_OPENING.match(part) is not None
+        and _gives_other(part, request)
+        and not _names_bound(part, request)
+    )
+
+
+def _opposite_of_another(
+    text: str, clause: _Clause, clauses: Sequence[_Clause], request: TraceRequest
+) -> bool:
+    """Whether an opposing clause is about another thing than the one another clause of the same
+    statement asks the action for ("keep the gold plan and cancel the silver one", for cancelling
+    silver): it names none of the request's values and points at nothing, and a sibling request
+    names them."""
+    part = text[clause.start : clause.end]
+    if _names_bound(part, request) or _POINTER.search(part):
+        return False
+    return any(
+        c is not clause and c.stance == "request" and _names_bound(text[c.start : c.end], request)
+        for c in clauses
+    )
 
 
 def _gives_other(text: str, request: TraceRequest) -> bool:
@@ -1076,11 +1241,17 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         n for c in clauses if c.stance in ("denial", "exception") for n in c.denied if n not in absent
     )
     denies_action = any(c.denies_action for c in clauses)
-    opposite = bool(wanted) and any(
-        utterance.opposes(text[c.start : c.end], wanted[:1])
-        for c in clauses
-        if c.stance in ("request", "value", "denial")
-        and (c.stance == "request" or _names_bound(text[c.start : c.end], request))
+    opposite = (
+        bool(wanted)
+        and any(
+            utterance.opposes(text[c.start : c.end], wanted[:1])
+            # "stop renewing my plan": ending the opposite of cancelling is cancelling
+            and _ceasing_gerund().search(text[c.start : c.end]) is None
+            for c in clauses
+            if c.stance in ("request", "value", "denial")
+            and (c.stance == "request" or _names_bound(text[c.start : c.end], request))
+            and not _opposite_of_another(text, c, clauses, request)
+        )
     )
     requests = [c for c in clauses if c.stance == "request"]
     ours = [c for c in requests if not c.other]
@@ -1146,6 +1317,8 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         and not denies_action
         and _names_bound(text, request)
         and utterance.says_no(text, request.lang)  # "I don't mind a shared ride" is a yes
+        # "we'll be five, not four": the no is to the other value, this one is the correction
+        and not any(_not_the_other(text[c.start : c.end], request) for c in clauses)
         # "i don't need the isa any more": for a removal, the reason for it, not a no to it
         and not (_removes(request) and (_no_longer_needed(text) or utterance.withdraws(text)))
     ):
@@ -1201,7 +1374,9 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
     if whole_question or (not requests and "question" in kinds):
         return Reading(statement, "question", "trace.question", counts=counts, **base)  # type: ignore[arg-type]
     if requests:
-        rule = ("trace.points_back" if points_back else "trace.request") if ours else "trace.other_action"
+        rule = "trace.other_action"
+        if ours:
+            rule = "trace.points_back" if points_back else "trace.request"
         return Reading(
             statement,
             "request",
@@ -1327,11 +1502,24 @@ def _distinctive(values: Mapping[str, tuple[forms.Said, ...]], request: TraceReq
 
 
 def _someone_else(part: str, request: TraceRequest) -> bool:
-    if _to_another(request):
+    if _to_another(request) or _names_the_other(part, request):
         # The action is for another party: their account, their name are its values. Only
         # someone else asking ("my brother wants to send ...") is not the caller's request.
         return utterance.by_someone_else(part)
     return utterance.about_someone_else(part) or utterance.for_someone_else(part)
+
+
+def _names_the_other(part: str, request: TraceRequest) -> bool:
+    """Whether the other person the words speak of is named by one of the request's values ("add a
+    line for my daughter Priya", for a line in the name Priya): what the action does for them is
+    its own value, and only their own asking is not the caller's request."""
+    for spec in request.bound:
+        if spec.kind != "text":
+            continue
+        for start, end in forms.value_spans(part, spec, request):
+            if utterance.relation_beside(part, start, end):
+                return True
+    return False
 
 
 def _for_another(part: str, request: TraceRequest) -> bool:
@@ -1341,7 +1529,17 @@ def _for_another(part: str, request: TraceRequest) -> bool:
 
 
 def _to_another(request: TraceRequest) -> bool:
-    return any(set(a.cues) & words.RECIPIENT_WORDS for a in request.arguments)
+    """Whether the action is for another party: an argument named for the recipient, or money
+    sent to an account the query does not call the caller's own ("to account {to_account}")."""
+    if any(set(a.cues) & words.RECIPIENT_WORDS for a in request.arguments):
+        return True
+    sends = shares_word(" ".join(action_words(request)[:1]), ["pay"])  # pay, send, transfer, wire
+    return sends and any(
+        a.role == "to"
+        and a.kind == "ident"
+        and not re.search(rf"\bmy\s+(?:\w+\s+)?\{{{a.name}\}}", request.template)
+        for a in request.bound
+    )
 
 
 def _taken_back(text: str, clause: _Clause, request: TraceRequest) -> bool:
@@ -1376,8 +1574,12 @@ def _counted_values(
     counted = [
         c
         for c in clauses
-        if c.stance in ("value", "question", "denial", "exception")
-        or (c.stance == "request" and (not c.other or c.search))
+        if (
+            c.stance in ("value", "question", "denial", "exception")
+            or (c.stance == "request" and (not c.other or c.search))
+        )
+        # "make it seven, not six": six is what it is not
+        and not _not_the_other(text[c.start : c.end], request)
     ]
     parts = _own_parts(text, request)
     out: dict[str, tuple[forms.Said, ...]] = {}
@@ -1502,6 +1704,8 @@ def _other_thing(
         return False  # the thing is named by a value of the request ("a convertible in nice")
     known = [*action_words(request), *(w for a in request.arguments for w in a.cues)]
     head, wanted_head = named[-1], wanted[-1]
+    if _kind_named_by_value(text, head, wanted_head, request):
+        return False
     if (
         head != wanted_head
         and not shares_word(head, [wanted_head])
@@ -1512,6 +1716,20 @@ def _other_thing(
     if shares_word(" ".join(named), known):
         return False
     return meaning.sim(" ".join(named), " ".join(wanted)) < SAME_THING
+
+
+def _kind_named_by_value(text: str, head: str, wanted_head: str, request: TraceRequest) -> bool:
+    """Whether the statement names the query's thing by its value and a word for its kind ("the
+    sports package" for "the {addon} add-on"): both head words say only what sort of thing it
+    is, and a value of the request is said right before the statement's."""
+    if head not in words.KINDS_OF_ITEM or wanted_head not in words.KINDS_OF_ITEM:
+        return False
+    lowered = text.casefold()
+    for spec in request.bound:
+        for _, end in forms.value_spans(text, spec, request):
+            if re.match(rf"[\s-]+{re.escape(head)}\b", lowered[end:]):
+                return True
+    return False
 
 
 def _known_other_thing(head: str, wanted: Sequence[str]) -> bool:

@@ -220,7 +220,12 @@ def _offers_action(r: rd.Reading, reply: rd.Reading, request: TraceRequest) -> b
     """Whether the agent's statement offers to do the action and the caller's reply takes it up."""
     s = r.statement
     return (
-        (r.about >= OFFER_ABOUT or rd.shares_word(s.text, rd.action_words(request)[:1]))
+        (
+            r.about >= OFFER_ABOUT
+            or rd.shares_word(s.text, rd.action_words(request)[:1])
+            # "do you want to visit?" for "schedule a visit": the action said by its thing
+            or (r.about >= rd.RELATED and rd.shares_word(s.text, rd.query_thing(request)))
+        )
         and _OFFER.search(s.text) is not None
         and (_takes_up(reply, reply.statement.text) or (reply.stance == "request" and not reply.other_action))
         and reply.stance not in ("denial", "retraction", "ignored")
@@ -321,6 +326,10 @@ def _answered_since(readings: Sequence[rd.Reading], offered: rd.Reading, n: int)
         elif r.stance == "agent" and ("?" in r.statement.text or is_question(r.statement.text)):
             return False
     return True
+
+
+def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
 
 
 def _gives_any(r: rd.Reading) -> bool:
@@ -458,7 +467,15 @@ def _argument(
             continue
         if s.speaker != "caller" or r.stance == "ignored":
             continue
-        chosen = [o for o in options if name_spans(s.text, o) and not name_spans(o, spec.shown)]
+        # A name the agent listed that the caller said in another argument's part ("from my
+        # savings account", to "checking or savings?") is that argument's, not a choice for this one.
+        claimed = [x.span for other, said in r.values.items() if other != spec.name for x in said if x.fits]
+        chosen = [
+            o
+            for o in options
+            if any(not any(_overlap(at, c) for c in claimed) for at in name_spans(s.text, o))
+            and not name_spans(o, spec.shown)
+        ]
         if chosen and not any(x.same and x.fits for x in r.said(spec.name)):
             # The agent named this value beside others; the caller took another of them.
             spoken_of = True
@@ -893,7 +910,11 @@ def _takes_up(r: rd.Reading, text: str) -> bool:
     if r.refuses:
         return False
     first = re.split(r"[.!?;]|,\s+(?:but|now|and|so)\b", text, maxsplit=1)[0]
-    return _only_agreement(first)
+    if _only_agreement(first):
+        return True
+    # "sure, on the 14th": agreement, then the details of what was offered
+    head, comma, tail = first.partition(",")
+    return bool(comma) and _only_agreement(head) and not is_question(tail) and _gives_any(r)
 
 
 def _said_by(
@@ -964,7 +985,7 @@ def _only_agreement(text: str) -> bool:
     """Whether the reply is agreement and politeness alone ("yes please", "that works, thanks")."""
     from gate.evidence import words
 
-    said = re.findall(r"[a-zà-ÿ']+", text.casefold())
+    said = re.findall(r"[a-zà-ÿ']+", rd.without_no_trouble(text).casefold())
     allowed = (
         words.AGREEMENT
         | words.CLOSING
@@ -974,6 +995,8 @@ def _only_agreement(text: str) -> bool:
         | {"this", "just", "all", "really", "the"}
         # "i'll take that one", "we'll go with it", "i'd have that"
         | {"take", "have", "with", "i'll", "we'll", "i'd", "we'd"}
+        # "yeah, i'm fine with that", "we're happy with it"
+        | {"i'm", "we're", "am", "are", "happy"}
     )
     return bool(said) and all(w in allowed for w in said)
 

@@ -165,6 +165,8 @@ AGREEMENT = frozenset(
         *("yes", "yeah", "yep", "yup", "sure", "ok", "okay", "alright", "fine", "great", "perfect"),
         *("good", "works", "work", "sounds", "nice", "excellent", "lovely", "brilliant", "cool"),
         *("absolutely", "definitely", "correct", "right", "exactly", "please", "wonderful", "awesome"),
+        *("ideal", "fantastic", "superb", "terrific", "fabulous", "splendid", "marvellous", "agreed"),
+        *("certainly",),
         *("sí", "si", "vale", "claro", "perfecto", "bien", "bueno", "oui", "d'accord", "parfait"),
         *("ja", "gut", "genau", "passt", "prima", "super", "klar", "gerne", "gern", "bon", "dale"),
     }
@@ -330,7 +332,8 @@ PARTNERS = frozenset(
 FAMILIES: tuple[frozenset[str], ...] = tuple(
     frozenset(group.split("|"))
     for group in (
-        "cancel|end|stop|terminate|drop|quit|discontinue|get rid of|unsubscribe|close|want out|opt out|shut",
+        "cancel|end|stop|terminate|drop|quit|discontinue|get rid of|unsubscribe|close|want out|opt out|shut|"
+        "call off|call it off|scrap",
         "plan|subscription|membership|package|contract|tariff|bundle|service|account|tier",
         "refund|money back|reimburse|repay|refunded|credit back|my money|give me back|give me my",
         "return|send back|sending back|bring back|give back|take back",
@@ -356,7 +359,18 @@ FAMILIES: tuple[frozenset[str], ...] = tuple(
         "phone|mobile|line|sim",
         "mail|post|letters|correspondence",
         "tour|trip|excursion|outing|visit",
+        "taxi|cab|car|ride|minicab|lift",
     )
+)
+
+# Words for a kind of thing a caller holds, said after the value that names it ("the sports
+# package", "the movies bundle", "the gold tier"): the value says which thing, the word only
+# what sort, and callers use them for one another.
+KINDS_OF_ITEM = frozenset(
+    {
+        *("plan", "subscription", "membership", "package", "pack", "tariff", "bundle", "tier", "deal"),
+        *("service", "add-on", "addon", "extra", "bolt-on", "option", "one", "thing", "bit", "product"),
+    }
 )
 
 # Values that exclude one another: a caller who asked for one and later says
