@@ -438,6 +438,23 @@ def _first_sentence(text: str) -> str:
     return sentences[0] if sentences else ""
 
 
+# A modal question about what something would do ("would a 5000 dollar limit hurt my credit
+# score", "could that affect my bill"): it asks about consequences, not for the thing.
+_ASKS_CONSEQUENCE = re.compile(
+    r"\b(?:hurt|affect|affects|impact|harm|damage|matter|cost|mean|help|count against|cause)\b|"
+    r"\bmake (?:a|any) difference\b|\bbe a problem\b|"
+    r"\bbe (?:too |very |a bit |more |less )?(?:risky|wise|smart|safe|sensible|worth it|worthwhile|"
+    r"a good idea|a bad idea|better|worse|cheaper|dearer|expensive)\b",
+    re.IGNORECASE,
+)
+# "do i need roaming in spain?", "should we want ...": asking whether they need it, not a wish.
+_INVERTED_WISH = re.compile(
+    rf"^[¿\s]*{_FILLER}(?:do|does|did|would|will|should|shall|must|might)\s+(?:i|we)\s+"
+    r"(?:really\s+|even\s+|still\s+|actually\s+)?(?:need|want|wanna|have to)\b",
+    re.IGNORECASE,
+)
+
+
 def asks_with_modal(text: str) -> bool:
     """Whether the utterance is a yes/no question with a modal whose subject is not the one asked
     ("can he come tuesday instead", "could we keep the room until three"): a polite request or
@@ -445,7 +462,11 @@ def asks_with_modal(text: str) -> bool:
     alcohol on sertraline?" asks to know). The first sentence decides, as in :func:`is_question`.
     """
     first = _first_sentence(text)
-    return _MODAL_ASK.search(first) is not None and _ASKS_IF_POSSIBLE.search(first) is None
+    return (
+        _MODAL_ASK.search(first) is not None
+        and _ASKS_IF_POSSIBLE.search(first) is None
+        and _ASKS_CONSEQUENCE.search(first) is None
+    )
 
 
 _AUX_OPENING = re.compile(
@@ -553,6 +574,8 @@ def states_wish(text: str) -> bool:
     t = _norm(text)
     if _REQUEST_AS_QUESTION.search(t):
         return True
+    if _INVERTED_WISH.search(t):
+        return False  # "do i need roaming in spain?"
     for clause in clauses(t):
         if _WISH.search(clause) or _WISH_WITH_OTHERS.search(clause) or _NEW_STATE.search(clause):
             return True
@@ -1253,6 +1276,10 @@ _pair(
 _pair(("add", "include", "subscribe", "enable", "activate", "turn on", "start", "open"), ("remove",))
 _pair(("enable", "activate", "turn on", "start", "resume"), ("disable", "deactivate", "turn off", "pause"))
 _pair(("upgrade",), ("downgrade",))
+_pair(
+    ("increase", "raise", "boost", "extend", "lengthen", "prolong"),
+    ("decrease", "lower", "reduce", "cut", "shrink", "shorten"),
+)
 _pair(
     ("freeze", "block", "suspend", "lock", "deactivate", "disable"),
     (

@@ -634,3 +634,36 @@ async def test_a_yes_no_value_said_by_its_name_and_found_good_is_taken(engine: g
     await _expect(
         engine, ["get me a cab to the docks please, yes a shared ride for one is good"], query, match, True
     )
+
+
+ROAMING = "turn on roaming for Portugal"
+SHARES = "buy 40 shares of GLOBEX"
+
+
+@pytest.mark.parametrize(
+    ("memories", "query", "match", "acts"),
+    [
+        # The action's verb with the particle that reverses it is the opposite action.
+        (["turn on roaming for portugal please"], ROAMING, {"country": "Portugal"}, True),
+        (["please turn off roaming, i'm back from portugal"], ROAMING, {"country": "Portugal"}, False),
+        (["switch roaming off for portugal"], ROAMING, {"country": "Portugal"}, False),
+        (["sign me out of the harbour tour"], "sign me in for the harbour tour", {"event": "harbour"}, False),
+        # Raising and lowering, lengthening and shortening, are opposites.
+        (["please raise my credit limit to 7000 dollars"], "increase my credit limit to 7000 dollars",
+         {"limit": 7000}, True),
+        (["please lower my credit limit to 7000 dollars"], "increase my credit limit to 7000 dollars",
+         {"limit": 7000}, False),
+        (["please shorten my stay at the Ritz by 3 nights"], "extend my stay at the Ritz by 3 nights",
+         {"hotel": "the Ritz", "nights": 3}, False),
+        # Asking whether they need it, or what it would do, asks to know.
+        (["Do I need roaming in Portugal?"], ROAMING, {"country": "Portugal"}, False),
+        (["would a 7000 dollar limit hurt my credit score?"], "increase my credit limit to 7000 dollars",
+         {"limit": 7000}, False),
+        (["would buying 40 shares of GLOBEX be risky?"], SHARES, {"qty": 40, "ticker": "GLOBEX"}, False),
+        (["could you buy 40 shares of GLOBEX for me?"], SHARES, {"qty": 40, "ticker": "GLOBEX"}, True),
+    ],
+)  # fmt: skip
+async def test_opposites_and_questions_about_the_action_are_not_requests(
+    engine: gate.LocalEngine, memories: list[str], query: str, match: dict[str, Any], acts: bool
+) -> None:
+    await _expect(engine, memories, query, match, acts)

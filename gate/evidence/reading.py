@@ -803,6 +803,32 @@ def _phrasal(text: str, verb: str) -> str:
     return f"{verb} {found.group(1)}" if found else verb
 
 
+_REVERSED = {"on": "off", "off": "on", "in": "out", "out": "in", "up": "down", "down": "up"}
+
+
+def _reverses(part: str, request: TraceRequest) -> bool:
+    """Whether the clause says the action's own verb with the particle that reverses it ("turn
+    off roaming" for "turn on roaming for {country}", "sign me out" for "sign in")."""
+    wanted = action_words(request)
+    if not wanted:
+        return False
+    verb = re.escape(wanted[0])
+    particle = r"\s+(?:\S+\s+){0,2}?(on|off|in|out|up|down)\b"
+    # The query's own particle follows its verb, or a pronoun after it ("sign me in"): "pay
+    # dollars on invoice" has a preposition, not a particle.
+    own = rf"(?<![\w-]){verb}\s+(?:(?:me|us|it|them)\s+)?(on|off|in|out|up|down)\b"
+    mine = re.search(own, request.masked_query.casefold())
+    if mine is None:
+        return False
+    # The same verb, or, for a switch, any verb that switches ("switch autopay off" for "turn on").
+    verbs = {wanted[0]} | (_TOGGLING if wanted[0] in _TOGGLING else set())
+    said = re.search(rf"(?<![\w-])(?:{'|'.join(sorted(verbs))}){particle}", part.casefold())
+    return said is not None and said.group(1) == _REVERSED[mine.group(1)]
+
+
+_TOGGLING = {"turn", "switch", "flip", "put", "shut", "cut", "flick"}
+
+
 # A general verb that sets a thing to a value ("set the party size to {party}", "make the
 # limit {amount}") changes it, whatever the verb's class alone.
 _SETS_TO = re.compile(r"^\W*(?:set|make|put|turn|get)\b[^{}]*?\b(?:to|at)\s*\{[^{}]+\}", re.IGNORECASE)
@@ -1244,9 +1270,12 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
     opposite = (
         bool(wanted)
         and any(
-            utterance.opposes(text[c.start : c.end], wanted[:1])
-            # "stop renewing my plan": ending the opposite of cancelling is cancelling
-            and _ceasing_gerund().search(text[c.start : c.end]) is None
+            (
+                utterance.opposes(text[c.start : c.end], wanted[:1])
+                # "stop renewing my plan": ending the opposite of cancelling is cancelling
+                and _ceasing_gerund().search(text[c.start : c.end]) is None
+            )
+            or _reverses(text[c.start : c.end], request)
             for c in clauses
             if c.stance in ("request", "value", "denial")
             and (c.stance == "request" or _names_bound(text[c.start : c.end], request))
