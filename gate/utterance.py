@@ -220,6 +220,8 @@ _NOT_NEGATION = re.compile(
     r"\b(?:(?:do|would|does)(?: not|n't|nt) mind|don'?t mind|can'?t wait|cannot wait|can not wait|"
     r"no problem|not a problem|no worries|(?:do not|don'?t) forget|(?:do not|don'?t) hesitate|"
     r"not only|why not|no doubt|without (?:delay|fail)|nothing else|no later than|"
+    # "can't you just cancel it for me?": a request put as a negative question, no no to it
+    r"^(?:can'?t|cannot|couldn'?t|won'?t|wouldn'?t)\s+(?:you|u|ya)\b|why (?:don'?t|do not) you\b|"
     r"as soon as possible|if not sooner|no,? (?:wait|sorry|actually|no|problem)|oh no|"
     # "no i need it on friday", "great, no we want a cab": a no said before a wish of the
     # speaker's, as speech-to-text writes it without its comma, answers what came before
@@ -489,6 +491,8 @@ def asks_if_possible(text: str) -> bool:
 # cancel online", "can i still change it"): it asks to know, not for the thing.
 _ASKS_IF_POSSIBLE = re.compile(
     r"^[¿\s]*\S+\s+(?:\S+\s+){0,3}?(?:work|works|suit|suits|be\s+(?:ok|okay|fine|possible|available|allowed))\b|"
+    r"\bby (?:cheque|check|card|credit card|debit card|cash|bank transfer|direct debit|post|mail|email|"
+    r"text)\b|"
     r"\b(?:later|online|by phone|over the phone|on the app|in the app|at any time|anytime|any time|"
     r"myself|ourselves|still|ever|even|also|too|in future|in the future)\b",
     re.IGNORECASE,
@@ -1006,7 +1010,9 @@ def spoken_by_agent(text: str) -> bool:
 # Taking back, later in the same breath, what was just asked: "book it for friday, or
 # actually, let me ring them myself", "cancel it... no wait, let me think".
 _TAKE_BACK = re.compile(
-    r"\b(?:actually|on second thoughts?|scratch that|never ?mind|forget (?:it|that)|no wait|wait no|"
+    # a bare no opening a sentence after the request ("cancel it? no, definitely not")
+    r"(?:^|[.?!]\s+)(?:no|nope|nah)(?=[,.!]|\s+(?:definitely|absolutely|certainly|actually|wait)\b)|"
+    r"\b(?:actually|on second thoughts?|scratch that|never ?mind|forget (?:it|that)|no,? wait|wait,? no|"
     r"hold off|let me think|i'?ll think|not (?:yet|now|just yet)|i'?d rather|i take (?:it|that) back|"
     r"let me (?:\w+ )?(?:check|think|ask|ring|call|talk|speak|sleep|see)|"
     r"i'?ll (?:do|ring|call|sort|book|handle|arrange) (?:\w+ )?(?:myself|it myself)|"

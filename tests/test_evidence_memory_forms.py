@@ -667,3 +667,36 @@ async def test_opposites_and_questions_about_the_action_are_not_requests(
     engine: gate.LocalEngine, memories: list[str], query: str, match: dict[str, Any], acts: bool
 ) -> None:
     await _expect(engine, memories, query, match, acts)
+
+
+PAUSE = "pause the halo plan"
+
+
+@pytest.mark.parametrize(
+    ("memories", "query", "match", "acts"),
+    [
+        # A bare no opening a sentence right after the request takes it back.
+        (["Cancel the halo plan? No, definitely not."], "cancel the halo plan", {"plan": "halo"}, False),
+        (["cancel the halo plan. wait, no. leave it."], "cancel the halo plan", {"plan": "halo"}, False),
+        (["Cancel the halo plan. No rush, end of the day is fine."], "cancel the halo plan", {"plan": "halo"},
+         True),
+        # "un" before the action's own verb is its opposite.
+        (["Unpause the halo plan please."], PAUSE, {"plan": "halo"}, False),
+        (["Pause the halo plan please."], PAUSE, {"plan": "halo"}, True),
+        # Asking whether it can be done another way asks to know.
+        (["Can I pay the 45 dollars on INV-808 by cheque instead?"], "pay 45 dollars on invoice INV-808",
+         {"amount": 45, "invoice": "INV-808"}, False),
+    ],
+)  # fmt: skip
+async def test_a_request_taken_back_undone_or_asked_about_is_not_one(
+    engine: gate.LocalEngine, memories: list[str], query: str, match: dict[str, Any], acts: bool
+) -> None:
+    await _expect(engine, memories, query, match, acts)
+
+
+async def test_a_request_put_as_a_negative_question_is_no_no(engine: gate.LocalEngine) -> None:
+    """A request put as a negative question ("can't you just cancel it for me?") is never a no."""
+    decision, _ = await _decide(
+        engine, ["Can't you just cancel the halo plan for me?"], "cancel the halo plan", {"plan": "halo"}
+    )
+    assert decision.rule != "evidence.denied", decision

@@ -813,6 +813,8 @@ def _reverses(part: str, request: TraceRequest) -> bool:
     if not wanted:
         return False
     verb = re.escape(wanted[0])
+    if not wanted[0].startswith("un") and re.search(rf"(?<![\w-])un-?{verb}", part.casefold()):
+        return True  # "unpause the plan" for pausing it
     particle = r"\s+(?:\S+\s+){0,2}?(on|off|in|out|up|down)\b"
     # The query's own particle follows its verb, or a pronoun after it ("sign me in"): "pay
     # dollars on invoice" has a preposition, not a particle.
