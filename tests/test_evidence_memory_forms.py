@@ -700,3 +700,19 @@ async def test_a_request_put_as_a_negative_question_is_no_no(engine: gate.LocalE
         engine, ["Can't you just cancel the halo plan for me?"], "cancel the halo plan", {"plan": "halo"}
     )
     assert decision.rule != "evidence.denied", decision
+
+
+@pytest.mark.parametrize(
+    ("memory", "acts"),
+    [
+        ("Book a table for 6 on Monday at 6pm.", True),
+        # A weekday a month or more away is not the weekday said alone.
+        ("Book a table for 6 on Monday at 6pm next month.", False),
+        ("book a table for six next year on a monday at 6pm", False),
+    ],
+)
+async def test_a_weekday_said_for_next_month_is_not_the_weekday(
+    engine: gate.LocalEngine, memory: str, acts: bool
+) -> None:
+    query = "book a table for 6 on Monday at 18:00"
+    await _expect(engine, [memory], query, {"party": 6, "day": "Monday", "time": "18:00"}, acts)

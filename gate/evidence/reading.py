@@ -119,7 +119,9 @@ _LATER = re.compile(
     r"\b(?:at the (?:end|start|beginning) of (?:the|this|next) \w+|from (?:the \w+ of )?next \w+|"
     r"from (?:january|february|march|april|may|june|july|august|september|october|november|december)|"
     r"(?:in|after) (?:a|one|two|three|four|five|six|a few|\d+) (?:days?|weeks?|months?|years?)|"
-    r"later (?:this|next|on|today)|when my contract ends|once the \w+ (?:ends|finishes|runs out))\b",
+    r"later (?:this|next|on|today)|when my contract ends|once the \w+ (?:ends|finishes|runs out)|"
+    # "monday at 6pm next month": a weekday a month or more away is not the one said alone
+    r"(?<!of )next (?:month|year))\b",
     re.IGNORECASE,
 )
 # After a negation, verbs that say a value does not suit ("friday doesn't work", "i can't do 7").
