@@ -327,11 +327,6 @@ def asked_thing(text: str, request: TraceRequest) -> list[str]:
     return [w for w in named if w not in phrase]
 
 
-@lru_cache(maxsize=1)
-def _ceasing() -> frozenset[str]:
-    return frozenset(w for lang in lang_data.languages() for w in lang.words("ceasing_verbs"))
-
-
 _GERUND = re.compile(
     r"\s+(?:\w+ly\s+)?([a-z]{3,}ing)\b(?:\s+(?:me|us|you|him|her|them))?"
     r"(?:\s+(?:for|on|to|about|with|from))?",
@@ -341,7 +336,8 @@ _GERUND = re.compile(
 
 @lru_cache(maxsize=1)
 def _ceasing_gerund() -> re.Pattern[str]:
-    return re.compile(rf"\b(?:{'|'.join(sorted(_ceasing()))})\s+(?:\w+ly\s+)?[a-z]{{3,}}ing\b", re.IGNORECASE)
+    ceasing = "|".join(sorted(lang_data.union_words("ceasing_verbs")))
+    return re.compile(rf"\b(?:{ceasing})\s+(?:\w+ly\s+)?[a-z]{{3,}}ing\b", re.IGNORECASE)
 
 
 def _ceased_at(text: str, at: int, verb: str | None) -> int | None:
@@ -349,7 +345,7 @@ def _ceased_at(text: str, at: int, verb: str | None) -> int | None:
     charging me for the sports package", "quit sending us the paper"): the gerund says what is
     being done to the thing, not the thing. None when the verb is no such verb or no gerund
     follows it right away ("stop the cleaning service" names the service)."""
-    if verb is None or verb.split()[0] not in _ceasing():
+    if verb is None or verb.split()[0] not in lang_data.union_words("ceasing_verbs"):
         return None
     found = _GERUND.match(text, at)
     return found.end() if found is not None else None
@@ -511,12 +507,8 @@ def _no_trouble() -> re.Pattern[str]:
     """A "no" that says there is no trouble ("no problem", "not a bother", "no worries"): the
     confirmation lexicon's neutral phrases that open with a no."""
     trouble = re.compile(r"\b(?:problems?|problemo|probs?|bother|worry|worries|dramas?)\b")
-    found = {
-        w
-        for lang in lang_data.languages()
-        for w in lang.words("neutral")
-        if re.match(r"(?:no|not|nae)\b", w) and trouble.search(w)
-    }
+    neutral = lang_data.union_words("neutral")
+    found = {w for w in neutral if re.match(r"(?:no|not|nae)\b", w) and trouble.search(w)}
     phrases = "|".join(re.escape(w) for w in sorted(found, key=len, reverse=True))
     return re.compile(rf"\b(?:{phrases})\b", re.IGNORECASE)
 
@@ -806,6 +798,8 @@ def _phrasal(text: str, verb: str) -> str:
 
 
 _REVERSED = {"on": "off", "off": "on", "in": "out", "out": "in", "up": "down", "down": "up"}
+# Verbs that switch a thing on or off, any of which reverses another's switch.
+_TOGGLING = frozenset({"turn", "switch", "flip", "put", "shut", "cut", "flick"})
 
 
 def _reverses(part: str, request: TraceRequest) -> bool:
@@ -828,9 +822,6 @@ def _reverses(part: str, request: TraceRequest) -> bool:
     verbs = {wanted[0]} | (_TOGGLING if wanted[0] in _TOGGLING else set())
     said = re.search(rf"(?<![\w-])(?:{'|'.join(sorted(verbs))}){particle}", part.casefold())
     return said is not None and said.group(1) == _REVERSED[mine.group(1)]
-
-
-_TOGGLING = {"turn", "switch", "flip", "put", "shut", "cut", "flick"}
 
 
 # A general verb that sets a thing to a value ("set the party size to {party}", "make the
@@ -913,8 +904,8 @@ def _no_longer_needed(part: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _away_verbs() -> re.Pattern[str]:
-    verbs = {"get"} | {w for lang in lang_data.languages() for w in lang.words("taking_away_verbs")}
-    away = {w for lang in lang_data.languages() for w in lang.words("away_particles")}
+    verbs = {"get"} | lang_data.union_words("taking_away_verbs")
+    away = lang_data.union_words("away_particles")
     return re.compile(
         rf"\b(?:{'|'.join(sorted(verbs))})\w*\s+(?:\S+\s+){{0,3}}?(?:{'|'.join(sorted(away))})\b",
         re.IGNORECASE,
@@ -940,7 +931,7 @@ def _acts_as_action(part: str, request: TraceRequest) -> bool:
 
 @lru_cache(maxsize=1)
 def _wished_gone_pattern() -> re.Pattern[str]:
-    gone = sorted({w for lang in lang_data.languages() for w in lang.words("gone_states")})
+    gone = sorted(lang_data.union_words("gone_states"))
     return re.compile(
         r"\b(?:want|wanted|need|needs|like|have|get)\s+(?:it|that|this|them|those)\s+"
         rf"(?:(?:all|just|completely|totally)\s+)?(?:{'|'.join(gone)})\b",
@@ -1275,15 +1266,17 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         bool(wanted)
         and any(
             (
-                utterance.opposes(text[c.start : c.end], wanted[:1])
-                # "stop renewing my plan": ending the opposite of cancelling is cancelling
-                and _ceasing_gerund().search(text[c.start : c.end]) is None
+                (
+                    utterance.opposes(text[c.start : c.end], wanted[:1])
+                    # "stop renewing my plan": ending the opposite of cancelling is cancelling
+                    and _ceasing_gerund().search(text[c.start : c.end]) is None
+                )
+                or _reverses(text[c.start : c.end], request)
             )
-            or _reverses(text[c.start : c.end], request)
+            and not _opposite_of_another(text, c, clauses, request)
             for c in clauses
             if c.stance in ("request", "value", "denial")
             and (c.stance == "request" or _names_bound(text[c.start : c.end], request))
-            and not _opposite_of_another(text, c, clauses, request)
         )
     )
     requests = [c for c in clauses if c.stance == "request"]
