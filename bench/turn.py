@@ -24,8 +24,13 @@ Reported: each variant's turn p50 / p95 and its difference from plain
 (p50 - p50, p95 - p95), and the event loop thread's CPU time per turn (less
 noisy than the wall clock on a shared machine).
 
+``--think SECONDS`` makes each of the model's replies take that long to begin, as a
+hosted model's time to its first token does (0, the default: at once, which leaves the
+gate no time in which the caller's words can be read before the tool is called). Both
+are reported in docs/benchmarks.md.
+
 Run: python bench/turn.py [--rounds 200] [--variants plain,never,recorded,evidence]
-                          [--profile FILE]
+                          [--think SECONDS] [--profile FILE]
 """
 
 from __future__ import annotations
@@ -123,7 +128,12 @@ def build_tools(variants: list[str]) -> tuple[dict[str, Any], list[Any]]:
 
 
 async def run(
-    rounds: int, variants: list[str], home: Path, profile: Any | None, gap_s: float = GAP_S
+    rounds: int,
+    variants: list[str],
+    home: Path,
+    profile: Any | None,
+    gap_s: float = GAP_S,
+    think_s: float = 0.0,
 ) -> dict[str, Any]:
     from livekit.agents import Agent, AgentSession
 
@@ -148,7 +158,7 @@ async def run(
     # The evidence variant's caller: their memory is erased after each of its turns (not timed),
     # so it holds only the one request the turn is about, as a caller's memory does in a call.
     asking = gate.Caller("caller-2", verified=True)
-    llm = ScriptedLLM()
+    llm = ScriptedLLM(latency_s=think_s)
     calls: list[tuple[AgentSession[Any], Any]] = []
 
     async def new_call() -> AgentSession[Any]:
@@ -251,6 +261,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--gap", type=float, default=GAP_S, help="idle seconds before each turn (not timed)")
+    parser.add_argument(
+        "--think", type=float, default=0.0, help="seconds each model reply takes to begin (default 0)"
+    )
     parser.add_argument("--profile", metavar="FILE", help="write a cProfile of the timed turns to FILE")
     args = parser.parse_args()
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
@@ -266,7 +279,7 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="gate-bench-turn."))
     profile = cProfile.Profile() if args.profile else None
     try:
-        out = asyncio.run(run(args.rounds, variants, home, profile, args.gap))
+        out = asyncio.run(run(args.rounds, variants, home, profile, args.gap, args.think))
     finally:
         shutil.rmtree(home, ignore_errors=True)
     if profile is not None:

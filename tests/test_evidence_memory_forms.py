@@ -716,3 +716,73 @@ async def test_a_weekday_said_for_next_month_is_not_the_weekday(
 ) -> None:
     query = "book a table for 6 on Monday at 18:00"
     await _expect(engine, [memory], query, {"party": 6, "day": "Monday", "time": "18:00"}, acts)
+
+
+TRANSFER = (
+    "transfer money to another user's account: account type {account}, amount {amount}, recipient {recipient}"
+)
+
+
+@pytest.mark.parametrize(
+    ("memory", "match", "acts"),
+    [
+        # "From X to Y" between two parties or two of the request's things names the source.
+        ("Transfer $300 to Maria from my savings account to hers.", {"account": "savings"}, True),
+        ("send 300 dollars from my savings to maria please", {"account": "savings"}, True),
+        ("please move 300 bucks from my checking over to someone else's account, maria's",
+         {"account": "checking"}, True),
+        # ... while one thing changed from an old value to a new one still says no to the old.
+        ("Transfer 300 to Maria, but change it from my savings to my checking account.",
+         {"account": "savings"}, False),
+        ("switch the recipient from Maria to Jerry and send 300 from savings", {"account": "savings"}, False),
+    ],
+)  # fmt: skip
+async def test_from_one_party_to_another_is_the_source_not_a_change(
+    engine: gate.LocalEngine, memory: str, match: dict[str, Any], acts: bool
+) -> None:
+    values = {"amount": 300, "recipient": "Maria", **match}
+    query = TRANSFER.format(**values)
+    await _expect(engine, [memory], query, values, acts)
+
+
+TABLE = "book a table for {party} on {day} at {time}"
+
+
+@pytest.mark.parametrize(
+    ("memory", "time", "acts"),
+    [
+        # "By" a time is the latest the caller will have it, which the time itself meets.
+        ("book a table for 4 on friday, we'd like to eat by 8pm", "20:00", True),
+        ("Book us a table for 4 on Friday. We need to be seated by 8 in the evening.", "20:00", True),
+        # ... unless another time is said for it outright.
+        ("we must be home by 8pm, so book a table for 4 on friday at 6pm", "20:00", False),
+        ("book a table for 4 on friday at 6pm, we'll be done by 8pm", "20:00", False),
+        # An English "a" before a time is the article ("around a quarter to 8"), not a direction.
+        ("book a table for 4 on friday around a quarter to 8", "19:45", True),
+        ("book a table for 4 on friday at a half past 7 in the evening", "19:30", True),
+        ("book a table for 4 on friday around a quarter to 8", "20:15", False),
+    ],
+)  # fmt: skip
+async def test_a_time_said_by_its_latest_or_after_an_article_is_the_time(
+    engine: gate.LocalEngine, memory: str, time: str, acts: bool
+) -> None:
+    values = {"party": 4, "day": "Friday", "time": time}
+    await _expect(engine, [memory], TABLE.format(**values), values, acts)
+
+
+APPOINTMENT = "book an appointment with a specific doctor for the given day: {day}"
+
+
+@pytest.mark.parametrize(
+    ("memory", "acts"),
+    [
+        # A word that only picks a thing out ("a specific doctor") does not say what it is.
+        ("i'd like to make an appointment with the doctor on friday", True),
+        ("can you get me an appointment with my doctor for friday please", True),
+        ("i'd like to make an appointment with the plumber on friday", False),
+    ],
+)  # fmt: skip
+async def test_a_frame_is_its_thing_not_the_word_that_picks_it(
+    engine: gate.LocalEngine, memory: str, acts: bool
+) -> None:
+    await _expect(engine, [memory], APPOINTMENT.format(day="Friday"), {"day": "Friday"}, acts)

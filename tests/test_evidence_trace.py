@@ -1191,3 +1191,148 @@ async def test_a_listed_name_said_in_another_arguments_part_is_no_choice_for_thi
     args = c.arguments()
     assert args["from_account"]["status"] == "traced", args
     assert args["payee_account"]["status"] == "default", args
+
+
+SAKURA_14TH = {"restaurant": "Sakura", "city": "Leeds", "party": 2, "date": "2026-03-14", "time": "19:00"}
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "takes"),
+    [
+        # A question about what is on offer, and its answer: the offer stands.
+        ("when does the kitchen close?", "The kitchen closes at 10pm.", True),
+        ("how late is it open", "It is open until 11pm.", True),
+        # A question for another option, or an answer that puts one forward: a new offer.
+        ("is there a later one?", "It has one at 9pm.", False),
+        ("when does the kitchen close?", "It closes at 10pm, and there's also a table at 9pm.", False),
+    ],
+)
+async def test_an_offer_stands_through_a_question_about_it(
+    alice: tuple[Call, list[str]], question: str, answer: str, takes: bool
+) -> None:
+    """The agent offers a table at 7pm; the caller asks about it; then takes it. The answer's
+    times are facts of that table, not other tables, unless it puts another forward."""
+    c, _ = alice
+    await c.says("find me a table for two in leeds on the 14th", "Sakura has a table for you at 7pm.")
+    await c.says(question, answer)
+    await c.turn("that works for me, can you book it", call("reserve_table", **SAKURA_14TH), say("Booked."))
+    time = c.arguments()["time"]
+    assert (time["status"] == "traced" and time["rule"] == "trace.offer") is takes, time
+
+
+async def test_a_preference_for_what_the_offer_left_open_keeps_the_offer(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "I would prefer it for three" after the agent offered a table's time sets aside nothing
+    the offer said; "I'd rather go to Nopi" sets aside the restaurant it offered."""
+    c, _ = alice
+    await c.says("find me a table in leeds on the 14th", "Sakura has a table at 7pm.")
+    await c.turn(
+        "that works for me, but i would prefer it for three",
+        call("reserve_table", **{**SAKURA_14TH, "party": 3}),
+        say("Booked."),
+    )
+    args = c.arguments()
+    assert args["time"]["status"] == "traced" and args["restaurant"]["status"] == "traced", args
+    await c.says("and another on the 15th", "Sakura has a table at 8pm on the 15th.")
+    await c.turn(
+        "i'd rather go to nopi, book that",
+        call("reserve_table", **{**SAKURA_14TH, "date": "2026-03-15", "time": "20:00"}),
+        say("Shall I?"),
+    )
+    assert c.arguments()["time"]["status"] != "traced"
+
+
+@pytest.mark.parametrize(
+    ("offer", "takes"),
+    [
+        # A description's list is no choice of names, nor is a choice put in a second question.
+        ("I also found Sakura, on Park Row, with a terrace and a bar.", True),
+        ("Is Sakura the place you want and would you like it at 7pm or 8pm?", True),
+        # A list of names, or a choice around the name itself, is a choice.
+        ("I found Sakura, Nopi and Ottolenghi.", False),
+        ("Would you like Sakura or Nopi?", False),
+    ],
+)
+async def test_a_choice_is_one_among_names_not_a_description_or_another_question(
+    alice: tuple[Call, list[str]], offer: str, takes: bool
+) -> None:
+    c, _ = alice
+    await c.says("find me somewhere to eat in leeds for two", offer)
+    await c.turn("great, book it for the 14th at 7pm", call("reserve_table", **SAKURA_14TH), say("Booked."))
+    restaurant = c.arguments()["restaurant"]
+    assert (restaurant["status"] == "traced") is takes, restaurant
+
+
+@pytest.mark.parametrize(
+    "agree", ["thats great", "I like the sound of that.", "Of course.", "im happy with that"]
+)
+async def test_agreement_as_speech_to_text_writes_it_takes_up_the_offer(
+    alice: tuple[Call, list[str]], agree: str
+) -> None:
+    c, _ = alice
+    await c.says("can you find me some songs by sigrid?", "Would you like Business Dinners by Sigrid?")
+    await c.turn(agree, call("play_song", song="Business Dinners"), say("Play it?"))
+    song = c.arguments()["song"]
+    assert (song["status"], song["rule"]) == ("traced", "trace.offer"), song
+
+
+@pytest.mark.parametrize(
+    ("correction", "traced"),
+    [
+        # A no, the argument's own label, then its value: a correction.
+        ("No, the date is the 13th.", True),
+        ("no the reservation date should be the 13th", True),
+        # A no with other words before the value still says no to what follows.
+        ("No, I never said anything about the 13th.", False),
+    ],
+)
+async def test_no_then_the_label_and_the_value_corrects_the_agent(
+    alice: tuple[Call, list[str]], correction: str, traced: bool
+) -> None:
+    c, _ = alice
+    await c.says("a table at ortega tapas in leeds for 4 at 8pm please", "So that is on the 12th?")
+    await c.turn(correction, call("reserve_table", **TABLE_13TH), say("Booked."))
+    date = c.arguments()["date"]
+    assert (date["status"] == "traced") is traced, date
+
+
+async def test_money_from_ones_own_account_to_anothers_is_no_change_of_account(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "From my savings account to hers": savings is where the money comes from."""
+    c, _ = alice
+    await c.says("I need to make a transfer.", "From which account, and to whom?")
+    await c.turn(
+        "Send 300 dollars to Maria from my savings account to hers.",
+        call("pay_person", amount=300, payee="Maria", from_account="savings"),
+        say("Sent."),
+    )
+    assert c.arguments()["from_account"]["status"] == "traced", c.arguments()
+
+
+async def test_a_short_form_inside_a_longer_name_offers_nothing(alice: tuple[Call, list[str]]) -> None:
+    """ "Seattle Vs LA Angels" names a game, not a table in Los Angeles."""
+    c, _ = alice
+    await c.says("find me a game to watch", "Seattle Vs LA Angels is on the 13th at 8pm at Ortega Tapas.")
+    await c.turn(
+        "that's the one, book me a table there for 4",
+        call("reserve_table", **{**TABLE_13TH, "city": "Los Angeles"}),
+        say("Shall I?"),
+    )
+    assert c.arguments()["city"]["status"] != "traced", c.arguments()
+
+
+async def test_asking_for_other_options_drops_the_older_offer(alice: tuple[Call, list[str]]) -> None:
+    """The 8pm came with Sakura; the caller asked for other restaurants; the agent named Nopi on
+    the 14th without a time: the yes that follows does not take the old 8pm."""
+    c, _ = alice
+    await c.says("find me a table in leeds for two", "Sakura has a table on the 13th at 8pm.")
+    await c.says("are there any other restaurants on other days?", "Nopi has tables on the 14th.")
+    await c.turn(
+        "great, book me a table there",
+        call("reserve_table", restaurant="Nopi", city="Leeds", party=2, date="2026-03-14", time="20:00"),
+        say("Shall I?"),
+    )
+    args = c.arguments()
+    assert args["time"]["status"] != "traced" and args["restaurant"]["status"] == "traced", args

@@ -22,6 +22,7 @@ Nothing here raises on odd text.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from collections.abc import Sequence
@@ -699,12 +700,19 @@ def _after_words(text: str, at: int, n: int = 3) -> list[str]:
     return _WORD.findall(text[at:].casefold())[:n]
 
 
-def role_at(text: str, start: int) -> str | None:
-    """``to`` or ``from`` when a directional word stands before the value (labels skipped)."""
+def role_at(text: str, start: int, *, place: bool = True) -> str | None:
+    """``to`` or ``from`` when a directional word stands before the value (labels skipped).
+
+    ``place``: whether the value can be a place. Spanish "a" is a direction only before one
+    ("voy a Madrid"); before a time it is "at" ("a las seis"), and in English it is the
+    article ("around a quarter to 4").
+    """
     before = _before_words(text, start)
     if before[-2:] in (["out", "of"], ["away", "from"]):
         return "from"
     for word in reversed(before):
+        if word == "a" and not place:
+            return None
         if word in _TOWARDS:
             return "to"
         if word in _AWAY:
@@ -1003,6 +1011,39 @@ _THINGS = frozenset(
 )
 
 
+# Whose a thing is, when it is not the caller's: "to hers", "to someone else's account".
+_THIRD_PARTY = re.compile(
+    r"\b(?:hers|his|theirs|him|her|them|their|someone else'?s?|somebody else'?s?|"
+    r"another (?:person|user|customer|account)'?s?)\b",
+    re.IGNORECASE,
+)
+# What "to" names after a "from" part, up to a clause's break or the next preposition.
+_TO_PART = re.compile(
+    r"\s*(?:\w+\s+){0,3}?(?:to|into|onto)\s+(.{1,60}?)(?=[,;.!?]|\s(?:from|for|on|at|by|in|and|but)\s|$)",
+    re.IGNORECASE,
+)
+
+
+def moved_to_another(text: str, at: int, spec: ArgumentSpec, request: TraceRequest) -> bool:
+    """Whether the "to" part after ``at`` (the end of what came "from") names another party
+    ("from my savings account to hers") or a value of another of the request's arguments ("from
+    my savings to Jerry"): something moved between two things, not one thing changed from an
+    old value to a new one ("from platinum to silver").
+    """
+    found = _TO_PART.match(text, at)
+    if found is None:
+        return False
+    if _THIRD_PARTY.search(found.group(1)):
+        return True
+    lo, hi = found.span(1)
+    return any(
+        lo <= s and e <= hi
+        for other in request.bound
+        if other.name != spec.name
+        for s, e in value_spans(text, other, request)
+    )
+
+
 def judge_span(
     text: str, start: int, end: int, spec: ArgumentSpec, request: TraceRequest, *, same: bool
 ) -> Said:
@@ -1014,7 +1055,7 @@ def judge_span(
 
     slot = _slot(request.template, spec.name)
     wanted_role = spec.role or (slot.role if slot else None)
-    found_role = role_at(text, start)
+    found_role = role_at(text, start, place=spec.kind not in ("time", "date", "weekday", "number"))
     if (
         re.match(r"\s+to\s+(?!the\b|a\b|my\b|me\b|us\b|\d)[a-z]+", text[end:], re.IGNORECASE)
         and spec.kind == "text"
@@ -1026,6 +1067,7 @@ def judge_span(
         wanted_role is None
         and found_role == "from"
         and re.match(r"\s+(?:to|into|onto)\s+(?:the\s+|a\s+|an\s+)?[^\W_]", text[end:], re.IGNORECASE)
+        and not (role_at(text, start) == "from" and moved_to_another(text, end, spec, request))
     ):
         return said("trace.value.role")  # "knock me down from platinum to silver": where a change starts
     if spec.kind == "number":
@@ -1066,7 +1108,10 @@ def judge_span(
             (slot is not None and slot.ends_at) or spec.role == "to" or _ends(spec)
         ) and bound in _END_POINT
         earliest = bound in _END_POINT and _after_negation(text, start)
-        if bound != wanted and not end_point and not earliest:
+        # "leave by 7:45", "check in by monday": the latest the caller will have it, which the
+        # value itself meets (unless another value is said for it as well: :func:`said_in`).
+        latest = bound == "by" and wanted is None
+        if bound != wanted and not end_point and not earliest and not latest:
             return said("trace.value.bound")
         if _value_head(text, end, spec, request) is not None:
             return said("trace.value.head")
@@ -1101,6 +1146,17 @@ def said_in(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[Said]:
     out += [
         judge_span(text, s, e, spec, request, same=False) for s, e in other_value_spans(text, spec, request)
     ]
+    if spec.kind in ("time", "date", "weekday") and any(
+        x.fits for x in out if _bound_at(text, x.start) is None
+    ):
+        # "be in rome by friday, so fly me out on thursday": a value said outright, not the
+        # latest it may be, is the one the caller gives.
+        out = [
+            dataclasses.replace(x, rule="trace.value.bound")
+            if x.fits and _bound_at(text, x.start) == "by"
+            else x
+            for x in out
+        ]
     slot = _slot(request.template, spec.name)
     if spec.kind == "number" and (spec.unit == "people" or (slot is not None and slot.unit == "people")):
         counted = people_counts(text)
@@ -1198,7 +1254,17 @@ def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
     """
     if spec.kind == "time" and spec.norm is not None:
         return [(m.start, m.end) for m in _mentions(text, request.lang) if m.value == spec.norm]
-    return value_spans(text, spec, request)
+    spans = value_spans(text, spec, request)
+    if spec.kind != "text":
+        return spans
+    # A short form inside a longer name offers nothing ("Seattle Vs La Angels" is no trip to Los
+    # Angeles); the full name does, even inside a longer one ("Los Angeles Union Station").
+    full = " ".join(spec.shown.casefold().split())
+    return [
+        (s, e)
+        for s, e in spans
+        if " ".join(text[s:e].casefold().split()) == full or _whole_name(text, s, e, request)
+    ]
 
 
 _ALTERNATIVE_AFTER = re.compile(

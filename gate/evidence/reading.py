@@ -576,6 +576,24 @@ def _moves_from(request: TraceRequest) -> bool:
     )
 
 
+def _moves_between(part: str, request: TraceRequest) -> bool:
+    """Whether "from X to Y" in ``part`` moves something between two parties or two of the
+    request's things (:func:`forms.moved_to_another`: "from my savings account to hers", "from
+    my savings to Jerry"), rather than changing one thing from X to Y: then X is the source,
+    not a value said no to. "From friday to saturday" still changes the day.
+    """
+    for found in re.finditer(r"\bfrom\b", part, re.IGNORECASE):
+        for spec in request.bound:
+            for s, e in forms.value_spans(part, spec, request):
+                if (
+                    found.end() <= s
+                    and s - found.end() <= 20
+                    and forms.moved_to_another(part, e, spec, request)
+                ):
+                    return True
+    return False
+
+
 _DETERMINER_NO = re.compile(r"\b(?:no|without|zero|nor)\s*$", re.IGNORECASE)
 _PHRASE_END = re.compile(r"[,;.!?]|\s(?:by|for|on|at|to|in|and|but|so|please|then|because|with|from)\s", re.I)
 
@@ -743,7 +761,8 @@ def _clause(
     denies_action = False
     denied: set[str] = set()
     removal = _removes(request)
-    for _, no in utterance.scopes(part, lang, moves=not _moves_from(request)):
+    moves = not (_moves_from(request) or _moves_between(part, request))
+    for _, no in utterance.scopes(part, lang, moves=moves):
         if no:
             if removal and (
                 utterance.withdraws(part) or _no_longer_needed(part) or _judged_before_no(no, request)
@@ -1827,14 +1846,24 @@ _FRAME = re.compile(
 )
 
 
-def _query_frames(request: TraceRequest) -> dict[str, tuple[str, bool]]:
-    """The query's frames, by preposition: the word after it and whether it names one place or
-    party ("at the vet") rather than a kind of thing ("for an event")."""
-    fixed: dict[str, tuple[str, bool]] = {}
+def _query_frames(request: TraceRequest) -> dict[str, tuple[str, float | None]]:
+    """The query's frames, by preposition: the word after it and how close in meaning another
+    word must be to stand for it: None when it names one place or party ("at the vet"), or
+    :data:`KIND_OF` for a kind of thing ("for an event"), :data:`SAME_HEAD` for one of a kind
+    picked out ("with a specific doctor": "the doctor", not "the plumber")."""
+    fixed: dict[str, tuple[str, float | None]] = {}
     for m in _FRAME.finditer(request.template):
         kind = re.match(r"\S+\s+(?:a|an)\s", m.group(0), re.IGNORECASE) is not None
-        fixed[m.group(1).casefold()] = (m.group(2).split()[0].casefold(), not kind)
+        thing = _frame_thing(m.group(2))
+        picked = thing != m.group(2).casefold().split()[0]
+        fixed[m.group(1).casefold()] = (thing, (SAME_HEAD if picked else KIND_OF) if kind else None)
     return fixed
+
+
+def _frame_thing(phrase: str) -> str:
+    """The word of a frame's phrase that says what it is: "doctor" of "specific doctor for"."""
+    said = phrase.casefold().split()
+    return next((w for w in said if w not in words.PICKING_WORDS), said[0])
 
 
 def _frame_words(text: str, request: TraceRequest) -> list[str]:
@@ -1843,8 +1872,13 @@ def _frame_words(text: str, request: TraceRequest) -> list[str]:
     if not fixed:
         return []
     out = [word for word, _ in fixed.values()]
-    out += [m.group(2).casefold().split()[0] for m in _FRAME.finditer(_without_values(text, request))]
+    out += [_frame_thing(m.group(2)) for m in _FRAME.finditer(_without_values(text, request))]
     return out
+
+
+_THANKS_BEFORE = re.compile(
+    r"\b(?:thanks|thank you|thank u|cheers|grateful|sorry|apologies)\s*$", re.IGNORECASE
+)
 
 
 def _frame_clash(text: str, request: TraceRequest, meaning: Similarities | None = None) -> bool:
@@ -1860,14 +1894,15 @@ def _frame_clash(text: str, request: TraceRequest, meaning: Similarities | None 
     clean = _without_values(text, request)
     for m in _FRAME.finditer(clean):
         prep, phrase = m.group(1).casefold(), m.group(2).casefold().split()
-        if prep not in fixed:
-            continue
-        word, one = fixed[prep]
+        if prep not in fixed or _THANKS_BEFORE.search(clean[: m.start()]):
+            continue  # "thanks for the details": what the caller thanks for, not the request's
+        phrase = phrase[phrase.index(_frame_thing(m.group(2))) :]
+        word, near = fixed[prep]
         if word in phrase or shares_word(" ".join(phrase), [word]):
             continue
         if phrase[0] in _STOP or phrase[0] in words.BESIDE_NAME:
             continue
-        if not one and (meaning is None or meaning.sim(phrase[0], word) >= KIND_OF):
+        if near is not None and (meaning is None or meaning.sim(phrase[0], word) >= near):
             continue
         return True
     return False

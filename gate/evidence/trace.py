@@ -436,7 +436,9 @@ def _argument(
             offer = (r, named[0], _offered_of_kind(r, spec, request)) if named else None
             if offer is not None and offer[2] == 1:
                 standing = (r, named[0])
-            elif offer is not None or forms.other_value_spans(s.text, spec, request):
+            elif (
+                offer is not None or forms.other_value_spans(s.text, spec, request)
+            ) and not _answers_about_offer(readings, n):
                 standing = None  # the agent offers something else now
             if named and spec.kind == "text":
                 options |= {o for x in named for o in alternatives(s.text, x.start, x.end)}
@@ -498,7 +500,7 @@ def _argument(
         if offer is not None and s.origin == "call":
             offered_r, offered, kinds = offer
             picked = spec.kind == "text" and picks(s.text, offered.words, offered_r.statement.text)
-            if asks_another(s.text) or _sets_aside(r, spec) or r.refuses:
+            if asks_another(s.text) or _sets_aside(r, spec, offered_r, request) or r.refuses:
                 # "can you find me something else?", "I'd rather see the Mariners game": the offer
                 # is turned down, and what it offered goes with it.
                 standing = None
@@ -507,8 +509,12 @@ def _argument(
                 current = _offer_taken(spec, offered_r, offered, r)
                 standing = None
             offer = None
-        if standing is not None and _sets_aside(r, spec):
-            standing = None  # a change of mind turns down what the agent offered before it
+        if standing is not None and (
+            _sets_aside(r, spec, standing[0], request) or (s.speaker == "caller" and asks_another(s.text))
+        ):
+            # A change of mind, or asking for other options ("are there any other events on other
+            # dates?"), turns down what the agent offered before it.
+            standing = None
         if (
             standing is not None
             and s.origin == "call"
@@ -831,7 +837,8 @@ def _offer_taken(
 
 _ANOTHER = re.compile(
     r"\b(?:something|anything|somewhere|anywhere|someone)\s+else\b|\b(?:another|other|different)\s+"
-    r"(?:one|ones|option|options|choice|choices|time|day|place|restaurant|hotel|event|flight|bus|car)\b|"
+    r"(?:ones?|options?|choices?|times?|days?|dates?|places?|restaurants?|hotels?|events?|flights?|buses|bus|"
+    r"cars?|shows?|films?|movies?|houses?|apartments?|rooms?|songs?|doctors?|dentists?|salons?|stylists?)\b|"
     r"\bany(?:thing)? (?:other|others)\b|\bnot (?:that|this) one\b|\bsomething (?:cheaper|closer|better)\b",
     re.IGNORECASE,
 )
@@ -858,13 +865,58 @@ def asks_another(text: str) -> bool:
 _RATHER = re.compile(r"\b(?:rather|instead|actually|prefer|on second thought)\b", re.IGNORECASE)
 
 
-def _sets_aside(r: rd.Reading, spec: ArgumentSpec) -> bool:
-    """Whether the caller sets aside what the agent offered by picking something else: a change of
-    mind that gives another argument its value ("I'd rather see the Mariners game in Seattle"
-    after the agent offered a festival on Monday: Monday went with the festival)."""
+# An agent's words that put another option forward ("there's one at 5pm", "how about ...").
+_ALTERNATIVE = re.compile(
+    r"\b(?:there(?:'s| is| are)|how about|what about|(?:i|we) (?:also )?(?:found|have)|another|instead|"
+    r"alternatively|also|other|else|one (?:at|that|which)|earlier|later|cheaper|next)\b",
+    re.IGNORECASE,
+)
+_COMPARED = re.compile(r"\b(?:earlier|later|sooner|cheaper|closer|nearer|better|bigger|smaller|next)\b", re.I)
+
+
+def _answers_about_offer(readings: Sequence[rd.Reading], n: int) -> bool:
+    """Whether the agent's turn ``n`` answers the caller's question about what is on offer ("When
+    will the departing flight arrive?" - "It will arrive at 2:07 pm."): its values are facts of
+    that offer, not another offer. A question for another option ("is there a later one?"), or
+    an answer that puts one forward ("there's one at 5pm"), is a new offer."""
+    text = readings[n].statement.text
+    if _ALTERNATIVE.search(text):
+        return False
+    k = n - 1
+    while k >= 0 and readings[k].statement.part:
+        k -= 1
+    if k < 0:
+        return False
+    asked = readings[k]
+    return (
+        asked.statement.speaker == "caller"
+        and asked.stance == "question"
+        and not asks_another(asked.statement.text)
+        and _COMPARED.search(asked.statement.text) is None
+    )
+
+
+def _sets_aside(r: rd.Reading, spec: ArgumentSpec, offered: rd.Reading, request: TraceRequest) -> bool:
+    """Whether the caller sets aside what the agent offered in ``offered`` by picking something
+    else: a change of mind that names another thing, or gives another argument of that offer its
+    value ("I'd rather see the Mariners game in Seattle" after the agent offered a festival on
+    Monday: Monday went with the festival). A preference for a count, a day or a time the offer
+    left open ("I would prefer three tickets in economy" after a flight's airline and times)
+    takes nothing back from it."""
     if r.statement.speaker != "caller" or _RATHER.search(r.statement.text) is None:
         return False
-    return any(name != spec.name and any(x.same and x.fits for x in said) for name, said in r.values.items())
+    text = offered.statement.text
+    return any(
+        other.name != spec.name
+        and any(x.same and x.fits for x in r.said(other.name))
+        and (
+            bool(offered.said(other.name))
+            or any(x.fits for x in forms.said_in(text, other, request))
+            # a name picked: the agent's offer is of a named thing ("Ortega Tapas has a table")
+            or other.kind == "text"
+        )
+        for other in request.arguments
+    )
 
 
 _NO_FIRST = re.compile(r"^\W*(?:no|nope|nah|non|nein)\b[\s,.;:!-]*", re.IGNORECASE)
@@ -877,8 +929,11 @@ def _no_then_own(readings: Sequence[rd.Reading], n: int, spec: ArgumentSpec, req
     text = r.statement.text
     lead = _NO_FIRST.match(text)
     own = [x for x in r.said(spec.name) if x.same and x.fits]
-    # "no, next Monday", "no on the 5th": at most two words between the no and the value
-    if lead is None or not own or len(text[lead.end() : own[0].start].split()) > 2:
+    # "no, next Monday", "no on the 5th": at most two words between the no and the value, besides
+    # the argument's own label ("no, the check-in date is March 6th").
+    between = re.findall(r"[a-zà-ÿ0-9']+", text[lead.end() : own[0].start].casefold()) if lead and own else []
+    label = {*spec.cues, "the", "my", "our", "is", "it's", "its", "will", "be", "should", "date", "time"}
+    if lead is None or not own or len([w for w in between if w not in label]) > 2:
         return False
     before = readings[n - 1] if n > 0 else None
     return (
@@ -912,9 +967,12 @@ def _takes_up(r: rd.Reading, text: str) -> bool:
     first = re.split(r"[.!?;]|,\s+(?:but|now|and|so)\b", text, maxsplit=1)[0]
     if _only_agreement(first):
         return True
-    # "sure, on the 14th": agreement, then the details of what was offered
+    # "sure, on the 14th": agreement, then the details of what was offered; "that works for me,
+    # can you book it": agreement, then the request for it
     head, comma, tail = first.partition(",")
-    return bool(comma) and _only_agreement(head) and not is_question(tail) and _gives_any(r)
+    if not comma or not _only_agreement(head) or is_question(tail):
+        return False
+    return _gives_any(r) or (states_wish(tail.strip()) and not r.other_action and not asks_another(text))
 
 
 def _said_by(
@@ -997,8 +1055,12 @@ def _only_agreement(text: str) -> bool:
         | {"take", "have", "with", "i'll", "we'll", "i'd", "we'd"}
         # "yeah, i'm fine with that", "we're happy with it"
         | {"i'm", "we're", "am", "are", "happy"}
+        # "of course", "i like the sound of that"
+        | {"of", "course", "sound"}
     )
-    return bool(said) and all(w in allowed for w in said)
+    # Speech-to-text drops apostrophes: "thats great", "im happy with it".
+    bare = {w.replace("'", "") for w in allowed}
+    return bool(said) and all(w in allowed or w.replace("'", "") in bare for w in said)
 
 
 def _slot_memory(current: ArgumentTrace, readings: Sequence[rd.Reading]) -> bool:
@@ -1038,15 +1100,32 @@ def _offered_of_kind(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -
 
 
 def _sentence_around(text: str, at: int) -> str:
+    """The sentence of ``text`` around ``at``, or the question within it when a second is joined
+    on with "and" ("Is 565 University Avenue your destination and would you like a regular or
+    luxury ride?": the choice is the second question's, not the address's)."""
     start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, at)), default=0)
     end = next((m.start() for m in _SENTENCE_END.finditer(text, at)), len(text))
+    start = max((m.end() for m in _NEXT_QUESTION.finditer(text, start, at)), default=start)
+    end = next((m.start() for m in _NEXT_QUESTION.finditer(text, at, end)), end)
     return text[start:end]
+
+
+_NEXT_QUESTION = re.compile(
+    r",?\s+and\s+(?=(?:would|do|does|did|what|which|when|where|how|can|could|shall|should|will|is|are)\b)",
+    re.IGNORECASE,
+)
 
 
 _SENTENCE_END = re.compile(r"[.!?](?:\s+|$)")
 _KEY_KINDS = frozenset({"ident", "text"})
 # A choice in the sentence: "X or Y", "either", "which one", or a list ("Dogman, Hackers and High Life").
-_CHOICE = re.compile(r"\bor\b|\beither\b|\bwhich (?:one|of)\b|,\s*[^,.!?]{1,60}\s+and\s+", re.IGNORECASE)
+# A choice: "X or Y", "which one", or a list of names ("Rhubarb, Ottolenghi and Nopi"); not a
+# description's list ("located on 5th Street, with 3 bedrooms and 1 bath").
+_CHOICE = re.compile(
+    r"\b(?:or|either|which (?:one|of))\b|"
+    r",\s*(?:(?-i:[A-Z])|(?:the|a|an)\s)(?:\S*\s+){0,5}?and\s+(?:(?-i:[A-Z])|(?:the|a|an)\s)",
+    re.IGNORECASE,
+)
 
 
 def _another_request(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -> bool:

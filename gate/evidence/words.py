@@ -366,6 +366,12 @@ FAMILIES: tuple[frozenset[str], ...] = tuple(
 # Words for a kind of thing a caller holds, said after the value that names it ("the sports
 # package", "the movies bundle", "the gold tier"): the value says which thing, the word only
 # what sort, and callers use them for one another.
+# Words that pick one thing out without saying what it is ("a specific doctor", "the given
+# date"): a frame's thing is the word after them.
+PICKING_WORDS = frozenset(
+    {"specific", "particular", "given", "certain", "chosen", "selected", "preferred", "desired", "requested"}
+)
+
 KINDS_OF_ITEM = frozenset(
     {
         *("plan", "subscription", "membership", "package", "pack", "tariff", "bundle", "tier", "deal"),

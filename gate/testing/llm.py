@@ -8,6 +8,7 @@ network, no randomness. Every chat context the model was shown is kept in
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import Callable
@@ -47,14 +48,18 @@ class ScriptExhausted(RuntimeError):
 class ScriptedLLM(llm.LLM[Any]):
     """Replies with the scripted steps, in order.
 
+    ``latency_s``: how long each reply takes to begin, as a hosted model's time to its first
+    token (0: at once).
+
     Raises:
         ScriptExhausted: (inside the session) when asked for a reply past the end.
     """
 
-    def __init__(self, script: list[ScriptItem] | None = None) -> None:
+    def __init__(self, script: list[ScriptItem] | None = None, *, latency_s: float = 0.0) -> None:
         super().__init__()
         self.script: list[ScriptItem] = list(script or [])
         self.seen: list[ChatContext] = []
+        self.latency_s = latency_s
 
     def add(self, *steps: ScriptItem) -> None:
         """Append steps to the script."""
@@ -96,8 +101,11 @@ class _ScriptedStream(llm.LLMStream):
     ) -> None:
         super().__init__(owner, chat_ctx=chat_ctx, tools=tools, conn_options=conn_options)
         self._step = step
+        self._latency_s = owner.latency_s
 
     async def _run(self) -> None:
+        if self._latency_s:
+            await asyncio.sleep(self._latency_s)
         chunk_id = f"scripted_{uuid.uuid4().hex[:8]}"
         if self._step.text is not None:
             delta = llm.ChoiceDelta(role="assistant", content=self._step.text)
