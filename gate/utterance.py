@@ -385,8 +385,9 @@ _REQUEST_AS_QUESTION = re.compile(
     r"know|confirm if|check if|remind|even\b|ever\b)\w+|"
     r"(?:can|could|may)\s+(?:i|we)\s+(?:please\s+)?(?:have|get|book|order|make|schedule|switch|move)\b|"
     r"would you mind|i was hoping you could|"
-    r"(?:can|could|would|will)\s+(?:someone|somebody|anyone|one of you|your team|an engineer|"
-    r"a technician|a courier|the courier|the engineer|the technician)\s+(?:please\s+)?\w+|"
+    # "will the engineer come", "would the engineer be able to come": what will or can happen
+    r"(?:can|could|would)\s+(?:someone|somebody|anyone|one of you|your team|an engineer|"
+    r"a technician|a courier|the courier|the engineer|the technician)\s+(?:please\s+)?(?!be\s+able\b)\w+|"
     r"(?:puede|podría|podrias|podrías|puedes)\s+(?!decirme)\w+|"
     r"(?:pouvez|pourriez|peux|pourrais)[- ](?:vous|tu)\s+\w+|"
     r"(?:können|könnten|kannst|könntest)\s+(?:sie|du)\s+\w+)",
@@ -424,7 +425,7 @@ _TAG_QUESTION = re.compile(r"\b(?:right|isn't it|is it|ok|okay|yes|no|correct)\s
 # ver a luna el martes?", "pouvons-nous garder la chambre", "kann jemand am montag kommen").
 _MODAL_ASK = re.compile(
     rf"^[¿\s]*{_FILLER}(?:please\s+)?(?:"
-    r"(?:can|could|may|would|will)\s+(?!you\b|u\b|ya\b|i\s+ask\b)[a-z]+|"
+    r"(?:can|could|may|would)\s+(?!you\b|u\b|ya\b|i\s+ask\b)[a-z]+|"
     r"(?:pueden|podrían|podrian|podéis|podeis|podemos|puedo|podría|podria)\s+\w+|"
     r"(?:est-ce qu(?:e\s+|'\s*)\w+(?:\s+\w+)?\s+(?:peut|pourrait|peuvent|pourraient)|"
     r"pouvons-nous|pourrions-nous|puis-je|pourrais-je|peut-on)\b|"
@@ -776,8 +777,9 @@ _NOT_NOW = re.compile(
     r"(?:a |some |rough )?idea of|what it (?:costs|would cost)|how much (?:it|would)|remind me|"
     r"note (?:that )?i (?:may|might)|talk to (?:someone|somebody|a person)|talk about|"
     r"decide (?:on|whether|if)|thinking (?:of|about)|planning (?:to|on)|at some (?:stage|point)|"
-    # "one day" is some day, unless it is how long ("for one day", "just one day").
-    r"some ?day|(?<!for )(?<!just )(?<!only )(?<!than )one day(?! (?:pass|stay|trip|rental|visit|only))|"
+    # "one day" is some day, unless it is how long ("for one day", "just one day", "down to one day").
+    r"some ?day|(?<!for )(?<!just )(?<!only )(?<!than )(?<!to )"
+    r"one day(?! (?:pass|stay|trip|rental|visit|only))|"
     r"eventually|next year|in (?:a few|the coming) (?:weeks|months|years)|"
     r"wish i could|can'?t afford|won'?t let me|apparently|i said|i told|was what i|"
     r"(?:last|other) time|the last thing i want|i'?d rather die|over my dead body|i'?d sooner|"

@@ -786,3 +786,46 @@ async def test_a_frame_is_its_thing_not_the_word_that_picks_it(
     engine: gate.LocalEngine, memory: str, acts: bool
 ) -> None:
     await _expect(engine, [memory], APPOINTMENT.format(day="Friday"), {"day": "Friday"}, acts)
+
+
+@pytest.mark.parametrize(
+    ("memory", "acts"),
+    [
+        # What will happen, asked: no request.
+        ("will the delivery be here on friday?", False),
+        ("will it arrive on friday", False),
+        ("will the engineer be able to come on friday?", False),
+        # Asked of the one who acts, it is a polite request.
+        ("Will you schedule the delivery for Friday?", True),
+        ("could the courier come on friday please", True),
+    ],
+)  # fmt: skip
+async def test_what_will_happen_asked_is_no_request(
+    engine: gate.LocalEngine, memory: str, acts: bool
+) -> None:
+    await _expect(engine, [memory], "schedule the delivery for Friday", {"day": "Friday"}, acts)
+
+
+BUS = "buy bus tickets for {travelers} people from {origin} to {destination} leaving at {time}"
+
+
+@pytest.mark.parametrize(
+    ("memory", "match", "acts"),
+    [
+        # The query's own verb for a value's moment ("leaving at {time}") is this action's detail.
+        ("book 2 bus tickets from leeds to york, we need to leave by 9am", {"time": "09:00"}, True),
+        ("two tickets leeds to york please, i want to leave at 9am", {"time": "09:00"}, True),
+        ("book 2 bus tickets from leeds to york, we need to leave by 9am", {"time": "08:00"}, False),
+        # "No later than" is the latest, as "by" is.
+        ("2 bus tickets leeds to york leaving no later than 9am please", {"time": "09:00"}, True),
+        ("2 bus tickets leeds to york leaving no later than 9am please", {"time": "09:30"}, False),
+        # A fraction counts nothing whole: "rated 4.5 or higher" is no party.
+        ("book 2 bus tickets from leeds to york leaving at 9am, any company rated 4.5 or higher",
+         {"time": "09:00"}, True),
+    ],
+)  # fmt: skip
+async def test_a_moment_the_query_names_its_latest_and_a_fraction(
+    engine: gate.LocalEngine, memory: str, match: dict[str, Any], acts: bool
+) -> None:
+    values = {"travelers": 2, "origin": "Leeds", "destination": "York", **match}
+    await _expect(engine, [memory], BUS.format(**values), values, acts)

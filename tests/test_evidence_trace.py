@@ -1336,3 +1336,99 @@ async def test_asking_for_other_options_drops_the_older_offer(alice: tuple[Call,
     )
     args = c.arguments()
     assert args["time"]["status"] != "traced" and args["restaurant"]["status"] == "traced", args
+
+
+@pytest.mark.parametrize(
+    ("change", "traced"),
+    [
+        # The request in hand given a new value with a pointer to it.
+        ("actually, can you change it to the 14th?", True),
+        ("let's change that to the 14th please", True),
+        # Another thing moved is another action.
+        ("and move my other booking to the 14th", False),
+    ],
+)
+async def test_changing_it_to_a_value_changes_the_request_in_hand(
+    alice: tuple[Call, list[str]], change: str, traced: bool
+) -> None:
+    c, _ = alice
+    await c.says("book ortega tapas in leeds for 4 on the 13th at 8pm", "Shall I book that?")
+    await c.turn(change, call("reserve_table", **{**TABLE_13TH, "date": "2026-03-14"}), say("Booked."))
+    date = c.arguments()["date"]
+    assert (date["status"] == "traced") is traced, date
+
+
+async def test_asking_whether_there_are_others_drops_the_offer_listed_before(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """Sakura was listed; the caller asked for other places and took Nopi: a call for Sakura
+    is not what the caller took up."""
+    c, _ = alice
+    await c.says("find me somewhere to eat in leeds", "I can think of two. Tamarind is good and also Sakura.")
+    await c.says("are there any italian places?", "I can think of one called Nopi.")
+    await c.says("Nopi is a good one.", "Would you like a table there?")
+    await c.turn(
+        "Yes, for two on the 14th at 7pm.",
+        call("reserve_table", **SAKURA_14TH),
+        say("Shall I?"),
+    )
+    assert c.arguments()["restaurant"]["status"] != "traced", c.arguments()
+
+
+@pytest.mark.parametrize("agree", ["Ok, that's great and sounds good to me.", "I'm interested in that one."])
+async def test_interest_and_joined_agreement_take_up_the_offer(
+    alice: tuple[Call, list[str]], agree: str
+) -> None:
+    c, _ = alice
+    await c.says("can you find me some songs by sigrid?", "Would you like Business Dinners by Sigrid?")
+    await c.turn(agree, call("play_song", song="Business Dinners"), say("Play it?"))
+    assert c.arguments()["song"]["rule"] == "trace.offer", c.arguments()
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        # About what is on offer, or about things of another kind: the offer stands.
+        ("is there any parking nearby?", "Yes, there is a car park next door."),
+        ("is there any other hotel near it?", "The Queens Hotel is next door."),
+    ],
+)
+async def test_a_question_for_things_of_another_kind_keeps_the_offer(
+    alice: tuple[Call, list[str]], question: str, answer: str
+) -> None:
+    c, _ = alice
+    await c.says("find me a table for two in leeds on the 14th", "Sakura has a table for you at 7pm.")
+    await c.says(question, answer)
+    await c.turn("great, book it", call("reserve_table", **SAKURA_14TH), say("Booked."))
+    args = c.arguments()
+    assert args["restaurant"]["status"] == "traced" and args["time"]["status"] == "traced", args
+
+
+async def test_a_request_for_another_place_drops_the_offer_made_before(alice: tuple[Call, list[str]]) -> None:
+    """The agent offered a car in Leeds; the caller then asked for one in York: a call for the
+    Leeds car is not what the caller asked for, whatever they say to the next offer."""
+    c, done = alice
+    await c.says("i need a compact car from the 10th to the 14th", "I found a compact Fiesta in Leeds.")
+    await c.says("I need a car in York, please.", "I found a compact Polo at York Station.")
+    await c.turn(
+        "I want to book this car", call("rent_car", **{**CAR_10_14, "car_class": "compact"}), say("Shall I?")
+    )
+    assert done == [] and c.arguments()["city"]["status"] != "traced", c.arguments()
+
+
+@pytest.mark.parametrize(
+    "aside",
+    ["what will the weather be like on the 12th?", "Could you tell me the weather forecast for the 12th?"],
+)
+async def test_a_day_asked_about_the_weather_is_the_weathers(
+    alice: tuple[Call, list[str]], aside: str
+) -> None:
+    """The 12th of a question about the weather is no change to the car's days."""
+    c, _ = alice
+    await c.says("i need a compact car in leeds from the 10th", "Until when do you need it?")
+    await c.says(aside, "Sunny, 18 degrees.")
+    await c.turn(
+        "until the 14th then", call("rent_car", **{**CAR_10_14, "car_class": "compact"}), say("Done.")
+    )
+    args = c.arguments()
+    assert {n: a["status"] for n, a in args.items()} == dict.fromkeys(args, "traced"), args

@@ -1078,6 +1078,8 @@ def judge_span(
         unit = unit_at(text, end) or unit_before(text, start)
         if unit is not None and unit != (spec.unit or (slot.unit if slot else None)):
             return said("trace.value.unit")
+        if (spec.unit or (slot.unit if slot else None)) and re.search(r"\d[.,]\d", text[start:end]):
+            return said("trace.value.unit")  # "a rating of 4.1": a fraction counts nothing whole
         currency = slot.currency if slot else None
         if currency is not None and _currency_at(text, start, end) not in (currency, None):
             return said("trace.value.currency")
@@ -1110,7 +1112,10 @@ def judge_span(
         earliest = bound in _END_POINT and _after_negation(text, start)
         # "leave by 7:45", "check in by monday": the latest the caller will have it, which the
         # value itself meets (unless another value is said for it as well: :func:`said_in`).
-        latest = bound == "by" and wanted is None
+        latest = wanted is None and (
+            bound == "by"
+            or re.search(r"\b(?:no|not) later than\s*$", text[:start], re.IGNORECASE) is not None
+        )
         if bound != wanted and not end_point and not earliest and not latest:
             return said("trace.value.bound")
         if _value_head(text, end, spec, request) is not None:

@@ -1026,10 +1026,15 @@ def _removes(request: TraceRequest) -> bool:
     return bool(wanted) and any(wanted[0] in family and family & _REMOVAL for family in words.FAMILIES)
 
 
+_THEIR_OTHER = re.compile(r"\b(?:my|our)\s+other\s+(?!half\b)[a-zà-ÿ]+", re.IGNORECASE)
+
+
 def _asks_other(
     part: str, request: TraceRequest, meaning: Similarities, *, strong_only: bool = False
 ) -> bool:
     """Whether a request clause asks for another action, or for this one on another thing."""
+    if _THEIR_OTHER.search(part):
+        return True  # "move my other booking to the 14th": one the caller has besides this
     wanted = action_words(request)
     verb = asked_verb(part, request) or utterance.command_verb(part)
     if verb is not None and wanted and _CAUSATIVE.search(part) and not _same_family(verb, wanted):
@@ -1042,6 +1047,9 @@ def _asks_other(
         and known_other(_phrasal(part, verb), wanted, action_class(request))
         # "drop the monthly to 28": whatever the verb, it sets the thing to the value
         and not (action_class(request) == "change" and _to_value(part, request))
+        # "can you change it to one day", "let's change that to the 12th": the request in hand,
+        # given a new value, not another action
+        and not _changes_it_to_value(part, request)
         and _stem(verb.split()[0]) not in _named_moments(request)
     ):
         # A verb an argument's name speaks of is this action's detail ("leave at 8:15" for
@@ -1068,11 +1076,34 @@ def _to_value(part: str, request: TraceRequest) -> bool:
     )
 
 
+_CHANGE_IT_TO = re.compile(
+    r"\b(?:change|changing|switch|move|make|push|bring|update|set)\s+(?:it|that|this|them)\s+(?:to|for|at)\s+$",
+    re.IGNORECASE,
+)
+
+
+def _changes_it_to_value(part: str, request: TraceRequest) -> bool:
+    """Whether the clause gives the request in hand a new value with a pointer to it ("change it
+    to one day", "move that to the 12th"); "move my booking to friday" names another thing."""
+    return any(
+        _CHANGE_IT_TO.search(part[:start]) is not None
+        for spec in request.bound
+        for start, _ in forms.value_spans(part, spec, request)
+    )
+
+
 def _named_moments(request: TraceRequest) -> frozenset[str]:
     """The stems of the words of the arguments' names and of the verbs callers use for the moments
     they name ("leaving_time": "leav"; "dropoff_date": "return", "bring", "drop")."""
     named = {w for a in request.arguments for w in re.findall(r"[a-zà-ÿ]+", a.name.casefold())}
     named |= {v for w in named for v in words.EVENT_VERBS.get(w, ())}
+    # The query's own verb for a value's moment: "leaving at {time}".
+    named |= {
+        m.group(1)
+        for m in re.finditer(
+            r"([a-zà-ÿ]+ing)\s+(?:at|on|by|from|until|till)\s*\{", request.template.casefold()
+        )
+    }
     return frozenset(_stem(w) for w in named)
 
 
@@ -1085,6 +1116,16 @@ def _stem(word: str) -> str:
 
 
 stem = _stem  # for the trace's reading of a turn's words
+
+
+def _about_information(part: str, request: TraceRequest) -> bool:
+    """Whether the clause speaks of a thing one only asks to know (:data:`words.INFORMATION_THINGS`:
+    the weather, the traffic) that the request does not speak of: its values are that thing's."""
+    said = set(re.findall(r"[a-zà-ÿ]+", part.casefold())) & words.INFORMATION_THINGS
+    if not said:
+        return False
+    own = set(re.findall(r"[a-zà-ÿ]+", f"{request.template} {request.description}".casefold()))
+    return not (said & own)
 
 
 def _searches(part: str, request: TraceRequest) -> bool:
@@ -1626,12 +1667,17 @@ def _counted_values(
         # "make it seven, not six": six is what it is not
         and not _not_the_other(text[c.start : c.end], request)
     ]
+    # "could you tell me the weather for March 13th?": the day is the weather's. The request's own
+    # value said there still counts (the caller's yes confirms it); another is no change to it.
+    weather = [c for c in counted if _about_information(text[c.start : c.end], request)]
     parts = _own_parts(text, request)
     out: dict[str, tuple[forms.Said, ...]] = {}
     for spec in request.arguments:
         found = []
         for said in forms.said_in(text, spec, request):
             if not any(c.start <= said.start < c.end for c in counted):
+                continue
+            if not said.same and any(c.start <= said.start < c.end for c in weather):
                 continue
             if parts is not None and not any(a <= said.start < b for a, b in parts):
                 continue

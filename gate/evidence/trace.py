@@ -500,7 +500,11 @@ def _argument(
         if offer is not None and s.origin == "call":
             offered_r, offered, kinds = offer
             picked = spec.kind == "text" and picks(s.text, offered.words, offered_r.statement.text)
-            if asks_another(s.text) or _sets_aside(r, spec, offered_r, request) or r.refuses:
+            if (
+                (asks_another(s.text) and not _asks_of_another_kind(s.text, request))
+                or _sets_aside(r, spec, offered_r, request)
+                or r.refuses
+            ):
                 # "can you find me something else?", "I'd rather see the Mariners game": the offer
                 # is turned down, and what it offered goes with it.
                 standing = None
@@ -510,7 +514,9 @@ def _argument(
                 standing = None
             offer = None
         if standing is not None and (
-            _sets_aside(r, spec, standing[0], request) or (s.speaker == "caller" and asks_another(s.text))
+            _sets_aside(r, spec, standing[0], request)
+            or (s.speaker == "caller" and asks_another(s.text) and not _asks_of_another_kind(s.text, request))
+            or (spec.kind == "text" and r.stance == "request" and _asks_elsewhere(s.text, request))
         ):
             # A change of mind, or asking for other options ("are there any other events on other
             # dates?"), turns down what the agent offered before it.
@@ -851,10 +857,54 @@ _ASKS = re.compile(
 )
 
 
+# Asking what else there is: "are there any fantasy movies?", "do you have any cheaper ones?"
+_ANY_MORE = re.compile(
+    r"\b(?:are there|is there|do you have|have you got|you got|got)\s+any\b", re.IGNORECASE
+)
+
+
+_ASKED_KIND = re.compile(r"\b(?:other|another|different|any|else)\s+(?:[a-z]+\s+)?([a-z]+)", re.IGNORECASE)
+_ANY_KIND = frozenset(
+    {
+        "one",
+        "ones",
+        "option",
+        "options",
+        "choice",
+        "choices",
+        "alternative",
+        "alternatives",
+        "thing",
+        "things",
+    }
+    | {"place", "places", "spot", "spots", "venue", "venues", "that", "this", "which"}
+)
+
+
+def _asks_of_another_kind(text: str, request: TraceRequest) -> bool:
+    """Whether the caller's question for other options names things of another kind than the
+    request's ("is there any other hotel?" while the request is an event's tickets): the
+    request's own offer stands through it."""
+    known = {w for w in re.findall(r"[a-z]+", f"{request.template} {request.description}".casefold())}
+    known |= {w for a in request.arguments for w in a.cues}
+    named = [m.group(1).casefold() for m in _ASKED_KIND.finditer(text)]
+    if not named:
+        return False
+    return all(
+        n not in _ANY_KIND
+        and n not in known
+        and n.rstrip("s") not in known
+        and n.removesuffix("es") not in known
+        for n in named
+    )
+
+
 def asks_another(text: str) -> bool:
     """Whether the caller asks for another option than the one offered ("find me something else",
-    "isn't there anything else?"); saying they got something else ("my gp switched me to
-    something else, so skip it") is not asking."""
+    "isn't there anything else?", "are there any fantasy movies?"); saying they got something
+    else ("my gp switched me to something else, so skip it") is not asking."""
+    if _ANY_MORE.search(text) and "?" in text:
+        return True
     for m in _ANOTHER.finditer(text):
         lead = text[max(0, m.start() - 40) : m.start()]
         if _ASKS.search(lead) or text[m.end() :].lstrip().startswith("?") or text.rstrip().endswith("?"):
@@ -945,6 +995,18 @@ def _no_then_own(readings: Sequence[rd.Reading], n: int, spec: ArgumentSpec, req
 
 
 _PLACE_NAMED = re.compile(r"\b(?:at|in|to|from|near)\s+(?:the\s+)?[A-Z][\w'’&-]*")
+
+
+def _asks_elsewhere(text: str, request: TraceRequest) -> bool:
+    """Whether a request names a place in written text that is none of the request's values ("I
+    need a car in Paris, France on the 2nd" after the agent offered one at McCarran): what the
+    agent offered before is not what the caller now asks for."""
+    owned = [span for spec in request.bound for span in forms.value_spans(text, spec, request)]
+    for m in _PLACE_NAMED.finditer(without_titles(text) if text != text.casefold() else ""):
+        start = m.end() - len(m.group().split()[-1])
+        if not any(a <= start < b for a, b in owned):
+            return True
+    return False
 
 
 def _names_a_detail(text: str, request: TraceRequest) -> bool:
@@ -1055,8 +1117,9 @@ def _only_agreement(text: str) -> bool:
         | {"take", "have", "with", "i'll", "we'll", "i'd", "we'd"}
         # "yeah, i'm fine with that", "we're happy with it"
         | {"i'm", "we're", "am", "are", "happy"}
-        # "of course", "i like the sound of that"
-        | {"of", "course", "sound"}
+        # "of course", "i like the sound of that", "ok, that's great and sounds good to me",
+        # "i'm interested in that one"
+        | {"of", "course", "sound", "and", "interested", "in"}
     )
     # Speech-to-text drops apostrophes: "thats great", "im happy with it".
     bare = {w.replace("'", "") for w in allowed}

@@ -366,6 +366,12 @@ FAMILIES: tuple[frozenset[str], ...] = tuple(
 # Words for a kind of thing a caller holds, said after the value that names it ("the sports
 # package", "the movies bundle", "the gold tier"): the value says which thing, the word only
 # what sort, and callers use them for one another.
+# Things a caller asks to know and never books: a search for one ("tell me the weather for
+# March 8th") says nothing of the request's values.
+INFORMATION_THINGS = frozenset(
+    {"weather", "forecast", "temperature", "humidity", "wind", "winds", "rain", "traffic", "news"}
+)
+
 # Words that pick one thing out without saying what it is ("a specific doctor", "the given
 # date"): a frame's thing is the word after them.
 PICKING_WORDS = frozenset(
