@@ -829,3 +829,39 @@ async def test_a_moment_the_query_names_its_latest_and_a_fraction(
 ) -> None:
     values = {"travelers": 2, "origin": "Leeds", "destination": "York", **match}
     await _expect(engine, [memory], BUS.format(**values), values, acts)
+
+
+TRAIN = "buy train tickets for {travelers} people to {destination} departing at {time}"
+
+
+@pytest.mark.parametrize(
+    ("memory", "acts"),
+    [
+        ("2 train tickets to york please, departing at 7:15", True),
+        ("get us two tickets to york, we want to leave at 7:15am", True),
+        # The other end of the journey: no departure time.
+        ("2 train tickets to york please, arriving at 7:15", False),
+        ("two tickets to york, we need to arrive by 7:15am", False),
+    ],
+)  # fmt: skip
+async def test_a_time_for_the_other_end_is_no_time_for_this_one(
+    engine: gate.LocalEngine, memory: str, acts: bool
+) -> None:
+    values = {"travelers": 2, "destination": "York", "time": "07:15"}
+    await _expect(engine, [memory], TRAIN.format(**values), values, acts)
+
+
+@pytest.mark.parametrize(
+    ("memory", "acts"),
+    [
+        ("book a table for 4 on saturday at 8pm please", True),
+        # Leaving a thing as it is asks for nothing new.
+        ("cancel my other table and keep saturday at 8pm for 4 as it is", False),
+        ("please leave my saturday 8pm table for 4 unchanged", False),
+    ],
+)  # fmt: skip
+async def test_leaving_a_thing_as_it_is_asks_for_nothing(
+    engine: gate.LocalEngine, memory: str, acts: bool
+) -> None:
+    values = {"party": 4, "day": "Saturday", "time": "20:00"}
+    await _expect(engine, [memory], TABLE.format(**values), values, acts)

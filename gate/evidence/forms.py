@@ -16,6 +16,7 @@ said in the argument's part, each check a named rule:
 ``trace.value.clause``    "the booking I made on Monday" says when something else happened
 ``trace.value.name``      "Gold Plus" is another name than "Gold"
 ``trace.value.head``      "the 8 o'clock show" is the time of something the request is not about
+``trace.value.moment``    "arriving at 7:15" is not "departing at {time}"
 
 Nothing here raises on odd text.
 """
@@ -780,6 +781,37 @@ def _label_at(text: str, start: int) -> str | None:
     return found.group(1) if found and found.group(1) in _ID_LABELS else None
 
 
+# The two ends of a journey, a stay or a hire, as the verbs that name them: a time said for one
+# is no time for the other ("arriving at 7:15" for "departing at {time}").
+_MOMENT_OF = {
+    **dict.fromkeys(("depart", "departing", "departs", "leave", "leaving", "leaves", "start", "starting",
+                     "starts", "begin", "beginning", "begins"), "start"),
+    **dict.fromkeys(("arrive", "arriving", "arrives", "arrival", "land", "landing", "lands", "end",
+                     "ending", "ends", "finish", "finishing", "finishes"), "end"),
+}  # fmt: skip
+
+
+MOMENT_VERBS = frozenset(_MOMENT_OF)
+
+
+def moment_of(verb: str) -> str | None:
+    """Which end ("start" or "end") a verb of moment names ("departing": start), if it is one."""
+    return _MOMENT_OF.get(verb)
+
+
+def _other_moment(text: str, start: int, slot: _Slot | None) -> bool:
+    """Whether the value is said for the other end of what the query's placeholder times: the
+    verb right before it (its preposition aside) and the query's own are of opposite ends."""
+    if slot is None:
+        return False
+    wanted = next((_MOMENT_OF[w] for w in reversed(slot.before) if w in _MOMENT_OF), None)
+    before = [
+        w for w in _before_words(text, start, 3) if w not in ("at", "by", "on", "around", "about", "for")
+    ]
+    said = _MOMENT_OF.get(before[-1]) if before else None
+    return wanted is not None and said is not None and said != wanted
+
+
 def _bound_at(text: str, start: int) -> str | None:
     before = _before_words(text, start, 1)
     return before[0] if before and before[0] in _BOUNDS else None
@@ -1120,6 +1152,8 @@ def judge_span(
             return said("trace.value.bound")
         if _value_head(text, end, spec, request) is not None:
             return said("trace.value.head")
+        if _other_moment(text, start, slot):
+            return said("trace.value.moment")
     before = text[max(0, start - 60) : start]
     if _RELATIVE_BEFORE.search(before) and not _NAMING.search(before):
         return said("trace.value.clause")

@@ -786,6 +786,8 @@ def _clause(
         return _Clause(start, end, "someone_else")
     if utterance.asks_if_possible(part):
         return _Clause(start, end, "question")  # "would wednesday work for the engineer visit"
+    if _LEFT_AS_IT_IS.search(part):
+        return _Clause(start, end, "put_off")  # "keep saturday at 8pm for 4 as it is": nothing new
     wish = utterance.states_wish(part) or _opens_with_action(part, request) or utterance.opens_command(part)
     if not _opens_with_action(part, request) and _fine_as_it_is(part, request):
         return _Clause(start, end, "put_off")  # "the jacket from order F-301 is fine": nothing asked for it
@@ -1097,13 +1099,16 @@ def _named_moments(request: TraceRequest) -> frozenset[str]:
     they name ("leaving_time": "leav"; "dropoff_date": "return", "bring", "drop")."""
     named = {w for a in request.arguments for w in re.findall(r"[a-zà-ÿ]+", a.name.casefold())}
     named |= {v for w in named for v in words.EVENT_VERBS.get(w, ())}
-    # The query's own verb for a value's moment: "leaving at {time}".
-    named |= {
+    # The query's own verb for a value's moment ("departing at {time}"), and the other verbs for
+    # the same end ("leave", "set off").
+    own = {
         m.group(1)
         for m in re.finditer(
             r"([a-zà-ÿ]+ing)\s+(?:at|on|by|from|until|till)\s*\{", request.template.casefold()
         )
     }
+    ends = {forms.moment_of(w) for w in own} - {None}
+    named |= own | {w for w in forms.MOMENT_VERBS if forms.moment_of(w) in ends}
     return frozenset(_stem(w) for w in named)
 
 
@@ -1153,6 +1158,13 @@ def puts_later(text: str, request: TraceRequest | None = None) -> bool:
     if _PUT_LATER.search(text) is not None:
         return True
     return any(request is None or not _names_bound(m.group(), request) for m in _LATER.finditer(text))
+
+
+# Leaving a thing as it is asks for nothing new: "keep saturday at 8pm for 4 as it is".
+_LEFT_AS_IT_IS = re.compile(
+    r"\b(?:keep|leave)\b.{0,60}?\b(?:as it is|as is|as they are|unchanged|where it is)\b",
+    re.IGNORECASE,
+)
 
 
 def _fine_as_it_is(part: str, request: TraceRequest) -> bool:
