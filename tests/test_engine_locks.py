@@ -132,3 +132,81 @@ async def test_an_engine_write_waits_for_another_process_without_holding_the_loo
         )
     finally:
         await engine.aclose()
+
+
+async def test_a_fresh_engine_opens_its_store_under_the_files_write_lock(home: Path) -> None:
+    # Worker processes starting together all open the store at once; the opening writes
+    # (schema, migrations), so it queues behind another process's hold of the lock.
+    import asyncio
+    import fcntl
+    import os
+
+    settings = gate.GateSettings()
+    settings.ensure_home()
+    engine = gate.LocalEngine(settings.memory_url(), gate.Ledger(settings.ledger_url()))
+    try:
+        with sqlite3.connect(_memory_file(home)) as conn:
+            # In write-ahead mode from its first touch: no opening switches it under another.
+            assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        fd = os.open(f"{_memory_file(home)}-gate.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            first = asyncio.ensure_future(
+                engine.remember("alice", "i prefer thursdays", source="user_stated", confidence=0.9)
+            )
+            for _ in range(20):
+                await asyncio.sleep(0.01)  # the loop goes on meanwhile
+            assert not first.done() and not engine.db._initialized
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+        assert await asyncio.wait_for(first, 10)
+    finally:
+        await engine.aclose()
+
+
+async def test_an_opening_that_loses_a_race_is_closed_and_tried_again(home: Path) -> None:
+    settings = gate.GateSettings()
+    settings.ensure_home()
+    engine = gate.LocalEngine(settings.memory_url(), gate.Ledger(settings.ledger_url()))
+    opening = engine._init.original
+    tries = 0
+
+    async def losing_once() -> None:
+        # Another writer (one that does not take the lock) commits while this one opens.
+        nonlocal tries
+        tries += 1
+        await opening()
+        if tries == 1:
+            raise sqlite3.OperationalError("database is locked")
+
+    engine._init.original = losing_once
+    try:
+        assert await engine.remember("alice", "my dog is rex", source="user_stated", confidence=0.9)
+        assert tries == 2 and engine.db._initialized
+    finally:
+        await engine.aclose()
+
+
+async def test_an_opening_that_fails_otherwise_is_not_tried_again(home: Path) -> None:
+    settings = gate.GateSettings()
+    settings.ensure_home()
+    engine = gate.LocalEngine(settings.memory_url(), gate.Ledger(settings.ledger_url()))
+    tries = 0
+
+    async def broken() -> None:
+        nonlocal tries
+        tries += 1
+        raise sqlite3.OperationalError("disk I/O error")
+
+    engine._init.original = broken
+    try:
+        try:
+            await engine.remember("alice", "my dog is rex", source="user_stated", confidence=0.9)
+        except sqlite3.OperationalError as exc:
+            assert "disk I/O" in str(exc)
+        else:
+            raise AssertionError("the opening's failure was not raised")
+        assert tries == 1 and engine.db._store is None
+    finally:
+        await engine.aclose()

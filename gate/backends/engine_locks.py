@@ -110,15 +110,35 @@ async def retrying(db: Any, op: Callable[[], Awaitable[T]], *, what: str = "writ
         sqlite3.OperationalError: the last lost race, after :data:`ATTEMPTS` tries.
         Exception: whatever else ``op`` raises, at once.
     """
+    return await retrying_under(lambda: file_lock(db), op, after_loss=lambda: unstick(db), what=what)
+
+
+async def retrying_under(
+    lock: Callable[[], FileLock | None],
+    op: Callable[[], Awaitable[T]],
+    *,
+    after_loss: Callable[[], Awaitable[None]] | None = None,
+    what: str = "write",
+) -> T:
+    """Run ``op`` holding ``lock()`` (asked anew each try), trying again after a lost race.
+
+    ``after_loss`` runs after each lost race, before the pause: it puts right
+    what the lost race left behind (a stale transaction, a half-opened store).
+
+    Raises:
+        sqlite3.OperationalError: the last lost race, after :data:`ATTEMPTS` tries.
+        Exception: whatever else ``op`` raises, at once.
+    """
     pause = random.uniform(*_PAUSE_S)
     for attempt in range(1, ATTEMPTS + 1):
         try:
-            async with holding(file_lock(db)):
+            async with holding(lock()):
                 return await op()
         except sqlite3.OperationalError as exc:
             if not lost_race(exc):
                 raise
-            await unstick(db)
+            if after_loss is not None:
+                await after_loss()
             if attempt == ATTEMPTS:
                 log.warning("engine %s lost the race for its file %d times: %s", what, attempt, exc)
                 raise

@@ -46,7 +46,7 @@ from sqlalchemy import Connection, insert, select
 from gate import evidence
 from gate.backends import at_exit
 from gate.backends.base import ForgetResult, remember_and_confirm
-from gate.backends.engine_locks import retrying
+from gate.backends.engine_locks import retrying, retrying_under
 from gate.backends.engine_writes import EngineWrites, MemoryMissing
 from gate.canonical import digest
 from gate.errors import DecisionNotFound, ReceiptConflict, ServiceError
@@ -57,8 +57,8 @@ from gate.evidence.reading import base_texts, bearing, texts_for
 from gate.evidence.readings import ReadingCache
 from gate.ledger import Ledger
 from gate.ledger.tables import ServiceDecisionRow, ServiceReceiptRow
-from gate.ledger.writer import Job, carry
-from gate.memory.embedder import MiniLMEmbedder, SentenceEmbedder, claim_store
+from gate.ledger.writer import FileLock, Job, carry
+from gate.memory.embedder import MiniLMEmbedder, SentenceEmbedder, claim_store, sqlite_file
 from gate.memory.index import MemoryIndex
 
 log = logging.getLogger("gate.engine")
@@ -138,7 +138,8 @@ class LocalEngine:
             "enable_auto_link": False,
         }
         self.db = contextdb.init(embedding_provider=embedding_provider, **options)
-        self._init = _InitOnce(self.db)
+        path = sqlite_file(memory_url)
+        self._init = _InitOnce(self.db, None if path is None else FileLock.beside(str(path)))
         at_exit.remember(self.db)
         self.index = MemoryIndex(self.db)
         self._stored_vectors_judge = isinstance(embedding_provider, SentenceEmbedder)
@@ -880,10 +881,16 @@ class _InitOnce:
     runs out stops waiting, but the opening itself goes on (a connection cut off while it
     opens keeps its thread, and the process cannot exit); an opening that fails closes what
     it opened before the next one starts.
+
+    Opening writes to the file (its schema, a migration), so worker processes starting
+    together would race for it: it holds the file's cross-process write lock (``lock``;
+    None off SQLite), and an opening that still loses a race (to a writer that does not
+    take the lock) is closed and tried again.
     """
 
-    def __init__(self, db: Any) -> None:
+    def __init__(self, db: Any, lock: FileLock | None = None) -> None:
         self.db = db
+        self.lock = lock
         self.original = db._ensure_init
         self.tasks: dict[int, asyncio.Task[None]] = {}
         db._ensure_init = self.ensure_init
@@ -894,7 +901,7 @@ class _InitOnce:
         loop = asyncio.get_running_loop()
         task = self.tasks.get(id(loop))
         if task is None or (task.done() and (task.cancelled() or task.exception() is not None)):
-            task = loop.create_task(self._attempt())
+            task = loop.create_task(retrying_under(lambda: self.lock, self._attempt, what="opening"))
             # Read by the next caller, or by nobody when every caller gave up waiting.
             task.add_done_callback(lambda t: t.cancelled() or t.exception())
             self.tasks[id(loop)] = task
@@ -911,6 +918,7 @@ class _InitOnce:
                 except Exception as exc:  # the opening's own failure is the one to report
                     log.debug("closing a store whose opening failed: %s", exc)
                 self.db._store = None
+            self.db._initialized = False
             raise
 
     async def settle(self) -> None:

@@ -56,6 +56,7 @@ from contextdb import EmbeddingProvider
 from numpy.typing import NDArray
 
 from gate.errors import ConfigError
+from gate.ledger.writer import FileLock
 
 DIMENSION = 384
 EmbedderName = Literal["minilm", "multilingual"]
@@ -549,18 +550,27 @@ def claim_store(storage_url: str, embedder: EmbeddingProvider | None) -> None:
     Raises:
         ConfigError: the store was written with another encoder, in one line
             naming the file, both encoders and what to do.
-        sqlite3.Error: the file cannot be read or written.
+        sqlite3.Error: the file cannot be read or written (or stays locked for 30 s).
     """
-    path = _sqlite_path(storage_url)
+    path = sqlite_file(storage_url)
     if path is None:
         return
     mine = embedder.model_id if isinstance(embedder, SentenceEmbedder) else _MOCK_ID
     path.parent.mkdir(parents=True, exist_ok=True)
-    with closing(sqlite3.connect(path, timeout=30.0, isolation_level=None)) as conn:
+    # Under the file's write lock, which the engine's writes and its opening take too:
+    # processes starting together take turns instead of racing for SQLite's locks.
+    with (
+        FileLock.beside(str(path)).held(),
+        closing(sqlite3.connect(path, timeout=30.0, isolation_level=None)) as conn,
+    ):
+        # Write-ahead logging from the store's first moment. The engine asks for it each
+        # time it opens the store; a file still in rollback mode then has every process
+        # opening it at once switch it, and a reader that meets the switch under way is
+        # refused at once ("database is locked"), busy timeout or not.
+        conn.execute("PRAGMA journal_mode=WAL")
         recorded = _recorded(conn)
         if recorded is None:
-            # The first to open the store records its encoder; processes starting together
-            # take turns, and the ones after the first read what it recorded.
+            # The first to open the store records its encoder; the ones after it read it.
             conn.execute(_STORE_TABLE)
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -588,7 +598,8 @@ def _recorded(conn: sqlite3.Connection) -> str | None:
     return str(found[0]) if found else None
 
 
-def _sqlite_path(storage_url: str) -> Path | None:
+def sqlite_file(storage_url: str) -> Path | None:
+    """The file of a ``sqlite:///`` store URL; None for an in-memory store or another kind."""
     prefix = "sqlite:///"
     if not storage_url.startswith(prefix) or storage_url[len(prefix) :] in ("", ":memory:"):
         return None
