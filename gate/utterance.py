@@ -797,19 +797,31 @@ _NOT_NOW = re.compile(
 )
 
 
+def proposes(text: str) -> bool:
+    """Whether the utterance puts something forward as a question ("how about a small car at
+    4:30 pm?", "what about if we leave from Anaheim"): its values are the speaker's own."""
+    return _PROPOSES.match(_norm(text)) is not None
+
+
 @lru_cache(maxsize=4096)
 def conditional(text: str) -> bool:
     """Whether the utterance asks only on a condition, asks whether, plans, reports or wishes the past away.
 
     "if the price goes up cancel the gold plan", "i'd like a refund in case it is late",
     "i want to know if you can cancel it" and "i wish i had cancelled it" are not requests
-    to act now; "cancel it if possible" and "if you could book friday" are (politeness).
+    to act now; "cancel it if possible" and "if you could book friday" are (politeness), and
+    "what about if we leave from anaheim" puts a value forward.
     """
     t = _norm(text)
     if _ASKS_WHETHER.search(t) or _COUNTERFACTUAL.search(t) or _NOT_NOW.search(t):
         return True
     plain = _TRY.sub(" ", _POLITE_IF.sub(" ", t))
+    # "what about if we leave from anaheim": a proposal, not a condition
+    plain = _PROPOSAL_IF.sub(" ", plain)
     return _CONDITION.search(plain) is not None
+
+
+_PROPOSAL_IF = re.compile(r"^\W*(?:and\s+|so\s+|but\s+|ok(?:ay)?\s+)?(?:what|how) about if\b", re.IGNORECASE)
 
 
 # -- whose words, about whom ---------------------------------------------------
@@ -1202,14 +1214,20 @@ def withdraws(text: str) -> bool:
 
 def asks_to_know(text: str) -> bool:
     """Whether the utterance is a question that asks for a fact ("how much is it in total?",
-    "what time does it open?", "¿cuánto cuesta?"), not one that proposes something ("how about
-    we leave it for now?", "what if we wait?") or asks for a yes (see :func:`is_question`)."""
+    "what time does it open?", "i need to know when it arrives", "¿cuánto cuesta?"), not one
+    that proposes something ("how about we leave it for now?", "what if we wait?") or asks for
+    a yes (see :func:`is_question`)."""
     t = _norm(text)
     return _ASKS_TO_KNOW.match(t) is not None and _PROPOSES.match(t) is None
 
 
 _ASKS_TO_KNOW = re.compile(
-    rf"^[¿\s]*{_FILLER}(?:and\s+|so\s+|but\s+|ok(?:ay)?\s+|also\s+)?(?:what|what's|whats|when|where|"
+    rf"^[¿\s]*{_FILLER}(?:and\s+|so\s+|but\s+|ok(?:ay)?\s+|also\s+)?"
+    # asked in so many words: "i need to know when the flight arrives", "can you tell me where it is"
+    r"(?:(?:(?:i|we)(?:'d| would)? (?:really |also |just )?(?:need|want|wanna|like|have) to know|"
+    r"(?:can|could|would) you (?:please )?tell (?:me|us)|(?:please )?tell (?:me|us)|do you know|"
+    r"any idea|(?:i'?m |i am )?wondering|i wonder)\s+)?"
+    r"(?:what|what's|whats|when|where|"
     r"which|who|whose|how|how's|hows|qué|cuándo|dónde|cuál|cuánto|cuánta|cuántos|cuántas|quién|quel|"
     r"quelle|quels|quelles|quand|où|combien|wann|wo|welche|welcher|welches|wie|wieviel)\b",
     re.IGNORECASE,

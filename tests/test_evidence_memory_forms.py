@@ -865,3 +865,25 @@ async def test_leaving_a_thing_as_it_is_asks_for_nothing(
 ) -> None:
     values = {"party": 4, "day": "Saturday", "time": "20:00"}
     await _expect(engine, [memory], TABLE.format(**values), values, acts)
+
+
+RENTAL = "reserve a rental car in {city} from {pickup_date} to {return_date}"
+CORK = {"city": "Cork", "pickup_date": "2026-03-10", "return_date": "2026-03-13"}
+
+
+@pytest.mark.parametrize(
+    ("memories", "acts"),
+    [
+        # A size or class before the thing's word picks a kind of it: still a rental car.
+        (["can you reserve me a small car in cork from the 10th to the 13th"], True),
+        (["please reserve a compact car in cork from the 10th until the 13th"], True),
+        (["i'd like to reserve a large car in cork from the 10th to the 13th"], True),
+        # Another word before it names another thing.
+        (["reserve me a vintage car in cork from the 10th to the 13th"], False),
+        (["can you reserve a company car in cork from the 10th to the 13th"], False),
+    ],
+)
+async def test_a_kind_of_the_thing_before_its_word_is_no_other_thing(
+    engine: gate.LocalEngine, memories: list[str], acts: bool
+) -> None:
+    await _expect(engine, memories, RENTAL.format(**CORK), CORK, acts)

@@ -1207,6 +1207,11 @@ SAKURA_14TH = {"restaurant": "Sakura", "city": "Leeds", "party": 2, "date": "202
         # A question about what is on offer, and its answer: the offer stands.
         ("when does the kitchen close?", "The kitchen closes at 10pm.", True),
         ("how late is it open", "It is open until 11pm.", True),
+        # Asked in so many words, or asked about a thing of another kind; another sentence of
+        # the answer ("There are 20 spaces.") puts nothing forward.
+        ("i need to know when the kitchen closes", "The kitchen closes at 10pm.", True),
+        ("are there any parking spaces? when does it close?", "There are 20. It closes at 10pm.", True),
+        ("i'd like to know if there's a later one", "There's one at 9pm.", False),
         # A question for another option, or an answer that puts one forward: a new offer.
         ("is there a later one?", "It has one at 9pm.", False),
         ("when does the kitchen close?", "It closes at 10pm, and there's also a table at 9pm.", False),
@@ -1257,6 +1262,7 @@ async def test_a_preference_for_what_the_offer_left_open_keeps_the_offer(
         # A list of names, or a choice around the name itself, is a choice.
         ("I found Sakura, Nopi and Ottolenghi.", False),
         ("Would you like Sakura or Nopi?", False),
+        ("There's 2 you may like - Sakura and Nopi.", False),
     ],
 )
 async def test_a_choice_is_one_among_names_not_a_description_or_another_question(
@@ -1386,11 +1392,17 @@ async def test_a_question_for_things_of_another_kind_keeps_the_offer(
     assert args["restaurant"]["status"] == "traced" and args["time"]["status"] == "traced", args
 
 
-async def test_a_request_for_another_place_drops_the_offer_made_before(alice: tuple[Call, list[str]]) -> None:
+@pytest.mark.parametrize("between", [None, "I prefer a small car, please"])
+async def test_a_request_for_another_place_drops_the_offer_made_before(
+    alice: tuple[Call, list[str]], between: str | None
+) -> None:
     """The agent offered a car in Leeds; the caller then asked for one in York: a call for the
-    Leeds car is not what the caller asked for, whatever they say to the next offer."""
+    Leeds car is not what the caller asked for, whatever they say to the next offer, and even
+    when a request between took the Leeds offer up ("I prefer a small car, please")."""
     c, done = alice
     await c.says("i need a compact car from the 10th to the 14th", "I found a compact Fiesta in Leeds.")
+    if between is not None:
+        await c.says(between, "There is a compact Fiesta in Leeds.")
     await c.says("I need a car in York, please.", "I found a compact Polo at York Station.")
     await c.turn(
         "I want to book this car", call("rent_car", **{**CAR_10_14, "car_class": "compact"}), say("Shall I?")
@@ -1414,3 +1426,73 @@ async def test_a_day_asked_about_the_weather_is_the_weathers(
     )
     args = c.arguments()
     assert {n: a["status"] for n, a in args.items()} == dict.fromkeys(args, "traced"), args
+
+
+@pytest.mark.parametrize("picked", ["I think Nopi is awesome.", "nopi sounds better"])
+async def test_the_other_of_two_names_listed_is_a_choice_and_a_yes_after_it_is_no_yes_to_the_first(
+    alice: tuple[Call, list[str]], picked: str
+) -> None:
+    """The agent lists two names; the caller picks the second; "shall I book it?" "yes" is a yes
+    to the second. A call with the first is never traced, and never acts."""
+    c, done = alice
+    await c.says("find me somewhere to eat in leeds for two on the 14th at 7pm", "There's Sakura and Nopi.")
+    await c.says(picked, "Shall I book it?")
+    await c.turn("Yes, please do.", call("reserve_table", **SAKURA_14TH), say("Shall I?"))
+    assert c.arguments()["restaurant"]["status"] != "traced"
+    assert not done
+
+
+@pytest.mark.parametrize(
+    "proposal",
+    [
+        "How about a table for 4 at 8pm.",
+        "how about 8pm for 4 people?",
+    ],
+)
+async def test_a_proposal_puts_its_values_forward(alice: tuple[Call, list[str]], proposal: str) -> None:
+    """ "How about ..." and "what about if ..." from the caller propose their values (no condition,
+    no mere question): they replace what was said before."""
+    c, _ = alice
+    await c.says("a table at sakura in leeds on the 14th for two at 7pm", "Sakura has a table at 7pm.")
+    await c.says(proposal, "I have found one for you.")
+    await c.turn(
+        "great, book it",
+        call("reserve_table", **{**SAKURA_14TH, "party": 4, "time": "20:00"}),
+        say("Booked."),
+    )
+    args = c.arguments()
+    assert args["time"]["status"] == "traced" and args["party"]["status"] == "traced", args
+
+
+@pytest.mark.parametrize("kind", ["small", "compact", "big"])
+async def test_a_kind_of_the_thing_before_its_name_is_no_other_thing(
+    alice: tuple[Call, list[str]], kind: str
+) -> None:
+    """ "a small car" for "a hire car": a size or class picks a kind of the thing, not another,
+    so "how about a small car from the 11th?" changes the day of this hire."""
+    c, _ = alice
+    await c.says("i need a hire car in cork from the 10th to the 13th", "A standard car is ready for you.")
+    await c.says(f"How about a {kind} car picked up on the 11th.", "I have one for you.")
+    await c.turn(
+        "I would like the car hire.",
+        call("rent_car", city="Cork", pickup_date="2026-03-11", return_date="2026-03-13"),
+        say("Reserved."),
+    )
+    pickup = c.arguments()["pickup_date"]
+    assert pickup["status"] == "traced", pickup
+
+
+@pytest.mark.parametrize(
+    ("words", "condition", "proposal"),
+    [
+        ("What about if we leave from Anaheim, CA, I need 4 tickets", False, True),
+        ("how about a small car picked up at 4:30 pm.", False, True),
+        ("if we leave from Anaheim, I need 4 tickets", True, False),
+        ("book it when the price drops", True, False),
+    ],
+)
+def test_what_about_if_proposes_and_is_no_condition(words: str, condition: bool, proposal: bool) -> None:
+    from gate import utterance
+
+    assert utterance.conditional(words) is condition
+    assert utterance.proposes(words) is proposal

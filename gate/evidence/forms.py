@@ -1315,8 +1315,15 @@ _ALTERNATIVE_BEFORE = re.compile(
 )
 
 
+# A list of two names ("Hotel Mumbai and Pet Sematary"): each side a name, capitalised.
+_NAME_WORDS = r"((?-i:[A-Z])[\w'’&-]*(?:\s+(?:of|the|de|la|le|von|van|(?-i:[A-Z])[\w'’&-]*)){0,3})"
+_NAMED_AFTER = re.compile(rf"^\s*,?\s*and\s+(?:the\s+)?{_NAME_WORDS}")
+_NAMED_BEFORE = re.compile(rf"(?:^|[,:;–—-]\s*|\s){_NAME_WORDS}\s*,?\s+and\s*$")
+
+
 def alternatives(text: str, start: int, end: int) -> list[str]:
-    """The options the agent names beside a value ("compact or a people carrier"; "Lotus or Sapori")."""
+    """The options the agent names beside a value ("compact or a people carrier"; "Lotus or Sapori";
+    "Hotel Mumbai and Pet Sematary", when the value is itself a name)."""
     out = []
     after = _ALTERNATIVE_AFTER.match(text[end:])
     if after is not None:
@@ -1324,6 +1331,10 @@ def alternatives(text: str, start: int, end: int) -> list[str]:
     before = _ALTERNATIVE_BEFORE.search(text[:start])
     if before is not None:
         out.append(before.group(1))
+    if text[start:end][:1].isupper():
+        for found in (_NAMED_AFTER.match(text[end:]), _NAMED_BEFORE.search(text[:start])):
+            if found is not None and found.group(1).casefold() not in words.BEFORE_NAME:
+                out.append(found.group(1))
     cleaned = []
     for option in out:
         said = [w for w in option.split() if w.casefold().strip(".,?!") not in words.BESIDE_NAME]

@@ -1398,6 +1398,8 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         or _bare_values(text, request)
         or names
         or (gives and (change or _distinctive(values, request, text)))
+        # "how about a small car picked up at 4:30 pm": the caller puts its values forward
+        or (gives and utterance.proposes(text))
     )
     base = {
         "about": plain,
@@ -1869,11 +1871,18 @@ def _other_qualifier(text: str, request: TraceRequest, meaning: Similarities | N
             continue
         if shares_word(word, qualifiers) or word.endswith(("'s", "s'")):
             continue
+        if word in _KIND_WORDS or any(word == c.casefold() for a in request.arguments for c in a.choices):
+            continue  # "a small car", "a standard car": a kind of the thing, a value's word, not another
+
         if meaning is not None and any(meaning.sim(word, q) >= SAME_QUALIFIER for q in qualifiers):
             continue  # "dental appointment" for "dentist appointment"
         return True
     return False
 
+
+# One-word kinds a booking offers (sizes, classes of car or seat): said before the thing's head
+# word, they pick a kind of it ("a small car" for a rental car), not another thing.
+_KIND_WORDS = frozenset(w for group in words.ALTERNATIVES for w in group if " " not in w)
 
 # Head words (the thing's last word) this close in meaning name the same thing ("cab", "taxi");
 # qualifiers of the same head must be closer ("dental" and "dentist", not "guitar" and "piano").

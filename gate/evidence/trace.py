@@ -437,8 +437,8 @@ def _argument(
             if offer is not None and offer[2] == 1:
                 standing = (r, named[0])
             elif (
-                offer is not None or forms.other_value_spans(s.text, spec, request)
-            ) and not _answers_about_offer(readings, n):
+                (other_spans := forms.other_value_spans(s.text, spec, request)) or offer is not None
+            ) and not _answers_about_offer(readings, n, [x.span for x in named] + other_spans, request):
                 standing = None  # the agent offers something else now
             if named and spec.kind == "text":
                 options |= {o for x in named for o in alternatives(s.text, x.start, x.end)}
@@ -521,6 +521,22 @@ def _argument(
             # A change of mind, or asking for other options ("are there any other events on other
             # dates?"), turns down what the agent offered before it.
             standing = None
+        if (
+            current is not None
+            and current.rule == "trace.offer"
+            and spec.kind == "text"
+            and (spec.role is not None or _PLACE_CUES & set(spec.cues))
+            and s.speaker == "caller"
+            and not s.part
+            and r.stance == "request"
+            and not any(x.same for x in r.said(spec.name))
+            and rd.shares_word(s.text, rd.query_thing(request))  # the thing itself, elsewhere
+            and _asks_elsewhere(s.text, request)
+        ):
+            # "I prefer a small car" took up the car at McCarran; "I need a car in Paris, France"
+            # then asks for one somewhere else: the place offered is no longer the caller's word.
+            spoken_of = True
+            current = _said_by(spec, r, "conflict", "trace.changed", "the caller asked for it somewhere else")
         if (
             standing is not None
             and s.origin == "call"
@@ -924,13 +940,20 @@ _ALTERNATIVE = re.compile(
 _COMPARED = re.compile(r"\b(?:earlier|later|sooner|cheaper|closer|nearer|better|bigger|smaller|next)\b", re.I)
 
 
-def _answers_about_offer(readings: Sequence[rd.Reading], n: int) -> bool:
+def _answers_about_offer(
+    readings: Sequence[rd.Reading], n: int, spans: Sequence[tuple[int, int]], request: TraceRequest
+) -> bool:
     """Whether the agent's turn ``n`` answers the caller's question about what is on offer ("When
-    will the departing flight arrive?" - "It will arrive at 2:07 pm."): its values are facts of
-    that offer, not another offer. A question for another option ("is there a later one?"), or
-    an answer that puts one forward ("there's one at 5pm"), is a new offer."""
+    will the departing flight arrive?" - "It will arrive at 2:07 pm."): its values (at
+    ``spans``) are facts of that offer, not another offer. A question for another option ("is
+    there a later one?"), or an answer that puts one forward in the sentence that names the
+    value ("there's one at 5pm"), is a new offer; another sentence's answer ("There are 0 stops
+    on the flight.") puts nothing forward, nor does a question for things of another kind than
+    the request's ("are there any stops?")."""
     text = readings[n].statement.text
-    if _ALTERNATIVE.search(text):
+    if any(_ALTERNATIVE.search(_sentence_around(text, start)) for start, _ in spans) or (
+        not spans and _ALTERNATIVE.search(text)
+    ):
         return False
     k = n - 1
     while k >= 0 and readings[k].statement.part:
@@ -938,11 +961,13 @@ def _answers_about_offer(readings: Sequence[rd.Reading], n: int) -> bool:
     if k < 0:
         return False
     asked = readings[k]
+    question = asked.statement.text
     return (
         asked.statement.speaker == "caller"
-        and asked.stance == "question"
-        and not asks_another(asked.statement.text)
-        and _COMPARED.search(asked.statement.text) is None
+        and (asked.stance == "question" or asks_to_know(question))
+        # "are there any stops on the flight?" asks about the offer, not for another
+        and not (asks_another(question) and not _asks_of_another_kind(question, request))
+        and _COMPARED.search(question) is None
     )
 
 
@@ -994,6 +1019,10 @@ def _no_then_own(readings: Sequence[rd.Reading], n: int, spec: ArgumentSpec, req
     )
 
 
+# An argument that says where (its cues): a request for the thing at another place changes it.
+_PLACE_CUES = frozenset(
+    {"location", "city", "address", "place", "airport", "station", "destination", "origin", "venue", "where"}
+)
 _PLACE_NAMED = re.compile(r"\b(?:at|in|to|from|near)\s+(?:the\s+)?[A-Z][\w'’&-]*")
 
 
@@ -1144,7 +1173,10 @@ def _offered_of_kind(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -
         text = r.statement.text
         # A choice in the sentence that names the value ("X, or Y?"); an "or" in another
         # sentence ("... Or you can pick any of 10 others.") offers no other name.
-        choice = any(_CHOICE.search(_sentence_around(text, x.start)) for x in named)
+        choice = any(
+            _CHOICE.search(_sentence_around(text, x.start)) or alternatives(text, x.start, x.end)
+            for x in named
+        )
         # The same name said twice ("Boulevard, at 40001 Fremont Boulevard") is one offer.
         distinct = {" ".join(x.words.casefold().split()) for x in named}
         return len(distinct) + (1 if named and choice else 0)
