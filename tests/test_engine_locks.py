@@ -12,6 +12,8 @@ import sqlite3
 import time
 from pathlib import Path
 
+import pytest
+
 import gate
 
 
@@ -201,12 +203,8 @@ async def test_an_opening_that_fails_otherwise_is_not_tried_again(home: Path) ->
 
     engine._init.original = broken
     try:
-        try:
+        with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
             await engine.remember("alice", "my dog is rex", source="user_stated", confidence=0.9)
-        except sqlite3.OperationalError as exc:
-            assert "disk I/O" in str(exc)
-        else:
-            raise AssertionError("the opening's failure was not raised")
         assert tries == 1 and engine.db._store is None
     finally:
         await engine.aclose()
