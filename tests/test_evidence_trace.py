@@ -92,6 +92,15 @@ messages:
   ask: "A {car_class} in {city} from {pickup_date} to {return_date}?"
   abstain: "I can't book that car."
 """,
+    "buy_bus_tickets": """
+tool: buy_bus_tickets
+action: booking.bus
+caller: {verified: true}
+evidence: {query: "buy bus tickets from {origin} to {destination} on {date} for {travelers} people"}
+confirm: when_unsure
+timeout_s: 10
+messages: {ask: "{travelers} tickets from {origin} to {destination} on {date}?", abstain: "Not bought."}
+""",
 }
 
 
@@ -148,7 +157,18 @@ def make_tools(done: list[str]) -> list[gate.GatedTool]:
         done.append(f"car {car_class} {city} {pickup_date}-{return_date}")
         return "Reserved."
 
-    return [reserve_table, transfer_money, ship_order, pay_person, play_song, rent_car]
+    @gate.gated_tool
+    async def buy_bus_tickets(
+        origin: Annotated[str, Field(description="the city the bus leaves from")],
+        destination: Annotated[str, Field(description="the city the bus goes to")],
+        date: Annotated[str, Field(description="the day of travel, YYYY-MM-DD")],
+        travelers: Annotated[int, Field(description="number of people travelling")] = 1,
+    ) -> str:
+        """Buy tickets for a bus journey."""
+        done.append(f"bus {origin}-{destination} {date} x{travelers}")
+        return "Bought."
+
+    return [reserve_table, transfer_money, ship_order, pay_person, play_song, rent_car, buy_bus_tickets]
 
 
 class Call:
@@ -1496,3 +1516,105 @@ def test_what_about_if_proposes_and_is_no_condition(words: str, condition: bool,
 
     assert utterance.conditional(words) is condition
     assert utterance.proposes(words) is proposal
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "four of us and yes, that's perfect",
+        "just 4 people, and yes please",
+        "4 people and the table at 8pm is fine",
+        "we're four and yeah that works",
+    ],
+)
+async def test_an_answer_to_two_questions_takes_up_the_offer_it_says_yes_to(
+    alice: tuple[Call, list[str]], answer: str
+) -> None:
+    """ "How many of you, and is Ortega Tapas at 8pm on the 13th all right?" - "four of us and yes":
+    one phrase answers each question; the yes takes up the offer, and a value said in the other
+    phrase ("4 people and the table at 8pm is fine") is not what "is fine" speaks of."""
+    c, done = alice
+    await c.says(
+        "i'd like a table in leeds", "How many of you, and is Ortega Tapas at 8pm on the 13th all right?"
+    )
+    out = await c.turn(answer, call("reserve_table", **TABLE_13TH), say("Booked."))
+    assert out == ["Booked."], {
+        k: (v["status"], v["rule"]) for k, v in c.arguments().items() if v["status"] != "traced"
+    }
+    assert out == ["Booked."] and done == ["table Ortega Tapas Leeds 4 2026-03-13 20:00"]
+    assert {a["status"] for a in c.arguments().values()} == {"traced"}
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "four of us and no, somewhere else",
+        "4 people, and i'm not sure about that one",
+        "four of us but is it loud?",
+    ],
+)
+async def test_an_answer_to_two_questions_without_a_yes_takes_nothing_up(
+    alice: tuple[Call, list[str]], answer: str
+) -> None:
+    """The count answered, the offer turned down, left open or asked about: not taken up."""
+    c, done = alice
+    await c.says(
+        "i'd like a table in leeds", "How many of you, and is Ortega Tapas at 8pm on the 13th all right?"
+    )
+    out = await c.turn(answer, call("reserve_table", **TABLE_13TH), say("Shall I?"))
+    assert done == [] and out != ["Booked."]
+    assert c.arguments()["restaurant"]["status"] != "traced"
+
+
+@pytest.mark.parametrize(
+    "none",
+    ["No, sorry, that's the only one.", "There is nothing else on the 13th.", "I couldn't find any other."],
+)
+async def test_an_offer_stands_when_the_search_for_another_finds_none(
+    alice: tuple[Call, list[str]], none: str
+) -> None:
+    """Asking for other options sets the offer aside only until the agent finds none: the caller's
+    yes after "that's the only one" takes up the one offered."""
+    c, done = alice
+    await c.says("a table in leeds for four please", "Ortega Tapas has a table on the 13th at 8pm.")
+    await c.says("is there anything cheaper?", none)
+    out = await c.turn("ok then, that's fine", call("reserve_table", **TABLE_13TH), say("Booked."))
+    assert out == ["Booked."], {
+        k: (v["status"], v["rule"]) for k, v in c.arguments().items() if v["status"] != "traced"
+    }
+    assert out == ["Booked."] and done == ["table Ortega Tapas Leeds 4 2026-03-13 20:00"]
+    assert c.arguments()["restaurant"]["rule"] == "trace.offer"
+
+
+async def test_an_offer_set_aside_stays_aside_when_another_is_found(alice: tuple[Call, list[str]]) -> None:
+    """ "is there anything cheaper?" - "Bella Roma has one then.": the first offer is not the
+    caller's, whatever they agree to next."""
+    c, done = alice
+    await c.says("a table in leeds for four please", "Ortega Tapas has a table on the 13th at 8pm.")
+    await c.says("is there anything cheaper?", "Bella Roma has a table at 8pm, there is no other.")
+    out = await c.turn("ok then, that's fine", call("reserve_table", **TABLE_13TH), say("Shall I?"))
+    assert done == [] and out != ["Booked."]
+    assert c.arguments()["restaurant"]["status"] != "traced"
+
+
+@pytest.mark.parametrize(
+    "seats",
+    ["reserve a seat for 3 people please", "i need seats for three of us", "yes, 3 seats on that bus"],
+)
+async def test_seats_on_the_bus_are_its_tickets(alice: tuple[Call, list[str]], seats: str) -> None:
+    """A seat is had on a bus as at a table: asking for seats is asking for the bus tickets."""
+    c, done = alice
+    await c.says("i need a bus from leeds to york on the 13th", "There is one at 9am.")
+    tickets = {"origin": "Leeds", "destination": "York", "date": "2026-03-13", "travelers": 3}
+    out = await c.turn(seats, call("buy_bus_tickets", **tickets), say("Bought."))
+    assert out == ["Bought."] and done == ["bus Leeds-York 2026-03-13 x3"]
+    assert c.arguments()["travelers"]["status"] == "traced"
+
+
+async def test_a_table_in_a_bus_call_is_still_another_thing(alice: tuple[Call, list[str]]) -> None:
+    """A seat joins the families of the things it is had on; a table stays a restaurant's."""
+    c, done = alice
+    await c.says("i need a bus from leeds to york on the 13th", "There is one at 9am.")
+    tickets = {"origin": "Leeds", "destination": "York", "date": "2026-03-13", "travelers": 3}
+    out = await c.turn("book a table for 3 people", call("buy_bus_tickets", **tickets), say("Shall I?"))
+    assert done == [] and out != ["Bought."]

@@ -682,6 +682,8 @@ _FINE = re.compile(
     r"fantastic|wonderful|working|in one piece|no problem)\b(?! to| for| by| with)",
     re.IGNORECASE,
 )
+# What joins one phrase to another: a value before it is not in the phrase said after it.
+_JOINED = re.compile(r"\b(?:and|but|or|plus|then)\b|[,;:]")
 _UNIVERSAL = re.compile(r"\b(?:all|every|any|everything|anything|each|whole)\b", re.IGNORECASE)
 _BUT = re.compile(r"^\W*(?:but|except|apart from|other than)\b", re.IGNORECASE)
 # A new request inside a clause: "..., and on tuesday cancel my nails", "... and move my account".
@@ -1175,7 +1177,9 @@ def _fine_as_it_is(part: str, request: TraceRequest) -> bool:
         return False
     for spec in request.bound:
         for _, end in forms.value_spans(part, spec, request):
-            if end > fine.start():
+            if end > fine.start() or _JOINED.search(part[end : fine.start()]):
+                # "the cab is for two people and a shared ride is fine": what is fine is the
+                # phrase after the "and", not the one the value is in.
                 continue
             if spec.kind in ("ident", "text"):
                 return True

@@ -227,7 +227,10 @@ def _offers_action(r: rd.Reading, reply: rd.Reading, request: TraceRequest) -> b
             or (r.about >= rd.RELATED and rd.shares_word(s.text, rd.query_thing(request)))
         )
         and _OFFER.search(s.text) is not None
-        and (_takes_up(reply, reply.statement.text) or (reply.stance == "request" and not reply.other_action))
+        and (
+            _takes_up(reply, reply.statement.text, s.text, request.lang)
+            or (reply.stance == "request" and not reply.other_action)
+        )
         and reply.stance not in ("denial", "retraction", "ignored")
     )
 
@@ -404,6 +407,10 @@ def _argument(
     offer: tuple[rd.Reading, Said, int] | None = None
     options: set[str] = set()
     standing: tuple[rd.Reading, Said] | None = None
+    # The offer the caller's last question for other options set aside: it stands again when
+    # the agent's answer finds none ("no, there is no refundable one right now").
+    set_aside: tuple[rd.Reading, Said] | None = None
+    heard = ""  # the agent's latest words: what a reply answers
     for n, r in enumerate(readings):
         s = r.statement
         if current is not before and n - 1 not in away:
@@ -432,7 +439,11 @@ def _argument(
                 )
             continue
         if r.stance == "agent":
+            heard = s.text
             named = r.said(spec.name)
+            if set_aside is not None and standing is None and _none_found(s.text):
+                standing = set_aside
+            set_aside = None
             offer = (r, named[0], _offered_of_kind(r, spec, request)) if named else None
             if offer is not None and offer[2] == 1:
                 standing = (r, named[0])
@@ -497,6 +508,8 @@ def _argument(
                 trusted=s.trusted,
             )
             continue
+        if s.speaker == "caller" and not s.part:
+            set_aside = None
         if offer is not None and s.origin == "call":
             offered_r, offered, kinds = offer
             picked = spec.kind == "text" and picks(s.text, offered.words, offered_r.statement.text)
@@ -507,8 +520,10 @@ def _argument(
             ):
                 # "can you find me something else?", "I'd rather see the Mariners game": the offer
                 # is turned down, and what it offered goes with it.
+                if standing is not None and not _sets_aside(r, spec, offered_r, request) and not r.refuses:
+                    set_aside = standing
                 standing = None
-            elif (_takes_up(r, s.text) and kinds == 1) or picked:
+            elif (_takes_up(r, s.text, heard, request.lang) and kinds == 1) or picked:
                 spoken_of = True
                 current = _offer_taken(spec, offered_r, offered, r)
                 standing = None
@@ -519,7 +534,10 @@ def _argument(
             or (spec.kind == "text" and r.stance == "request" and _asks_elsewhere(s.text, request))
         ):
             # A change of mind, or asking for other options ("are there any other events on other
-            # dates?"), turns down what the agent offered before it.
+            # dates?"), turns down what the agent offered before it; only asking, until the agent
+            # finds none.
+            if not _sets_aside(r, spec, standing[0], request) and not r.refuses:
+                set_aside = standing
             standing = None
         if (
             current is not None
@@ -542,13 +560,19 @@ def _argument(
             and s.origin == "call"
             and not s.part
             and (
-                (current is None and ((r.stance == "request" and r.names_action) or _takes_up(r, s.text)))
+                (
+                    current is None
+                    and (
+                        (r.stance == "request" and r.names_action)
+                        or _takes_up(r, s.text, heard, request.lang)
+                    )
+                )
                 # After another value of the caller's own, only a plain yes to the offer takes it:
                 # a new request ("I'd like a small car") may ask for something else again.
                 or (
                     current is not None
                     and _offered_since(standing[0], current)
-                    and _takes_up(r, s.text)
+                    and _takes_up(r, s.text, heard, request.lang)
                     and _answered_since(readings, standing[0], n)
                 )
             )
@@ -861,7 +885,9 @@ _ANOTHER = re.compile(
     r"\b(?:something|anything|somewhere|anywhere|someone)\s+else\b|\b(?:another|other|different)\s+"
     r"(?:ones?|options?|choices?|times?|days?|dates?|places?|restaurants?|hotels?|events?|flights?|buses|bus|"
     r"cars?|shows?|films?|movies?|houses?|apartments?|rooms?|songs?|doctors?|dentists?|salons?|stylists?)\b|"
-    r"\bany(?:thing)? (?:other|others)\b|\bnot (?:that|this) one\b|\bsomething (?:cheaper|closer|better)\b",
+    r"\bany(?:thing)? (?:other|others)\b|\bnot (?:that|this) one\b|"
+    r"\b(?:something|anything|somewhere|anywhere|one|ones) (?:cheaper|closer|nearer|better|earlier|later|"
+    r"bigger|smaller|quieter)\b",
     re.IGNORECASE,
 )
 
@@ -997,6 +1023,36 @@ def _sets_aside(r: rd.Reading, spec: ArgumentSpec, offered: rd.Reading, request:
 _NO_FIRST = re.compile(r"^\W*(?:no|nope|nah|non|nein)\b[\s,.;:!-]*", re.IGNORECASE)
 
 
+_NONE_FOUND = re.compile(
+    r"\b(?:there (?:is|are|'s) (?:no|nothing|none)|(?:no|none|nothing) (?:other|else|more)|"
+    r"(?:the )?only (?:one|option)|(?:couldn't|could not|can't|cannot|didn't|did not) find|"
+    r"not (?:available|right now)|none (?:available|left))\b",
+    re.IGNORECASE,
+)
+
+
+_REGRET = frozenset({"no", "nope", "sorry", "unfortunately", "i'm", "im", "i", "am", "afraid", "but", "oh"})
+
+
+def _none_found(text: str) -> bool:
+    """Whether the agent's turn answers a search for other options with none ("No, sorry, that's
+    the only one", "There is nothing else on the 13th", "I couldn't find any other") and puts
+    nothing else forward: each other phrase is regret alone, or a fact that names nothing and
+    offers nothing ("the flight arrives at 1:47 am"); "Bella Roma has one at 8pm, there is no
+    other" names another."""
+    phrases = [p.strip() for p in re.split(r"[.!?,;]", text) if p.strip()]
+    return any(_NONE_FOUND.search(p) for p in phrases) and all(
+        _NONE_FOUND.search(p)
+        or set(re.findall(r"[a-z']+", p.casefold())) <= _REGRET
+        or (_ALTERNATIVE.search(p) is None and _NAMED_INSIDE.search(p) is None)
+        for p in phrases
+    )
+
+
+# A capitalised word after a phrase's first: a name in the agent's written words.
+_NAMED_INSIDE = re.compile(r"(?<=\s)[A-Z][a-z]+")
+
+
 def _no_then_own(readings: Sequence[rd.Reading], n: int, spec: ArgumentSpec, request: TraceRequest) -> bool:
     """Whether the caller's statement ``n`` opens with a no and then says this argument's own value,
     right after the agent put another value of its kind to them: a correction, not a denial."""
@@ -1047,23 +1103,64 @@ def _names_a_detail(text: str, request: TraceRequest) -> bool:
     return _PLACE_NAMED.search(without_titles(text) if text != text.casefold() else "") is not None
 
 
-def _takes_up(r: rd.Reading, text: str) -> bool:
-    """Whether the caller's reply takes up what the agent just offered: it opens with agreement.
+def _takes_up(r: rd.Reading, text: str, heard: str = "", lang: str | None = None) -> bool:
+    """Whether the caller's reply takes up what the agent just offered (``heard``, the agent's
+    words): it opens with agreement, answers each of the agent's questions with a yes for the
+    offer among them, or is a yes to the agent's words as the confirmation reader reads a yes
+    ("Yea, that's fine", "Yes, that is the one I wanted to hear").
 
     "Sounds good to me. Could you find hotels too?" takes the offer and moves on;
     "yes, but for three" agrees and changes (the change is read as the latest value).
     """
     if r.refuses:
         return False
+    return _agrees_first(r, text) or _answers_each(r, text) or _reads_as_yes(text, heard, lang)
+
+
+def _reads_as_yes(text: str, heard: str, lang: str | None) -> bool:
+    """Whether the confirmation reader (:func:`gate.confirm.read_answer`) reads the reply as a yes
+    to the agent's words: the same reader, and the same vetoes, as a yes to the gate's own
+    question; its no, change and unclear take nothing up."""
+    if not heard:
+        return False
+    from gate.confirm import read_answer
+
+    return read_answer(text, question=heard, lang=lang or "en").answer == "yes"
+
+
+def _agrees_first(r: rd.Reading, text: str) -> bool:
+    """Whether the reply opens with agreement: alone, or before the offer's details or a wish."""
     first = re.split(r"[.!?;]|,\s+(?:but|now|and|so)\b", text, maxsplit=1)[0]
     if _only_agreement(first):
         return True
     # "sure, on the 14th": agreement, then the details of what was offered; "that works for me,
     # can you book it": agreement, then the request for it
     head, comma, tail = first.partition(",")
-    if not comma or not _only_agreement(head) or is_question(tail):
+    if comma and _only_agreement(head) and not is_question(tail):
+        return _gives_any(r) or (states_wish(tail.strip()) and not r.other_action and not asks_another(text))
+    return False
+
+
+_PHRASES = re.compile(r"[.!?;,]|\b(?:and|but)\b", re.IGNORECASE)
+
+
+def _answers_each(r: rd.Reading, text: str) -> bool:
+    """Whether the reply answers an agent's turn of several questions, one phrase each: a phrase
+    of agreement alone and the others giving values ("For how many seats, and are you going to
+    4175 Blacow Road?" - "Just 1 person and yes, that's perfect"). A question or a phrase that
+    neither agrees nor gives a value ("1 person, and I'm not sure") takes nothing up."""
+    phrases = [p for p in _PHRASES.split(text) if p.strip()]
+    if len(phrases) < 2 or "?" in text or not _gives_any(r) or asks_another(text):
         return False
-    return _gives_any(r) or (states_wish(tail.strip()) and not r.other_action and not asks_another(text))
+    agreeing = [p for p in phrases if _only_agreement(p)]
+    giving = [p for p in phrases if p not in agreeing and _phrase_gives(r, text, p)]
+    return bool(agreeing) and len(agreeing) + len(giving) == len(phrases)
+
+
+def _phrase_gives(r: rd.Reading, text: str, phrase: str) -> bool:
+    """Whether a value the reading found lies in ``phrase`` of ``text`` (its first occurrence)."""
+    at = text.find(phrase)
+    return at >= 0 and any(at <= x.start < at + len(phrase) for v in r.values.values() for x in v if x.fits)
 
 
 def _said_by(
@@ -1141,7 +1238,7 @@ def _only_agreement(text: str) -> bool:
         | {"book", "it", "that", "one", "do", "go", "ahead", "please", "let's"}
         # "that would work", "sounds good to me", "i like it", "that's the one for us"
         | {"would", "will", "be", "is", "to", "me", "for", "us", "i", "like", "love", "that's", "it's"}
-        | {"this", "just", "all", "really", "the"}
+        | {"this", "just", "all", "really", "the", "then"}
         # "i'll take that one", "we'll go with it", "i'd have that"
         | {"take", "have", "with", "i'll", "we'll", "i'd", "we'd"}
         # "yeah, i'm fine with that", "we're happy with it"

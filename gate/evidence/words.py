@@ -197,15 +197,16 @@ PLACE_NAMES: dict[str, tuple[str, ...]] = {
     "los angeles": ("la", "l.a.", "l a", "lax"),
     "las vegas": ("vegas",),
     "philadelphia": ("philly",),
-    "washington": ("dc", "d.c.", "washington dc", "washington d.c."),
-    "washington d.c.": ("dc", "d.c.", "washington dc", "washington"),
+    "washington": ("dc", "d.c.", "washington dc", "washington d.c.", "district of columbia"),
+    "washington d.c.": ("dc", "d.c.", "washington dc", "washington", "district of columbia"),
+    "mexico city": ("cdmx", "ciudad de mexico", "ciudad de méxico", "mexico df"),
     "atlanta": ("atl",),
     "kuala lumpur": ("kl",),
     "portland": ("pdx",),
     "san jose": ("sj", "sjc"),
     "san diego": ("sd",),
     "new orleans": ("nola",),
-    "chicago": ("chi-town",),
+    "chicago": ("chi-town", "chi town", "chitown"),
     "london": ("ldn",),
 }
 
@@ -344,8 +345,10 @@ FAMILIES: tuple[frozenset[str], ...] = tuple(
         "home|house|flat|apartment|my place",
         "book|reserve|schedule|booking|reservation|appointment|slot|sign up|sign me up|enrol|enroll|register|"
         "join|get in|fit me in|put me down|see the",
-        "table|restaurant|dinner|lunch|breakfast|brunch|seat",
-        "flight|fly|flying|plane|airline|trip",
+        # A seat is had at a table, on a flight or on a bus: in each of their families.
+        "table|restaurant|dinner|lunch|breakfast|brunch|seat|seats",
+        "flight|fly|flying|plane|airline|trip|seat|seats",
+        "bus|seat|seats",
         "hotel|room|stay|check in|check-in|accommodation|reservation",
         "move|change|switch|reschedule|push|shift|update|swap|put|redirect|forward|send",
         "address|live|living|moved|moving|residence",
