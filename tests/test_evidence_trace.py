@@ -1618,3 +1618,42 @@ async def test_a_table_in_a_bus_call_is_still_another_thing(alice: tuple[Call, l
     tickets = {"origin": "Leeds", "destination": "York", "date": "2026-03-13", "travelers": 3}
     out = await c.turn("book a table for 3 people", call("buy_bus_tickets", **tickets), say("Shall I?"))
     assert done == [] and out != ["Bought."]
+
+
+@pytest.mark.parametrize(
+    ("reply", "taken"),
+    [
+        ("Yea, that's fine", True),
+        ("Yes, that is the one I wanted to hear", True),
+        ("perfect, what's the address?", True),
+        ("I'd rather not", False),
+        ("hmm, i'm not sure", False),
+        ("that's way too late for me", False),
+    ],
+)
+async def test_a_reply_read_as_a_yes_takes_the_offer_up(
+    alice: tuple[Call, list[str]], reply: str, taken: bool
+) -> None:
+    """Agreement in words no list holds is read as the confirmation reader reads a yes to the
+    gate's own question, with the same vetoes: its no, change or unclear takes nothing up."""
+    c, done = alice
+    await c.says("a table in leeds for four please", "Ortega Tapas has a table on the 13th at 8pm.")
+    out = await c.turn(reply, call("reserve_table", **TABLE_13TH), say("Done."))
+    restaurant = c.arguments()["restaurant"]
+    if taken:
+        assert out == ["Booked."] and restaurant["rule"] == "trace.offer", restaurant
+    else:
+        assert done == [] and restaurant["status"] != "traced", restaurant
+
+
+@pytest.mark.parametrize("place", ["the district of columbia", "DC", "washington"])
+async def test_a_city_said_by_another_of_its_names_is_the_city(
+    alice: tuple[Call, list[str]], place: str
+) -> None:
+    c, done = alice
+    car = {**CAR_10_14, "city": "Washington D.C."}
+    out = await c.turn(
+        f"i need a standard car in {place} from the 10th to the 14th", call("rent_car", **car), say("Done.")
+    )
+    assert out == ["Reserved."], c.arguments()
+    assert c.arguments()["city"]["status"] == "traced"
