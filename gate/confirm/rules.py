@@ -520,16 +520,23 @@ def resolve_aux(tagged: list[Tagged]) -> None:
             t.tag = NEG if t.tok.key.endswith("n't") else NEUT  # "yes, won't" is no yes
 
 
+# Verbs that say how a thing seems: an intensifier after one strengthens the word that follows.
+_SEEMING = frozenset({"sounds", "sound", "looks", "look", "seems", "seem", "feels", "is", "'s", "was"})
+
+
 def resolve_relative(tagged: list[Tagged]) -> None:
     """ "that's what I wanted", "exactly what we need": a question word after a copula opens a
-    relative clause, not a question; "really" before a yes ("sounds really good") intensifies it."""
+    relative clause, not a question; "really" before a yes ("sounds really great") or before the
+    word it strengthens ("sounds really good") intensifies it: only "really" on its own asks."""
     words = W()
     for k, t in enumerate(tagged):
         if t.tag != QUEST or t.phrase_len != 1 or k == 0:
             continue
         before = tagged[k - 1].tok.key
         if ((t.tok.key,) in words.question_words and before in words.relative_leads) or (
-            t.tok.key in words.intensifiers and k + 1 < len(tagged) and tagged[k + 1].tag == AFF
+            t.tok.key in words.intensifiers
+            and k + 1 < len(tagged)
+            and (tagged[k + 1].tag == AFF or (tagged[k + 1].tag == NEUT and before in _SEEMING))
         ):
             t.tag = NEUT
 
