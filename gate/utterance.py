@@ -803,6 +803,22 @@ def proposes(text: str) -> bool:
     return _PROPOSES.match(_norm(text)) is not None
 
 
+# "the one I was thinking of", "that's the one we wanted": words that say which thing is meant,
+# not the caller's stance on it (no doubt, plan or condition in "thinking of").
+_DESCRIBES_ONE = re.compile(
+    r"\b(?:the|that|this)\s+(?:one|ones|song|film|movie|place|one for me)\s+(?:that\s+|which\s+)?"
+    r"(?:i|we)\s*(?:'m|'re|'ve|'d|am|are|was|were|have|had)?\s*(?:been\s+)?"
+    r"(?:thinking|looking|hoping|wanting|wanted|meant|meaning|asked|asking|had in mind|have in mind|after|"
+    r"searching|talking)\b(?:\s+(?:of|for|about|to hear|to see|to watch))?",
+    re.IGNORECASE,
+)
+
+
+def _stance_words(text: str) -> str:
+    """The text without a phrase that only says which thing is meant (:data:`_DESCRIBES_ONE`)."""
+    return _DESCRIBES_ONE.sub(" ", _norm(text))
+
+
 @lru_cache(maxsize=4096)
 def conditional(text: str) -> bool:
     """Whether the utterance asks only on a condition, asks whether, plans, reports or wishes the past away.
@@ -812,7 +828,7 @@ def conditional(text: str) -> bool:
     to act now; "cancel it if possible" and "if you could book friday" are (politeness), and
     "what about if we leave from anaheim" puts a value forward.
     """
-    t = _norm(text)
+    t = _stance_words(text)
     if _ASKS_WHETHER.search(t) or _COUNTERFACTUAL.search(t) or _NOT_NOW.search(t):
         return True
     plain = _TRY.sub(" ", _POLITE_IF.sub(" ", t))
@@ -1196,7 +1212,7 @@ def puts_off(text: str) -> bool:
     the statement that comes right after a request: there, reading a withdrawal where there is
     none only makes the gate ask.
     """
-    t = _norm(text)
+    t = _stance_words(text)
     if _PUT_OFF.search(t):
         return True
     return _REFERS_BACK.search(t) is not None and len(t.split()) <= 10
@@ -1227,7 +1243,9 @@ _ASKS_TO_KNOW = re.compile(
     r"(?:(?:(?:i|we)(?:'d| would)? (?:really |also |just )?(?:need|want|wanna|like|have) to know|"
     r"(?:can|could|would) you (?:please )?tell (?:me|us)|(?:please )?tell (?:me|us)|do you know|"
     r"any idea|(?:i'?m |i am )?wondering|i wonder)\s+)?"
-    r"(?:what|what's|whats|when|where|"
+    # "may i know the price?": asking for a fact in so many words, whatever follows
+    r"(?:(?:may|can|could|might) (?:i|we) (?:please )?(?:know|ask|find out)\b|"
+    r"what|what's|whats|when|where|"
     r"which|who|whose|how|how's|hows|qué|cuándo|dónde|cuál|cuánto|cuánta|cuántos|cuántas|quién|quel|"
     r"quelle|quels|quelles|quand|où|combien|wann|wo|welche|welcher|welches|wie|wieviel)\b",
     re.IGNORECASE,
@@ -1243,7 +1261,7 @@ def defers(text: str) -> bool:
 
     Unlike :func:`puts_off`, a short statement that merely refers back is not enough.
     """
-    return _PUT_OFF.search(_norm(text)) is not None
+    return _PUT_OFF.search(_stance_words(text)) is not None
 
 
 @lru_cache(maxsize=4096)

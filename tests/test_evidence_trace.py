@@ -1586,13 +1586,26 @@ async def test_an_offer_stands_when_the_search_for_another_finds_none(
     assert c.arguments()["restaurant"]["rule"] == "trace.offer"
 
 
-async def test_an_offer_set_aside_stays_aside_when_another_is_found(alice: tuple[Call, list[str]]) -> None:
-    """ "is there anything cheaper?" - "Bella Roma has one then.": the first offer is not the
-    caller's, whatever they agree to next."""
+@pytest.mark.parametrize(
+    ("between", "agent", "yes"),
+    [
+        # another found: the first is not the caller's, whatever they agree to next
+        (
+            "is there anything cheaper?",
+            "Bella Roma has a table at 8pm, there is no other.",
+            "ok then, that's fine",
+        ),
+        # a search for something: not the table just offered
+        ("I would like something italian around york", "Let me look.", "ok"),
+    ],
+)
+async def test_an_offer_set_aside_is_not_taken_up_by_a_later_yes(
+    alice: tuple[Call, list[str]], between: str, agent: str, yes: str
+) -> None:
     c, done = alice
     await c.says("a table in leeds for four please", "Ortega Tapas has a table on the 13th at 8pm.")
-    await c.says("is there anything cheaper?", "Bella Roma has a table at 8pm, there is no other.")
-    out = await c.turn("ok then, that's fine", call("reserve_table", **TABLE_13TH), say("Shall I?"))
+    await c.says(between, agent)
+    out = await c.turn(yes, call("reserve_table", **TABLE_13TH), say("Shall I?"))
     assert done == [] and out != ["Booked."]
     assert c.arguments()["restaurant"]["status"] != "traced"
 
@@ -1650,10 +1663,106 @@ async def test_a_reply_read_as_a_yes_takes_the_offer_up(
 async def test_a_city_said_by_another_of_its_names_is_the_city(
     alice: tuple[Call, list[str]], place: str
 ) -> None:
-    c, done = alice
+    c, _ = alice
     car = {**CAR_10_14, "city": "Washington D.C."}
     out = await c.turn(
         f"i need a standard car in {place} from the 10th to the 14th", call("rent_car", **car), say("Done.")
     )
     assert out == ["Reserved."], c.arguments()
     assert c.arguments()["city"]["status"] == "traced"
+
+
+async def test_a_title_inside_a_longer_name_is_not_offered(alice: tuple[Call, list[str]]) -> None:
+    """ "from the album After Laughter" offers no song called "After"; a yes after it takes none."""
+    c, _ = alice
+    await c.says("play me something by paramore", "Hard Times is from the album After Laughter.")
+    await c.turn("sure", call("play_song", song="After"), say("Shall I?"))
+    assert c.arguments()["song"]["status"] != "traced"
+
+
+async def test_a_title_said_whole_is_offered(alice: tuple[Call, list[str]]) -> None:
+    c, _ = alice
+    await c.says("play me something by paramore", "How about Paramore's Hard Times?")
+    await c.turn("sure", call("play_song", song="Hard Times"), say("Playing."))
+    assert c.arguments()["song"]["rule"] == "trace.offer"
+
+
+async def test_a_yes_said_after_turning_to_another_task_is_that_tasks(alice: tuple[Call, list[str]]) -> None:
+    """The agent offered a song; the caller turned to a cancellation, and their "sure" answers its
+    question: it takes up no song."""
+    c, _ = alice
+    await c.says("find me a song by adele", "How about Hello by Adele?")
+    await c.says("thanks. can you cancel my gym membership?", "Shall I cancel your gym membership?")
+    await c.turn("Sure.", call("play_song", song="Hello"), say("Shall I?"))
+    assert c.arguments()["song"]["status"] != "traced", c.arguments()["song"]
+
+
+@pytest.mark.parametrize(
+    "weather",
+    [
+        "Winds of 4 miles per hour, and Ortega Tapas has a table on the 13th at 8pm.",
+        "It will be 4 degrees then. Ortega Tapas has a table on the 13th at 8pm.",
+        "There is a 4 percent chance of rain. Ortega Tapas has a table on the 13th at 8pm.",
+    ],
+)
+async def test_a_measure_the_agent_reads_out_counts_nobody(
+    alice: tuple[Call, list[str]], weather: str
+) -> None:
+    """Miles, degrees and percent count nothing a table is booked for: a yes takes no party size."""
+    c, done = alice
+    await c.says("what's the weather in leeds on the 13th? i want to eat out", weather)
+    out = await c.turn("great, book it", call("reserve_table", **TABLE_13TH), say("Shall I?"))
+    assert done == [] and out != ["Booked."]
+    assert c.arguments()["party"]["status"] != "traced"
+
+
+async def test_a_day_offered_for_the_pick_up_is_not_offered_for_the_return(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "available for pick-up on the 14th": the pick-up day, not the day the car comes back."""
+    c, done = alice
+    await c.says(
+        "i need a standard car in leeds from the 10th", "A standard car is available for pick-up on the 14th."
+    )
+    out = await c.turn("great, book it", call("rent_car", **CAR_10_14), say("Shall I?"))
+    assert done == [] and out != ["Reserved."]
+    assert c.arguments()["return_date"]["status"] != "traced"
+
+
+@pytest.mark.parametrize("name", ["1760", "Bistro 10un"])
+async def test_a_name_with_digits_is_a_name(alice: tuple[Call, list[str]], name: str) -> None:
+    """A restaurant called "1760" is named, not counted: the agent's offer of it is taken up."""
+    c, _ = alice
+    await c.says("a table in leeds for four on the 13th at 8pm please", f"How about {name} in Leeds?")
+    out = await c.turn(
+        "perfect, book it", call("reserve_table", **{**TABLE_13TH, "restaurant": name}), say("Done.")
+    )
+    assert out == ["Booked."], c.arguments()
+    assert c.arguments()["restaurant"]["rule"] == "trace.offer"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["That's the one I was thinking of. Play it please.", "that is the one i was looking for, play it"],
+)
+async def test_saying_which_one_was_meant_puts_nothing_off(alice: tuple[Call, list[str]], reply: str) -> None:
+    """ "the one I was thinking of" says which song, not a doubt; "is that the 2015 one?" asks
+    about the offer and takes nothing back."""
+    c, _ = alice
+    await c.says("play something by adele", "Would you like Hello by Adele?")
+    await c.says("is that the 2015 one?", "Yes, it is from the album 25.")
+    await c.turn(reply, call("play_song", song="Hello"), say("Playing."))
+    assert c.arguments()["song"]["rule"] == "trace.offer", c.arguments()["song"]
+
+
+async def test_asking_for_other_things_of_the_kind_turns_the_offer_down(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "any other spacious cars?": other cars, whatever words sit between; the SUV offered before
+    is not taken up by a later yes."""
+    c, done = alice
+    await c.says("i need a car in leeds from the 10th to the 14th", "There is a nice suv car in Leeds.")
+    await c.says("do you have any other spacious cars?", "There is a compact car in Leeds.")
+    out = await c.turn("ok, book it", call("rent_car", **{**CAR_10_14, "car_class": "suv"}), say("Shall I?"))
+    assert done == [] and out != ["Reserved."]
+    assert c.arguments()["car_class"]["status"] != "traced"

@@ -70,7 +70,7 @@ class Param:
         """
         if value == DONTCARE:
             return None
-        if self.kind == "int" and re.fullmatch(r"-?\d+", value):
+        if self.kind == "int" and re.fullmatch(r"-?\d+", str(value)):
             return int(value)
         if self.kind == "bool" and value in ("True", "False"):
             return value == "True"

@@ -903,6 +903,8 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
     for word in before:
         if _beside(word, cues):
             continue
+        if re.search(r"(?:s['’]|['’]s)$", gap_before):
+            continue  # "Matt Simons' Open Up", "Adele's Hello": whose it is, not part of it
         if gap_before[-1:] in ',;:.!?()"':
             continue  # "Not Lotus, Sapori": punctuation ends a name
         # A capitalised word before a name in written text is part of it ("Rose Gold"), a
@@ -1139,7 +1141,7 @@ def judge_span(
         bound = _bound_at(text, start)
         wanted = slot.bound if slot else None
         end_point = (
-            (slot is not None and slot.ends_at) or spec.role == "to" or _ends(spec)
+            (slot is not None and slot.ends_at) or spec.role == "to" or ends(spec)
         ) and bound in _END_POINT
         earliest = bound in _END_POINT and _after_negation(text, start)
         # "leave by 7:45", "check in by monday": the latest the caller will have it, which the
@@ -1166,7 +1168,7 @@ def judge_span(
     return said("trace.value")
 
 
-def _ends(spec: ArgumentSpec) -> bool:
+def ends(spec: ArgumentSpec) -> bool:
     """Whether the argument is where a span of time ends (a return, a drop-off, a check-out)."""
     return bool(set(spec.cues) & {"dropoff", "return", "end", "until", "checkout", "out", "back", "last"})
 
@@ -1297,13 +1299,36 @@ def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
     if spec.kind != "text":
         return spans
     # A short form inside a longer name offers nothing ("Seattle Vs La Angels" is no trip to Los
-    # Angeles); the full name does, even inside a longer one ("Los Angeles Union Station").
+    # Angeles); the full name does, even inside a longer one ("Los Angeles Union Station",
+    # "Gynecologist Carla Stelling, MD"), unless it is a title that goes on ("the album After
+    # Laughter" offers no film called "After"): a place or a value of a known set always does.
     full = " ".join(spec.shown.casefold().split())
+    # A place, or a value of a known set ("a nice standard Accord"), is itself inside a longer name.
+    whole_anyway = (
+        spec.role is not None
+        or bool(PLACE_CUES & set(spec.cues))
+        or bool(spec.choices)
+        or bool(alternatives_of(spec.shown))
+    )
     return [
         (s, e)
         for s, e in spans
-        if " ".join(text[s:e].casefold().split()) == full or _whole_name(text, s, e, request)
+        if (
+            " ".join(text[s:e].casefold().split()) == full
+            and (whole_anyway or _NAME_GOES_ON.match(text, e) is None)
+        )
+        or _whole_name(text, s, e, request)
     ]
+
+
+# A capitalised word right after a name in written words: the name goes on ("After Laughter").
+_NAME_GOES_ON = re.compile(r"[ \t]+[A-Z][a-z]")
+
+
+# The words of an argument that holds a place.
+PLACE_CUES = frozenset(
+    {"location", "city", "address", "place", "airport", "station", "destination", "origin", "venue", "where"}
+)
 
 
 _ALTERNATIVE_AFTER = re.compile(

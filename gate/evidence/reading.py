@@ -1283,7 +1283,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             spec.name: tuple(
                 forms.Said(spec.name, s, e, True, "trace.offer", text[s:e])
                 for s, e in forms.agent_offers(text, spec, request)
-                if not _offered_elsewhere(text, s, e, spec, request)
+                if not _offered_elsewhere(text, s, e, spec, request) and _offered_for(text, s, spec, request)
             )
             for spec in request.arguments
         }
@@ -1535,6 +1535,46 @@ def _task(
     if named and wanted and -1.0 < meaning.sim(named[-1], wanted[-1]) < SAME_HEAD:
         return "away"  # "look for a dentist near there" in a call about a hire car
     return None
+
+
+_GENERIC_CUES = frozenset({"date", "time", "day"})
+_START_WORDS = frozenset({"from", "starting", "beginning"})
+_END_WORDS = frozenset({"until", "till", "til", "through", "to"})
+
+
+def _offered_for(text: str, start: int, spec: ArgumentSpec, request: TraceRequest) -> bool:
+    """Whether a day or time the agent names at ``start`` is offered for ``spec`` when the request
+    has more than one argument of its kind (a pick-up and a drop-off date): the one whose own
+    words (``pick up``, ``return``) or whose end of the span ("from", "until") come last before
+    it in the sentence; with none said, the start and not the end of the span ("a car available
+    next Friday" is picked up then, not brought back)."""
+    if spec.kind not in ("date", "time", "weekday"):
+        return True
+    kin = [a for a in request.bound if a.kind in ("date", "time", "weekday") and a.kind == spec.kind]
+    if len(kin) < 2 or spec not in kin:
+        return True
+    own = {
+        a.name: {stem(c) for c in a.cues if c not in _GENERIC_CUES}
+        - {stem(c) for b in kin if b is not a for c in b.cues}
+        for a in kin
+    }
+    sentence_start = max(text.rfind(p, 0, start) for p in (". ", "? ", "! ", "; "))
+    before = [w.strip(".,;:!?'\"") for w in text[max(0, sentence_start) : start].casefold().split()]
+    for back, word in enumerate(reversed(before)):
+        owners = [a for a in kin if stem(word) in own[a.name]]
+        # "from", "until" right before the day ("to the 9th"), not a verb's "to" further back
+        if not owners and back < 2 and word in _START_WORDS:
+            owners = [a for a in kin if a.role == "from"]
+        if not owners and back < 2 and word in _END_WORDS:
+            owners = [a for a in kin if a.role == "to" or forms.ends(a)]
+        if len(owners) == 1:
+            return owners[0] is spec
+    # No words for either: a span's start, where the others are its end ("a car available next
+    # Friday" is picked up then); otherwise nothing tells them apart.
+    ending = [a for a in kin if a.role == "to" or forms.ends(a)]
+    if not ending or len(ending) == len(kin):
+        return True
+    return spec not in ending
 
 
 def _offered_elsewhere(text: str, start: int, end: int, spec: ArgumentSpec, request: TraceRequest) -> bool:

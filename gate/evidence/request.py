@@ -179,6 +179,8 @@ def _unit(cues: Sequence[str], kind: str) -> str | None:
     return None
 
 
+# An argument whose own name says it holds a name or a title.
+_NAME_CUES = frozenset({"name", "title"})
 _ID_CUES = frozenset(
     {"id", "order", "account", "invoice", "reference", "ref", "code", "booking", "ticket", "card", "phone"}
 )
@@ -199,6 +201,14 @@ def spec_for(
     if kind == "number" and isinstance(value, str) and value.strip().isdigit() and _ID_CUES & set(cues):
         # An order or account number passed as text is an identifier: other numbers are not it.
         kind, norm = "ident", Value("ident", value.strip())
+    elif (
+        kind in ("number", "ident")
+        and isinstance(value, str)
+        and _NAME_CUES & set(re.findall(r"[a-z]+", f"{name.replace('_', ' ')} {description}".casefold()))
+    ):
+        # A restaurant called "1760", a bistro called "Bistro 10un": a name, matched as a name
+        # (its words, in any case), not a number or a code.
+        kind, norm = "text", Value("text", " ".join(value.casefold().split()))
     return ArgumentSpec(
         name=name,
         value=value,

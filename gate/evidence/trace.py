@@ -50,6 +50,13 @@ _OFFER = re.compile(
     r"there (?:is|are)|i (?:found|have|see)|available|option|¿|quiere|voulez|möchten)\b|\?\s*$",
     re.IGNORECASE,
 )
+# The agent offering to do something now ("Shall I cancel it?", "Please confirm the transfer").
+_OFFERS_TO_DO = re.compile(
+    r"\b(?:shall i|should i|(?:would|do) you (?:like|want) me to|want me to|can i|may i|please confirm|"
+    r"(?:do|would) you (?:like|want) (?:to|a|an|the)|i (?:can|could) (?:book|reserve|get|make|buy|arrange|"
+    r"schedule|put|cancel|send|transfer))\b",
+    re.IGNORECASE,
+)
 # An agent's offer of the action must be at least this close to it in meaning.
 OFFER_ABOUT = 0.45
 
@@ -298,7 +305,13 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
                 and not _gives_any(r)
                 # Agreeing ("that is correct, proceed") or asking for a fact ("how much is it in
                 # total?") puts nothing off unless it says so.
-                and (defers(s.text) if r.agrees or asks_to_know(s.text) else puts_off(s.text))
+                # A question about what was offered ("is that the 2019 album?") puts nothing off
+                # unless it says so ("can we leave that for now?").
+                and (
+                    defers(s.text)
+                    if r.agrees or asks_to_know(s.text) or is_question(s.text)
+                    else puts_off(s.text)
+                )
                 and not states_wish(s.text)
             ):
                 found = _ended(r, "withdrawn", "trace.action.withdrawn", "put off right after it was asked")
@@ -411,6 +424,9 @@ def _argument(
     # the agent's answer finds none ("no, there is no refundable one right now").
     set_aside: tuple[rd.Reading, Said] | None = None
     heard = ""  # the agent's latest words: what a reply answers
+    # The agent's latest words offer another action ("Shall I cancel your gym membership?"): a yes
+    # to them is that action's.
+    elsewhere_offer = False
     for n, r in enumerate(readings):
         s = r.statement
         if current is not before and n - 1 not in away:
@@ -440,6 +456,11 @@ def _argument(
             continue
         if r.stance == "agent":
             heard = s.text
+            elsewhere_offer = (
+                _OFFERS_TO_DO.search(s.text) is not None
+                and r.about < rd.RELATED
+                and not any(r.values.values())
+            )
             named = r.said(spec.name)
             if set_aside is not None and standing is None and _none_found(s.text):
                 standing = set_aside
@@ -510,6 +531,16 @@ def _argument(
             continue
         if s.speaker == "caller" and not s.part:
             set_aside = None
+            if (
+                standing is not None
+                and r.stance == "request"
+                and _INDEFINITE.search(s.text) is not None
+                and not _asks_for_offered(r, s.text, request)
+                and not _takes_up(r, s.text, heard, request.lang)
+            ):
+                # "I would like something italian around york": a search for something, in words
+                # that neither take up nor point at what stands offered.
+                standing = None
         if offer is not None and s.origin == "call":
             offered_r, offered, kinds = offer
             picked = spec.kind == "text" and picks(s.text, offered.words, offered_r.statement.text)
@@ -559,13 +590,13 @@ def _argument(
             standing is not None
             and s.origin == "call"
             and not s.part
+            # a bare yes to the agent's offer of another action is that action's ("Sure." to
+            # "Please confirm the transfer of $450?")
+            and not (elsewhere_offer and not _gives_any(r) and not r.names_action)
             and (
                 (
                     current is None
-                    and (
-                        (r.stance == "request" and r.names_action)
-                        or _takes_up(r, s.text, heard, request.lang)
-                    )
+                    and (_asks_for_offered(r, s.text, request) or _takes_up(r, s.text, heard, request.lang))
                 )
                 # After another value of the caller's own, only a plain yes to the offer takes it:
                 # a new request ("I'd like a small car") may ask for something else again.
@@ -859,6 +890,28 @@ def _answers_agent(readings: Sequence[rd.Reading], n: int, *, any_stance: bool =
 _ASKED = re.compile(r"\?\s*$|\b(?:what|which|when|how many|how much|where|who)\b", re.IGNORECASE)
 
 
+# Words that ask for a thing not yet found: "something italian", "somewhere near the park".
+_INDEFINITE = re.compile(r"\b(?:something|somewhere|someplace|anything|anywhere|any place)\b", re.IGNORECASE)
+# Words that point at what was offered: "book it", "a table there", "that one", "those tickets".
+_AT_OFFERED = re.compile(r"\b(?:it|that|them|this|those|these|there|one|ones)\b", re.IGNORECASE)
+
+
+def _asks_for_offered(r: rd.Reading, text: str, request: TraceRequest) -> bool:
+    """Whether the caller's request asks for the action on what the agent offered: in the action's
+    own words or meaning ("I'd like tickets to the event you found"), pointing at it ("can you
+    book a table there?"), or in a call's looser sense with at most a day, a time or a count
+    ("on the 14th sounds good to me"). One in that looser sense that names a place or a name ("I
+    would like Baseball around SD") is a new search, not a yes to the offer."""
+    if r.stance != "request" or not r.names_action:
+        return False
+    if r.names_plainly or _AT_OFFERED.search(text) is not None:
+        return True
+    if _INDEFINITE.search(text) is not None:
+        return False  # "I would like something italian": a search for something
+    kinds = {spec.kind for spec in request.arguments for x in r.said(spec.name) if x.fits}
+    return not kinds & {"text", "ident"}
+
+
 def _offer_taken(
     spec: ArgumentSpec, offered_r: rd.Reading, offered: Said, taken: rd.Reading, *, note: str = ""
 ) -> ArgumentTrace:
@@ -905,7 +958,10 @@ _ANY_MORE = re.compile(
 )
 
 
-_ASKED_KIND = re.compile(r"\b(?:other|another|different|any|else)\s+(?:[a-z]+\s+)?([a-z]+)", re.IGNORECASE)
+_ASKED_KIND = re.compile(
+    r"\b(?:other|another|different|any|else)\s+((?:(?!(?:in|on|at|for|with|from|to|that|which|and|or|but)\b)[a-z]+\s*){1,3})",
+    re.IGNORECASE,
+)
 _ANY_KIND = frozenset(
     {
         "one",
@@ -929,16 +985,16 @@ def _asks_of_another_kind(text: str, request: TraceRequest) -> bool:
     request's own offer stands through it."""
     known = {w for w in re.findall(r"[a-z]+", f"{request.template} {request.description}".casefold())}
     known |= {w for a in request.arguments for w in a.cues}
-    named = [m.group(1).casefold() for m in _ASKED_KIND.finditer(text)]
+    # The words after "other" or "any" up to the thing they name ("any other spacious cars"):
+    # the thing is of the request's kind when any of them is.
+    named = [m.group(1).casefold().split() for m in _ASKED_KIND.finditer(text)]
     if not named:
         return False
-    return all(
-        n not in _ANY_KIND
-        and n not in known
-        and n.rstrip("s") not in known
-        and n.removesuffix("es") not in known
-        for n in named
-    )
+
+    def known_word(n: str) -> bool:
+        return n in _ANY_KIND or n in known or n.rstrip("s") in known or n.removesuffix("es") in known
+
+    return all(not any(known_word(n) for n in phrase) for phrase in named)
 
 
 def asks_another(text: str) -> bool:
@@ -1013,8 +1069,9 @@ def _sets_aside(r: rd.Reading, spec: ArgumentSpec, offered: rd.Reading, request:
         and (
             bool(offered.said(other.name))
             or any(x.fits for x in forms.said_in(text, other, request))
-            # a name picked: the agent's offer is of a named thing ("Ortega Tapas has a table")
-            or other.kind == "text"
+            # a name picked: the agent's offer is of a named thing ("Ortega Tapas has a table");
+            # one of a fixed set ("on my TV instead") is a setting of the request, not a thing
+            or (other.kind == "text" and not other.choices)
         )
         for other in request.arguments
     )
@@ -1076,9 +1133,7 @@ def _no_then_own(readings: Sequence[rd.Reading], n: int, spec: ArgumentSpec, req
 
 
 # An argument that says where (its cues): a request for the thing at another place changes it.
-_PLACE_CUES = frozenset(
-    {"location", "city", "address", "place", "airport", "station", "destination", "origin", "venue", "where"}
-)
+_PLACE_CUES = forms.PLACE_CUES
 _PLACE_NAMED = re.compile(r"\b(?:at|in|to|from|near)\s+(?:the\s+)?[A-Z][\w'’&-]*")
 
 
@@ -1131,6 +1186,8 @@ def _reads_as_yes(text: str, heard: str, lang: str | None) -> bool:
 def _agrees_first(r: rd.Reading, text: str) -> bool:
     """Whether the reply opens with agreement: alone, or before the offer's details or a wish."""
     first = re.split(r"[.!?;]|,\s+(?:but|now|and|so)\b", text, maxsplit=1)[0]
+    if not _says_agreement(first):
+        return False  # "thanks. can you cancel my gym membership?": politeness, then another matter
     if _only_agreement(first):
         return True
     # "sure, on the 14th": agreement, then the details of what was offered; "that works for me,
@@ -1223,6 +1280,22 @@ _ALSO_AGREEING = frozenset(
         *("all", "is", "be", "would", "will", "sure", "definitely", "absolutely", "sounds", "good", "nice"),
         *("fine", "great", "perfect", "ok", "okay", "yeah", "yes", "yep", "thats", "that's", "i'm", "im"),
         *("happy", "really", "just", "so", "quite", "pretty", "very", "totally", "cool", "alright"),
+    }
+)
+
+
+def _says_agreement(text: str) -> bool:
+    """Whether the words say more than thanks or goodbye ("thanks." alone agrees to nothing)."""
+    said = re.findall(r"[a-zà-ÿ']+", rd.without_no_trouble(text).casefold())
+    return any(w not in _THANKS_ONLY for w in said)
+
+
+# Thanks, goodbye and what goes with them: no agreement to anything offered.
+_THANKS_ONLY = frozenset(
+    {
+        *("please", "thank", "thanks", "you", "so", "much", "very", "a", "lot", "then", "oh", "ta"),
+        *("cheers", "bye", "goodbye", "appreciate", "it", "danke", "vielen", "sehr", "merci"),
+        *("beaucoup", "gracias", "muchas"),
     }
 )
 

@@ -42,6 +42,25 @@ UNIT_FAMILIES: dict[str, frozenset[str]] = {
     "bag": frozenset({"bag", "bags", "suitcase", "suitcases", "luggage", "maletas", "valises", "koffer"}),
     "kg": frozenset({"kg", "kilo", "kilos", "kilogram", "kilograms"}),
     "litre": frozenset({"litre", "litres", "liter", "liters"}),
+    # Measures an agent reads out about a place or a day ("wind speed should average 5 miles per
+    # hour", "a 22 percent chance of rain", "70 degrees"): they count nothing a call books.
+    "distance": frozenset(
+        {
+            "mile",
+            "miles",
+            "mi",
+            "km",
+            "kms",
+            "kilometer",
+            "kilometers",
+            "kilometre",
+            "kilometres",
+            "mph",
+            "kph",
+        }
+    ),
+    "percent": frozenset({"percent", "per cent", "pct", "%", "por ciento", "pour cent", "prozent"}),
+    "temperature": frozenset({"degree", "degrees", "fahrenheit", "celsius", "grados", "degrés", "grad"}),
 }
 # Folded word -> family name.
 UNIT_OF: dict[str, str] = {w: family for family, words in UNIT_FAMILIES.items() for w in words}
@@ -348,7 +367,7 @@ FAMILIES: tuple[frozenset[str], ...] = tuple(
         # A seat is had at a table, on a flight or on a bus: in each of their families.
         "table|restaurant|dinner|lunch|breakfast|brunch|seat|seats",
         "flight|fly|flying|plane|airline|trip|seat|seats",
-        "bus|seat|seats",
+        "bus|seat|seats|trip|journey",
         "hotel|room|stay|check in|check-in|accommodation|reservation",
         "move|change|switch|reschedule|push|shift|update|swap|put|redirect|forward|send",
         "address|live|living|moved|moving|residence",
