@@ -1640,6 +1640,7 @@ async def test_a_table_in_a_bus_call_is_still_another_thing(alice: tuple[Call, l
         ("Yes, that is the one I wanted to hear", True),
         ("perfect, what's the address?", True),
         ("I'd rather not", False),
+        ("please tell me the address of the place", False),
         ("hmm, i'm not sure", False),
         ("that's way too late for me", False),
     ],

@@ -34,7 +34,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Sequence
 
-from gate.evidence import forms
+from gate.evidence import forms, words
 from gate.evidence import reading as rd
 from gate.evidence.forms import Said, alternatives, name_spans, picks, proposed_names
 from gate.evidence.meaning import Similarities
@@ -890,8 +890,11 @@ def _answers_agent(readings: Sequence[rd.Reading], n: int, *, any_stance: bool =
 _ASKED = re.compile(r"\?\s*$|\b(?:what|which|when|how many|how much|where|who)\b", re.IGNORECASE)
 
 
-# Words that ask for a thing not yet found: "something italian", "somewhere near the park".
-_INDEFINITE = re.compile(r"\b(?:something|somewhere|someplace|anything|anywhere|any place)\b", re.IGNORECASE)
+# Words that ask for a thing not yet found: "something italian", "somewhere near the park" (not
+# where to look: "find me the phone number somewhere").
+_INDEFINITE = re.compile(
+    r"\b(?:something|someplace|somewhere (?:else|to|that|with|near|around))\b", re.IGNORECASE
+)
 # Words that point at what was offered: "book it", "a table there", "that one", "those tickets".
 _AT_OFFERED = re.compile(r"\b(?:it|that|them|this|those|these|there|one|ones)\b", re.IGNORECASE)
 
@@ -1180,7 +1183,16 @@ def _reads_as_yes(text: str, heard: str, lang: str | None) -> bool:
         return False
     from gate.confirm import read_answer
 
-    return read_answer(text, question=heard, lang=lang or "en").answer == "yes"
+    reading = read_answer(text, question=heard, lang=lang or "en")
+    if reading.answer != "yes":
+        return False
+    if not reading.side_question:
+        return True
+    # A yes with a question after it ("perfect, what's the address?") takes the offer up when
+    # what comes before the question agrees in words of agreement: "please tell me the stations"
+    # has only the "please" of a request for information.
+    head = text[: max(0, text.find(reading.side_question))]
+    return _only_agreement(head) and any(w in words.AGREEMENT and w != "please" for w in _words_of(head))
 
 
 def _agrees_first(r: rd.Reading, text: str) -> bool:
@@ -1284,6 +1296,10 @@ _ALSO_AGREEING = frozenset(
 )
 
 
+def _words_of(text: str) -> list[str]:
+    return re.findall(r"[a-zà-ÿ']+", rd.without_no_trouble(text).casefold())
+
+
 def _says_agreement(text: str) -> bool:
     """Whether the words say more than thanks or goodbye ("thanks." alone agrees to nothing)."""
     said = re.findall(r"[a-zà-ÿ']+", rd.without_no_trouble(text).casefold())
@@ -1302,7 +1318,6 @@ _THANKS_ONLY = frozenset(
 
 def _only_agreement(text: str) -> bool:
     """Whether the reply is agreement and politeness alone ("yes please", "that works, thanks")."""
-    from gate.evidence import words
 
     said = re.findall(r"[a-zà-ÿ']+", rd.without_no_trouble(text).casefold())
     allowed = (
