@@ -1310,12 +1310,15 @@ def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
         or bool(spec.choices)
         or bool(alternatives_of(spec.shown))
     )
+    written = any(ch.isupper() for ch in text)
     return [
         (s, e)
         for s, e in spans
         if (
             " ".join(text[s:e].casefold().split()) == full
-            and (whole_anyway or _NAME_GOES_ON.match(text, e) is None)
+            # in words written without capitals nothing shows where a title ends ("a madea
+            # family funeral" offers no film called "Family"): the lists must
+            and (whole_anyway or (written and _NAME_GOES_ON.match(text, e) is None))
         )
         or _whole_name(text, s, e, request)
     ]

@@ -1577,12 +1577,40 @@ def _offered_for(text: str, start: int, spec: ArgumentSpec, request: TraceReques
     return spec not in ending
 
 
+# Words after a count that leave it a count of the argument's own unit ("4 of us", "2 at 8pm").
+_COUNT_FOLLOWERS = frozenset(
+    {"and", "for", "the", "at", "on", "in", "to", "of", "from", "with", "please", "then", "by", "this"}
+    | {"that", "are", "was", "were", "will", "would", "can", "could", "total", "altogether", "all"}
+)
+# Words right before a place that say which end of a journey it is.
+_PLACE_END_OF = {
+    **dict.fromkeys(("from", "leaving", "departing", "depart", "leave", "out"), "from"),
+    **dict.fromkeys(("to", "for", "into", "towards", "toward", "heading", "arriving", "arrive"), "to"),
+}
+
+
 def _offered_elsewhere(text: str, start: int, end: int, spec: ArgumentSpec, request: TraceRequest) -> bool:
     """Whether the agent's words give the value at ``start:end`` another part than ``spec``'s: a
-    count of another unit or label, or one end of a journey the agent names from end to end."""
+    count of another unit or label, or of a thing with no unit in the lists ("1 restaurant"); the
+    other end of a journey ("leaving San Francisco for San Diego"), or one end of a journey the
+    agent names from end to end."""
     rule = forms.judge_span(text, start, end, spec, request, same=True).rule
     if rule in ("trace.value.unit", "trace.value.label", "trace.value.currency"):
         return True
+    if spec.kind == "number" and spec.unit is not None:
+        # "There's 1 restaurant meeting your criteria", "1 transfer": a count of another thing
+        # the lists hold no unit for; the agent offers a count only with its own unit, or bare.
+        after = re.match(r"\s+([a-zà-ÿ][a-zà-ÿ'-]{2,})", text[end:], re.IGNORECASE)
+        if after is not None:
+            word = after.group(1).casefold()
+            if words.UNIT_OF.get(word) != spec.unit and word not in _COUNT_FOLLOWERS:
+                return True
+    if spec.kind == "text" and spec.role in ("from", "to"):
+        # "leaving San Francisco for San Diego": the word right before a place says which end.
+        lead = [w.casefold() for w in re.findall(r"[a-zà-ÿ]+", text[:start])[-2:]]
+        said = next((r for w in reversed(lead) for r in (_PLACE_END_OF.get(w),) if r), None)
+        if said is not None and said != spec.role:
+            return True
     journey = re.search(r"\bfrom\s+(?:\S+\s+){0,4}$", text[:start], re.IGNORECASE) and re.match(
         r"\s+(?:to|into)\s", text[end:], re.IGNORECASE
     )

@@ -1359,7 +1359,9 @@ def _offered_of_kind(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -
         # A choice in the sentence that names the value ("X, or Y?"); an "or" in another
         # sentence ("... Or you can pick any of 10 others.") offers no other name.
         choice = any(
-            _CHOICE.search(_sentence_around(text, x.start)) or alternatives(text, x.start, x.end)
+            _CHOICE.search(_sentence_around(text, x.start))
+            or alternatives(text, x.start, x.end)
+            or _in_a_list(text, x.start, x.end)
             for x in named
         )
         # The same name said twice ("Boulevard, at 40001 Fremont Boulevard") is one offer.
@@ -1377,6 +1379,17 @@ def _offered_of_kind(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -
     own = len(r.said(spec.name))
     others = len([span for span in forms.other_value_spans(text, spec, request) if span not in claimed])
     return own + others
+
+
+# Names listed with commas and no "and" ("4 movies: Dumbo, Hellboy, Mad Max: Fury Road"): another
+# listed name right before the value with a comma or colon before it, or two right after it.
+_LISTED_BEFORE = re.compile(r"[:,]\s*[A-Z][^,:;.!?]{0,40},\s*$")
+_LISTED_AFTER = re.compile(r"^\s*,\s*[A-Z][^,:;.!?]{0,40},\s*[A-Z]")
+
+
+def _in_a_list(text: str, start: int, end: int) -> bool:
+    """Whether the name at ``start:end`` is one of a list of names the agent read out."""
+    return bool(_LISTED_BEFORE.search(text[:start]) or _LISTED_AFTER.match(text[end:]))
 
 
 def _sentence_around(text: str, at: int) -> str:
