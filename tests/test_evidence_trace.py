@@ -1767,3 +1767,55 @@ async def test_asking_for_other_things_of_the_kind_turns_the_offer_down(
     out = await c.turn("ok, book it", call("rent_car", **{**CAR_10_14, "car_class": "suv"}), say("Shall I?"))
     assert done == [] and out != ["Reserved."]
     assert c.arguments()["car_class"]["status"] != "traced"
+
+
+@pytest.mark.parametrize(
+    "listed",
+    [
+        "Here are 3 films you might enjoy: Dumbo, Hellboy, Hard Times",
+        "you might like dumbo, hellboy or hard times",
+    ],
+)
+async def test_names_read_out_in_a_list_are_a_choice_a_yes_does_not_make(
+    alice: tuple[Call, list[str]], listed: str
+) -> None:
+    """A list said with commas alone, or in words written without capitals, offers no one of its
+    names to a plain yes."""
+    c, _ = alice
+    await c.says("find me something to listen to", listed)
+    await c.turn("yes please", call("play_song", song="Hard Times"), say("Shall I?"))
+    assert c.arguments()["song"]["status"] != "traced"
+
+
+async def test_a_title_inside_a_longer_one_in_words_without_capitals_is_not_offered(
+    alice: tuple[Call, list[str]],
+) -> None:
+    c, _ = alice
+    await c.says("something funny please", "there's a madea family funeral")
+    await c.turn("yes", call("play_song", song="Family"), say("Shall I?"))
+    assert c.arguments()["song"]["status"] != "traced"
+
+
+async def test_a_count_of_another_thing_is_no_party_size(alice: tuple[Call, list[str]]) -> None:
+    """ "There's 4 restaurants meeting your criteria": four restaurants, nobody's party."""
+    c, done = alice
+    await c.says(
+        "a table at ortega tapas in leeds on the 13th at 8pm", "There's 4 restaurants meeting your criteria."
+    )
+    out = await c.turn("great, book it", call("reserve_table", **TABLE_13TH), say("Shall I?"))
+    assert done == [] and out != ["Booked."]
+    assert c.arguments()["party"]["status"] != "traced"
+
+
+async def test_the_word_before_a_place_says_which_end_of_the_journey_it_is(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "leaving York for Leeds": Leeds is where the bus goes, not where it leaves from."""
+    c, done = alice
+    await c.says(
+        "i need a bus on the 13th for three of us", "So that's a bus leaving York for Leeds on the 13th?"
+    )
+    tickets = {"origin": "Leeds", "destination": "Leeds", "date": "2026-03-13", "travelers": 3}
+    out = await c.turn("yes", call("buy_bus_tickets", **tickets), say("Shall I?"))
+    assert done == [] and out != ["Bought."]
+    assert c.arguments()["origin"]["status"] != "traced"

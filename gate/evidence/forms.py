@@ -1316,12 +1316,22 @@ def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
         for s, e in spans
         if (
             " ".join(text[s:e].casefold().split()) == full
-            # in words written without capitals nothing shows where a title ends ("a madea
-            # family funeral" offers no film called "Family"): the lists must
-            and (whole_anyway or (written and _NAME_GOES_ON.match(text, e) is None))
+            # in words written without capitals nothing shows where a title ends: one word of it
+            # after another unknown word ("a madea family funeral") offers no film "Family"
+            and (
+                whole_anyway
+                or (written and _NAME_GOES_ON.match(text, e) is None)
+                or (not written and (" " in full or _opens_a_name(text, s)))
+            )
         )
         or _whole_name(text, s, e, request)
     ]
+
+
+def _opens_a_name(text: str, start: int) -> bool:
+    """Whether the word before ``start`` is one a name does not take ("a blueface concert")."""
+    before = _before_words(text, start, 1)
+    return not before or before[0] in _ARTICLES or before[0] in words.BESIDE_NAME
 
 
 # A capitalised word right after a name in written words: the name goes on ("After Laughter").

@@ -1605,7 +1605,8 @@ def _offered_elsewhere(text: str, start: int, end: int, spec: ArgumentSpec, requ
             word = after.group(1).casefold()
             if words.UNIT_OF.get(word) != spec.unit and word not in _COUNT_FOLLOWERS:
                 return True
-    if spec.kind == "text" and spec.role in ("from", "to"):
+    journey_ends = {a.role for a in request.bound if a.kind == "text" and a.role in ("from", "to")}
+    if spec.kind == "text" and spec.role in ("from", "to") and journey_ends == {"from", "to"}:
         # "leaving San Francisco for San Diego": the word right before a place says which end.
         lead = [w.casefold() for w in re.findall(r"[a-zà-ÿ]+", text[:start])[-2:]]
         said = next((r for w in reversed(lead) for r in (_PLACE_END_OF.get(w),) if r), None)
