@@ -1550,7 +1550,7 @@ def _offered_for(text: str, start: int, spec: ArgumentSpec, request: TraceReques
     next Friday" is picked up then, not brought back)."""
     if spec.kind not in ("date", "time", "weekday"):
         return True
-    kin = [a for a in request.bound if a.kind in ("date", "time", "weekday") and a.kind == spec.kind]
+    kin = [a for a in request.bound if a.kind == spec.kind]
     if len(kin) < 2 or spec not in kin:
         return True
     own = {
@@ -1609,7 +1609,7 @@ def _offered_elsewhere(text: str, start: int, end: int, spec: ArgumentSpec, requ
     if spec.kind == "text" and spec.role in ("from", "to") and journey_ends == {"from", "to"}:
         # "leaving San Francisco for San Diego": the word right before a place says which end.
         lead = [w.casefold() for w in re.findall(r"[a-zà-ÿ]+", text[:start])[-2:]]
-        said = next((r for w in reversed(lead) for r in (_PLACE_END_OF.get(w),) if r), None)
+        said = next((_PLACE_END_OF[w] for w in reversed(lead) if w in _PLACE_END_OF), None)
         if said is not None and said != spec.role:
             return True
     journey = re.search(r"\bfrom\s+(?:\S+\s+){0,4}$", text[:start], re.IGNORECASE) and re.match(

@@ -574,7 +574,7 @@ def _argument(
             current is not None
             and current.rule == "trace.offer"
             and spec.kind == "text"
-            and (spec.role is not None or _PLACE_CUES & set(spec.cues))
+            and (spec.role is not None or forms.PLACE_CUES & set(spec.cues))
             and s.speaker == "caller"
             and not s.part
             and r.stance == "request"
@@ -1135,8 +1135,6 @@ def _no_then_own(readings: Sequence[rd.Reading], n: int, spec: ArgumentSpec, req
     )
 
 
-# An argument that says where (its cues): a request for the thing at another place changes it.
-_PLACE_CUES = forms.PLACE_CUES
 _PLACE_NAMED = re.compile(r"\b(?:at|in|to|from|near)\s+(?:the\s+)?[A-Z][\w'’&-]*")
 
 
@@ -1297,13 +1295,13 @@ _ALSO_AGREEING = frozenset(
 
 
 def _words_of(text: str) -> list[str]:
+    """The words of a reply, each "no problem" read as the "ok" it means."""
     return re.findall(r"[a-zà-ÿ']+", rd.without_no_trouble(text).casefold())
 
 
 def _says_agreement(text: str) -> bool:
     """Whether the words say more than thanks or goodbye ("thanks." alone agrees to nothing)."""
-    said = re.findall(r"[a-zà-ÿ']+", rd.without_no_trouble(text).casefold())
-    return any(w not in _THANKS_ONLY for w in said)
+    return any(w not in _THANKS_ONLY for w in _words_of(text))
 
 
 # Thanks, goodbye and what goes with them: no agreement to anything offered.
@@ -1318,8 +1316,7 @@ _THANKS_ONLY = frozenset(
 
 def _only_agreement(text: str) -> bool:
     """Whether the reply is agreement and politeness alone ("yes please", "that works, thanks")."""
-
-    said = re.findall(r"[a-zà-ÿ']+", rd.without_no_trouble(text).casefold())
+    said = _words_of(text)
     allowed = (
         words.AGREEMENT
         | words.CLOSING
