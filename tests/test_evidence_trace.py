@@ -101,6 +101,16 @@ confirm: when_unsure
 timeout_s: 10
 messages: {ask: "{travelers} tickets from {origin} to {destination} on {date}?", abstain: "Not bought."}
 """,
+    # A query that names each part without a preposition, as a service schema does.
+    "book_coach": """
+tool: book_coach
+action: booking.coach
+caller: {verified: true}
+evidence: {query: "book coach seats: origin {origin}, destination {destination}, date {date}"}
+confirm: when_unsure
+timeout_s: 10
+messages: {ask: "A coach from {origin} to {destination} on {date}?", abstain: "Not booked."}
+""",
 }
 
 
@@ -168,7 +178,26 @@ def make_tools(done: list[str]) -> list[gate.GatedTool]:
         done.append(f"bus {origin}-{destination} {date} x{travelers}")
         return "Bought."
 
-    return [reserve_table, transfer_money, ship_order, pay_person, play_song, rent_car, buy_bus_tickets]
+    @gate.gated_tool
+    async def book_coach(
+        origin: Annotated[str, Field(description="the city the coach leaves from")],
+        destination: Annotated[str, Field(description="the city the coach goes to")],
+        date: Annotated[str, Field(description="the day of travel, YYYY-MM-DD")],
+    ) -> str:
+        """Book seats on a coach."""
+        done.append(f"coach {origin}-{destination} {date}")
+        return "Booked."
+
+    return [
+        reserve_table,
+        transfer_money,
+        ship_order,
+        pay_person,
+        play_song,
+        rent_car,
+        buy_bus_tickets,
+        book_coach,
+    ]
 
 
 class Call:
@@ -1819,3 +1848,146 @@ async def test_the_word_before_a_place_says_which_end_of_the_journey_it_is(
     out = await c.turn("yes", call("buy_bus_tickets", **tickets), say("Shall I?"))
     assert done == [] and out != ["Bought."]
     assert c.arguments()["origin"]["status"] != "traced"
+
+
+COACH = {"origin": "Philadelphia", "destination": "New York", "date": "2026-03-13"}
+
+
+async def test_a_later_start_of_the_journey_said_by_its_preposition_replaces_the_first(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "I'd like to leave from Washington" after "from Philly", where the query says "origin
+    {origin}" with no preposition: the journey starts in Washington now; one journey has one
+    start, so the second is a change, not another request."""
+    c, done = alice
+    await c.says("I need a coach to New York on the 13th.", "Where are you leaving from?")
+    await c.says("I'd like to leave from Philadelphia.", "There is one at 8:10 am.")
+    await c.says("Any other coaches? I'd like to leave from Washington.", "There is one at 9:50 am.")
+    out = await c.turn("That works, book it.", call("book_coach", **COACH), say("Shall I?"))
+    assert done == [] and out != ["Booked."]
+    assert c.arguments()["origin"]["rule"] == "trace.changed", c.arguments()["origin"]
+    await c.turn("No thanks.", say("Fine."))
+    out = await c.turn(
+        "Book the coach from Washington then.",
+        call("book_coach", **{**COACH, "origin": "Washington"}),
+        say("Booked."),
+    )
+    assert c.arguments()["origin"]["status"] == "traced", c.arguments()["origin"]
+
+
+async def test_a_lower_case_phrase_after_to_is_no_destination(alice: tuple[Call, list[str]]) -> None:
+    """ "is admission to this attraction free?": no place, so the destination said before stands."""
+    c, done = alice
+    await c.says("I'd like a coach from Philadelphia to New York on the 13th.", "Sure.")
+    await c.says("Is admission to this attraction free?", "No, it is not.")
+    out = await c.turn("OK, book the coach.", call("book_coach", **COACH), say("Booked."))
+    assert out == ["Booked."] and done == ["coach Philadelphia-New York 2026-03-13"]
+
+
+@pytest.mark.parametrize(
+    "ask", ["Can you find any others?", "any others?", "are there any others you can find?"]
+)
+async def test_asking_for_others_without_naming_a_kind_turns_the_offer_down(
+    alice: tuple[Call, list[str]], ask: str
+) -> None:
+    """ "Can you find any others?" asks for other things of the request's own kind: the offer
+    before it is turned down, and a yes to what the agent finds next is not a yes to it."""
+    c, done = alice
+    await c.says("play something by adele", "How about Hello by Adele?")
+    await c.says(ask, "Skyfall by Adele is another one.")
+    out = await c.turn("That sounds nice, play it.", call("play_song", song="Hello"), say("Shall I?"))
+    assert done == [] and out != ["Playing Hello."]
+    assert c.arguments()["song"]["status"] != "traced"
+
+
+@pytest.mark.parametrize("seats", ["one seat", "just one ticket", "1 seat"])
+async def test_one_with_what_it_counts_is_a_count(alice: tuple[Call, list[str]], seats: str) -> None:
+    """ "one seat" counts seats ("this one" is a pronoun): another count than the tool's two."""
+    c, done = alice
+    tickets = {"origin": "Leeds", "destination": "York", "date": "2026-03-13", "travelers": 2}
+    out = await c.turn(
+        f"bus tickets from leeds to york on the 13th, {seats}",
+        call("buy_bus_tickets", **tickets),
+        say("Shall I?"),
+    )
+    assert done == [] and out != ["Bought."]
+    assert c.arguments()["travelers"]["rule"] == "trace.changed", c.arguments()["travelers"]
+
+
+@pytest.mark.parametrize("question", ["Is there any gps available?", "is there any child seat available"])
+async def test_asking_whether_the_offer_has_a_feature_leaves_it_standing(
+    alice: tuple[Call, list[str]], question: str
+) -> None:
+    """ "Is there any gps available?" asks about the car offered, not for other cars."""
+    c, done = alice
+    await c.says("i need a car in leeds from the 10th to the 14th", "There is a nice suv car in Leeds.")
+    await c.says(question, "Yes, it has one.")
+    out = await c.turn("ok, book it", call("rent_car", **{**CAR_10_14, "car_class": "suv"}), say("Booked."))
+    assert out == ["Reserved."] and done == ["car suv Leeds 2026-03-10-2026-03-14"]
+    assert c.arguments()["car_class"]["rule"] == "trace.offer"
+
+
+@pytest.mark.parametrize(
+    ("listed", "asked"),
+    [
+        ("There's Dumbo, Hard Times, any film that you want.", "I'd like to play the song please."),
+        ("We have Dumbo, Hard Times, whichever you like.", "play it please"),
+    ],
+)
+async def test_two_names_listed_after_words_that_put_options_forward_are_a_choice(
+    alice: tuple[Call, list[str]], listed: str, asked: str
+) -> None:
+    """ "There's Luxury, Regular, any type that you want": two names and a comma are a choice;
+    asking for the action does not take either of them."""
+    c, _ = alice
+    await c.says("find me something to listen to", listed)
+    await c.turn(asked, call("play_song", song="Hard Times"), say("Shall I?"))
+    assert c.arguments()["song"]["status"] != "traced"
+
+
+async def test_a_place_searched_in_is_no_start_of_a_journey(alice: tuple[Call, list[str]]) -> None:
+    """ "Find me events in York": York is where the races are, so a bus there may end at it; it
+    starts there only when the caller says so ("from York")."""
+    c, done = alice
+    await c.says(
+        "Find me events in York, I'd like to see the races.", "The races are at York Racecourse on the 13th."
+    )
+    tickets = {"origin": "York", "destination": "Leeds", "date": "2026-03-13", "travelers": 2}
+    out = await c.turn(
+        "That sounds good. I'd like bus tickets to Leeds for 2 people on the 13th.",
+        call("buy_bus_tickets", **tickets),
+        say("Where from?"),
+    )
+    assert done == [] and out != ["Bought."]
+    assert c.arguments()["origin"]["status"] != "traced", c.arguments()["origin"]
+
+
+@pytest.mark.parametrize("start", ["LA", "NYC"])
+async def test_a_place_said_in_capital_letters_is_a_place(alice: tuple[Call, list[str]], start: str) -> None:
+    """ "I'm leaving from LA and ...": "LA" is a place, not the Spanish article; it replaces nothing
+    silently, and a ticket from elsewhere is not traced to the caller's words."""
+    c, done = alice
+    await c.says("I need bus tickets to York on the 13th for 2 of us.", "Where are you leaving from?")
+    tickets = {"origin": "Leeds", "destination": "York", "date": "2026-03-13", "travelers": 2}
+    out = await c.turn(
+        f"I'm leaving from {start} and I'd like to go in the evening.",
+        call("buy_bus_tickets", **tickets),
+        say("Shall I?"),
+    )
+    assert done == [] and out != ["Bought."]
+    assert c.arguments()["origin"]["rule"] == "trace.changed", c.arguments()["origin"]
+
+
+async def test_places_found_count_nobody(alice: tuple[Call, list[str]]) -> None:
+    """ "donato enoteca redwood city 3 places": three places found, not three travellers."""
+    c, done = alice
+    await c.says("find somewhere to eat in leeds", "bella roma leeds 3 places")
+    await c.says("yes that works", "wanna get there?")
+    tickets = {"origin": "York", "destination": "Leeds", "date": "2026-03-13", "travelers": 3}
+    out = await c.turn(
+        "yes, bus tickets from york to leeds on the 13th please",
+        call("buy_bus_tickets", **tickets),
+        say("Shall I?"),
+    )
+    assert done == [] and out != ["Bought."]
+    assert c.arguments()["travelers"]["status"] != "traced", c.arguments()["travelers"]

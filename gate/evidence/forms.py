@@ -532,10 +532,24 @@ def _other_names(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
     """Another name said where the query puts this one ("ship it to York" for "to {city}").
 
     Only after the word the query puts right before the placeholder, when that
-    word is a preposition: a name said anywhere else is not read as this argument.
+    word is a preposition, or after the preposition of the argument's role where the
+    query says none ("from location {from_location}": "March 1st from Vancouver, BC"):
+    a name said anywhere else is not read as this argument.
     """
     at = request.template.find("{" + spec.name + "}")
     before = [w for w in _before_words(request.template, at, 3) if w not in _ARTICLES][-1:] if at >= 0 else []
+    # Only a name written as one follows the role's word: "is admission to this attraction free?"
+    # A place something is picked up from is a spot in a town ("Clayton Valley"): the town said
+    # for it ("I will pick it up from Concord") is where it is, not another place.
+    by_role = (
+        (not before or before[0] not in _FRAME_WORDS)
+        and spec.role in ("from", "to")
+        and _SPOT_CUES.isdisjoint(spec.cues)
+    )
+    if by_role:
+        if text == text.casefold():
+            return []
+        before = [str(spec.role)]
     if not before or before[0] not in _FRAME_WORDS:
         return []
     own = value_spans(text, spec, request)
@@ -547,22 +561,43 @@ def _other_names(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
         if before[0] == "to" and lead and lead[0] in _TO_VERB:
             continue  # "i'm going to compare prices": a verb, not a place
         name = _NAME_AFTER.match(text, m.end())
-        if name is None:
+        if name is None or (by_role and not name.group()[:1].isupper()):
             continue
         words_said = [w.casefold().strip(".,;:!?") for w in name.group().split()]
         if words_said and (words_said[0] in _DAYPARTS or words_said[0] in _ADVERBIAL):
             continue  # "in the evening" says when, "in total" how much: not where
-        while words_said and (words_said[-1] in words.BESIDE_NAME or words_said[-1] in _SMALL):
+        # "LA", "NYC": letters written as capitals name a place, whatever the word in lower case
+        initials = len(name.group().split()[0]) > 1 and name.group().split()[0].isupper()
+        while words_said[int(initials) :] and (
+            words_said[-1] in words.BESIDE_NAME or words_said[-1] in _SMALL
+        ):
             words_said.pop()
-        if not words_said or words_said[0] in words.BESIDE_NAME or words_said[0] in _SMALL:
+        if not words_said or (
+            not initials and (words_said[0] in words.BESIDE_NAME or words_said[0] in _SMALL)
+        ):
             continue
         span = (name.start(), name.start() + len(" ".join(name.group().split()[: len(words_said)])))
         if _mentions(text[span[0] : span[1]], request.lang):
             continue
         if any(_overlaps(span, o) for o in own):
             continue
+        if by_role and _facility(spec.shown) and not _facility(text[span[0] : span[1]]):
+            continue  # "I want it from Philadelphia" for the Intercity Terminal: the area it is in
         out.append(span)
     return out
+
+
+_SPOT_CUES = frozenset({"pickup", "dropoff"})
+# Words that end the name of a place inside a town ("Intercity Terminal", "SFO International
+# Airport"): a town said for one is where it is, not another place.
+_FACILITY = frozenset(
+    {"station", "terminal", "airport", "port", "depot", "stadium", "arena", "center", "centre", "hall"}
+    | {"mall", "plaza", "pier", "harbour", "harbor", "hotel", "street", "avenue", "road", "square"}
+)
+
+
+def _facility(name: str) -> bool:
+    return not _FACILITY.isdisjoint(w.casefold() for w in _WORD.findall(name.casefold()))
 
 
 _FRAME_WORDS = frozenset({"to", "at", "with", "from", "in", "for", "into", "near"})
@@ -1206,8 +1241,13 @@ def said_in(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[Said]:
             same = spec.norm is not None and spec.norm.key == str(n)
             out.append(Said(spec.name, a, b, same, "trace.value", text[a:b]))
     if spec.kind == "number":
-        # "the half seven one", "this one": a pronoun, not a number of anything.
-        out = [x for x in out if x.same or x.words.casefold() not in ("one", "ones")]
+        # "the half seven one", "this one": a pronoun, not a number of anything; "one seat"
+        # counts what follows it.
+        out = [
+            x
+            for x in out
+            if x.same or x.words.casefold() not in ("one", "ones") or unit_at(text, x.end) is not None
+        ]
     return sorted(out, key=lambda s: s.start)
 
 

@@ -424,6 +424,7 @@ def _argument(
     # the agent's answer finds none ("no, there is no refundable one right now").
     set_aside: tuple[rd.Reading, Said] | None = None
     heard = ""  # the agent's latest words: what a reply answers
+    searched: rd.Reading | None = None  # the caller's latest words, when they searched for other things
     # The agent's latest words offer another action ("Shall I cancel your gym membership?"): a yes
     # to them is that action's.
     elsewhere_offer = False
@@ -461,7 +462,11 @@ def _argument(
                 and r.about < rd.RELATED
                 and not any(r.values.values())
             )
-            named = r.said(spec.name)
+            named = tuple(
+                x
+                for x in r.said(spec.name)
+                if searched is None or not _searched_not_started(searched, spec, x, r)
+            )
             if set_aside is not None and standing is None and _none_found(s.text):
                 standing = set_aside
             set_aside = None
@@ -499,6 +504,8 @@ def _argument(
                     note = f"the caller's latest word on it is {last.words!r}"
                     current = _said_by(spec, r, "conflict", "trace.changed", note, span=last.span)
             continue
+        if s.speaker == "caller" and s.origin == "call" and not s.part:
+            searched = r if r.other_action else None
         if s.speaker != "caller" or r.stance == "ignored":
             continue
         # A name the agent listed that the caller said in another argument's part ("from my
@@ -646,7 +653,7 @@ def _argument(
                     trusted=s.trusted,
                 )
                 continue
-        said = [x for x in r.said(spec.name) if x.fits]
+        said = [x for x in r.said(spec.name) if x.fits and not _searched_not_started(r, spec, x)]
         own = [x for x in said if x.same]
         others = [x for x in said if not x.same and not _belongs_elsewhere(x, r, spec)]
         if current is not None and s.origin == "call" and s.speaker == "caller" and not own:
@@ -844,7 +851,7 @@ def _from_context(
             return None
         if any(not x.same and x.fits and not _belongs_elsewhere(x, r, spec) for x in said):
             return None  # another value of its kind: which one was meant is not known
-        own = [x for x in said if x.same and x.fits]
+        own = [x for x in said if x.same and x.fits and not _searched_not_started(r, spec, x)]
         if own:
             found = (r, own[-1])
     if found is None:
@@ -980,6 +987,15 @@ _ANY_KIND = frozenset(
     }
     | {"place", "places", "spot", "spots", "venue", "venues", "that", "this", "which"}
 )
+# Words that stand for the thing asked about without naming a kind: "can you find any others?"
+# asks for more of the request's own kind; "any wifi available?" names its kind in another word.
+_NO_KIND = frozenset(
+    {"other", "others", "else", "more", "anything", "something", "them", "those", "these", "there"}
+    | {"available", "left", "results", "suggestions", "recommendations", "ideas", "possibilities"}
+    # and the words of the question that goes on after it ("any others you can find?")
+    | {"you", "i", "we", "they", "can", "could", "would", "will", "may", "might", "should", "do", "does"}
+    | {"please", "find", "see", "recommend", "suggest", "show", "have", "got"}
+)
 
 
 def _asks_of_another_kind(text: str, request: TraceRequest) -> bool:
@@ -997,7 +1013,11 @@ def _asks_of_another_kind(text: str, request: TraceRequest) -> bool:
     def known_word(n: str) -> bool:
         return n in _ANY_KIND or n in known or n.rstrip("s") in known or n.removesuffix("es") in known
 
-    return all(not any(known_word(n) for n in phrase) for phrase in named)
+    def of_another_kind(phrase: list[str]) -> bool:
+        content = [n for n in phrase if n not in _NO_KIND]
+        return bool(content) and not any(known_word(n) for n in content)
+
+    return all(of_another_kind(phrase) for phrase in named)
 
 
 def asks_another(text: str) -> bool:
@@ -1380,7 +1400,12 @@ def _offered_of_kind(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -
 
 # Names listed with commas and no "and" ("4 movies: Dumbo, Hellboy, Mad Max: Fury Road"): another
 # listed name right before the value with a comma or colon before it, or two right after it.
-_LISTED_BEFORE = re.compile(r"[:,]\s*[A-Z][^,:;.!?]{0,40},\s*$")
+# A list also follows the words that put options forward ("There's Luxury, Regular, any type
+# that you want").
+_LISTED_BEFORE = re.compile(
+    r"(?:[:,]|\b[Tt]here(?:'s| is| are)|\b[Ww]e have|\b[Yy]ou can (?:have|choose|pick)|\b[Ee]ither)"
+    r"\s*[A-Z][^,:;.!?]{0,40},\s*$"
+)
 _LISTED_AFTER = re.compile(r"^\s*,\s*[A-Z][^,:;.!?]{0,40},\s*[A-Z]")
 
 
@@ -1418,6 +1443,21 @@ _CHOICE = re.compile(
 )
 
 
+def _searched_not_started(
+    r: rd.Reading, spec: ArgumentSpec, x: Said, said_by: rd.Reading | None = None
+) -> bool:
+    """Whether a place said in a search for other things ("look in San Fran for the Giants game"),
+    or in the agent's answer to one (``said_by``: "the races are at York Racecourse"), is read as
+    where a journey starts: the search says where the thing found is, which a journey there ends
+    at; it starts there only when the words say so ("from San Fran")."""
+    return (
+        r.other_action
+        and spec.kind == "text"
+        and spec.role == "from"
+        and forms.role_at((said_by or r).statement.text, x.start) != "from"
+    )
+
+
 def _another_request(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -> bool:
     """Whether a statement with another value for ``spec`` is another request rather than a change.
 
@@ -1427,6 +1467,8 @@ def _another_request(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -
     """
     if spec.kind not in _KEY_KINDS or spec.choices or forms.alternatives_of(spec.shown):
         return False  # a class or a choice ("standard", "full-size") is one per request: a change
+    if spec.role is not None and forms.PLACE_CUES & set(spec.cues):
+        return False  # where a journey starts or ends is one per journey: "I'd like to leave from Washington"
     return r.stance == "request" and r.names_action and not r.change
 
 

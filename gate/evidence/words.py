@@ -18,7 +18,8 @@ UNIT_FAMILIES: dict[str, frozenset[str]] = {
             *("friends", "mates", "colleagues", "kids", "children", "pass", "passes"),
             # "the size of the group": a group or a party counts people
             *("group", "groups", "grupo", "groupe", "gruppe"),
-            *("plazas", "places", "plätze", "billetes", "entradas", "billets", "karten", "tickets"),
+            # not "places": in English, what was found ("donato enoteca redwood city 3 places")
+            *("plazas", "plätze", "billetes", "entradas", "billets", "karten", "tickets"),
         }
     ),
     "stay": frozenset(
@@ -95,6 +96,9 @@ EVENT_VERBS: dict[str, tuple[str, ...]] = {
     "checkout": ("leave", "leaving", "depart", "check"),
     "departure": ("leave", "leaving", "depart", "go"),
     "leaving": ("leave", "depart", "go"),
+    "leaves": ("leave", "leaving", "depart", "go"),
+    # where a journey starts: "I'd like to leave from Washington"
+    "origin": ("leave", "leaving", "depart", "start", "go"),
     "arrival": ("arrive", "arriving", "get", "land"),
     "return": ("return", "returning", "come", "back"),
     "destination": ("go", "going", "head", "heading", "get"),
