@@ -101,6 +101,15 @@ confirm: when_unsure
 timeout_s: 10
 messages: {ask: "{travelers} tickets from {origin} to {destination} on {date}?", abstain: "Not bought."}
 """,
+    "hire_car": """
+tool: hire_car
+action: booking.hire
+caller: {verified: true}
+evidence: {query: "hire a car: pickup location {pickup_location}, pickup date {pickup_date}"}
+confirm: when_unsure
+timeout_s: 10
+messages: {ask: "A car at {pickup_location} on {pickup_date}?", abstain: "Not hired."}
+""",
     # A query that names each part without a preposition, as a service schema does.
     "book_coach": """
 tool: book_coach
@@ -188,7 +197,17 @@ def make_tools(done: list[str]) -> list[gate.GatedTool]:
         done.append(f"coach {origin}-{destination} {date}")
         return "Booked."
 
+    @gate.gated_tool
+    async def hire_car(
+        pickup_location: Annotated[str, Field(description="where the car is picked up")],
+        pickup_date: Annotated[str, Field(description="the day the car is picked up, YYYY-MM-DD")],
+    ) -> str:
+        """Hire a car."""
+        done.append(f"hire {pickup_location} {pickup_date}")
+        return "Hired."
+
     return [
+        hire_car,
         reserve_table,
         transfer_money,
         ship_order,
@@ -1991,3 +2010,67 @@ async def test_places_found_count_nobody(alice: tuple[Call, list[str]]) -> None:
     )
     assert done == [] and out != ["Bought."]
     assert c.arguments()["travelers"]["status"] != "traced", c.arguments()["travelers"]
+
+
+async def test_an_agent_question_naming_another_town_for_the_pick_up_turns_the_spot_down(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "Would you like to pick it up from York?": the agent puts another place forward, and the
+    caller's yes is to it, not to the station offered before."""
+    c, done = alice
+    await c.says("i need a hire car on the 13th", "A compact car is ready at Union Station on the 13th.")
+    await c.says("What does it cost?", "It is $40. Would you like to pick it up from York?")
+    out = await c.turn(
+        "Yes, that is good.",
+        call("hire_car", pickup_location="Union Station", pickup_date="2026-03-13"),
+        say("Shall I?"),
+    )
+    assert done == [] and out != ["Hired."]
+    assert c.arguments()["pickup_location"]["status"] != "traced", c.arguments()["pickup_location"]
+
+
+async def test_a_town_said_for_the_pick_up_leaves_the_spot_offered_in_it(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "I want it from Leeds", then the agent offers Leeds Station: the town says where the spot
+    is, and the caller may take the spot up."""
+    c, done = alice
+    await c.says("I need a hire car on the 13th. I want it from Leeds.", "One is ready at Leeds Station.")
+    out = await c.turn(
+        "That's great, I'd like to hire it.",
+        call("hire_car", pickup_location="Leeds Station", pickup_date="2026-03-13"),
+        say("Hired."),
+    )
+    assert out == ["Hired."] and done == ["hire Leeds Station 2026-03-13"]
+
+
+async def test_new_search_results_replace_the_offer_before_them(alice: tuple[Call, list[str]]) -> None:
+    """ "Search revealed 4 results. Ortega Tapas is ...": the agent puts another forward, and a
+    later request does not take up Bella Roma, offered before the search."""
+    c, done = alice
+    await c.says("find me a restaurant in leeds", "I found 10 restaurants. Bella Roma is rated 3 stars.")
+    await c.says(
+        "Try to find a cheaper one for me.", "Search revealed 4 results. Ortega Tapas is rated 4 stars."
+    )
+    await c.says("What is their address?", "It is 1 Boar Lane.")
+    out = await c.turn(
+        "That works. Book a table for 4 on the 13th at 8pm.",
+        call("reserve_table", **{**TABLE_13TH, "restaurant": "Bella Roma"}),
+        say("Shall I?"),
+    )
+    assert done == [] and out != ["Booked."]
+    assert c.arguments()["restaurant"]["status"] != "traced", c.arguments()["restaurant"]
+
+
+async def test_a_name_said_after_in_names_the_area_not_the_place_called_after_it(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "a table in Belmont" names the town: it is no short form of "Belmont Bistro"."""
+    c, done = alice
+    out = await c.turn(
+        "I'd like a table in Belmont for 4 on the 13th at 8pm.",
+        call("reserve_table", **{**TABLE_13TH, "restaurant": "Belmont Bistro", "city": "Belmont"}),
+        say("Shall I?"),
+    )
+    assert done == [] and out != ["Booked."]
+    assert c.arguments()["restaurant"]["status"] != "traced", c.arguments()["restaurant"]

@@ -288,8 +288,11 @@ def _read_value_spans(
         core = _without_kind(spec)
         if not spans and core:
             # "a table at Royal Rangoon" for "Royal Rangoon Restaurant": the name without the
-            # word for its kind of place is the same name.
-            spans = list(name_spans(text, core))
+            # word for its kind of place is the same name; "I prefer it in Belmont" names the
+            # area, not "Belmont Apartment Homes".
+            spans = [
+                (a, b) for a, b in name_spans(text, core) if not _AREA_BEFORE.search(text[max(0, a - 12) : a])
+            ]
         person = person_core(spec.shown)
         if not spans and person:
             # "Dr. Andrew Sorenson" for "Dr. Andrew L. Sorenson, MD": a person's name without
@@ -376,6 +379,7 @@ def _house_number(text: str, end: int) -> bool:
     return False
 
 
+_AREA_BEFORE = re.compile(r"\b(?:in|around|near|within)\s+(?:the\s+)?$", re.IGNORECASE)
 # Words that say what kind of place a name is ("Restaurant", "Cafe", "Apartments"): a name said
 # without them is the same name.
 _KIND_OF_PLACE = frozenset(
@@ -468,8 +472,15 @@ def _spoken_spans(text: str, value: Value, lang: str | None) -> list[tuple[int, 
     return spans
 
 
-def other_value_spans(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[tuple[int, int]]:
-    """Where ``text`` says another value of this argument's kind (a later value may replace it)."""
+def other_value_spans(
+    text: str, spec: ArgumentSpec, request: TraceRequest, *, offered: bool = False
+) -> list[tuple[int, int]]:
+    """Where ``text`` says another value of this argument's kind (a later value may replace it).
+
+    ``offered``: the words are the agent's, read for what they put forward instead of what
+    stands offered; any place they name after the argument's preposition counts ("Would you like
+    to pick it up from Sacramento?"), a town as well as a spot in it.
+    """
     if spec.kind == "ident":
         own = value_spans(text, spec, request)
         sized = [
@@ -481,7 +492,7 @@ def other_value_spans(text: str, spec: ArgumentSpec, request: TraceRequest) -> l
     if spec.kind == "bool":
         return [(s, e) for s, e, said in flag_spans(text, spec) if said != bool(spec.value)]
     if spec.kind == "text":
-        others = _other_names(text, spec, request)
+        others = _other_names(text, spec, request, offered=offered)
         own = value_spans(text, spec, request)
         for word in alternatives_of(spec.shown):
             for span in name_spans(text, word):
@@ -528,7 +539,9 @@ def alternatives_of(shown: str) -> tuple[str, ...]:
 _NAME_AFTER = re.compile(r"([^\W\d_][\w'’&.-]*(?:\s+[^\W\d_][\w'’&.-]*){0,2})")
 
 
-def _other_names(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[tuple[int, int]]:
+def _other_names(
+    text: str, spec: ArgumentSpec, request: TraceRequest, *, offered: bool = False
+) -> list[tuple[int, int]]:
     """Another name said where the query puts this one ("ship it to York" for "to {city}").
 
     Only after the word the query puts right before the placeholder, when that
@@ -544,7 +557,7 @@ def _other_names(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
     by_role = (
         (not before or before[0] not in _FRAME_WORDS)
         and spec.role in ("from", "to")
-        and _SPOT_CUES.isdisjoint(spec.cues)
+        and (offered or _SPOT_CUES.isdisjoint(spec.cues))
     )
     if by_role:
         if text == text.casefold():
@@ -581,7 +594,7 @@ def _other_names(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
             continue
         if any(_overlaps(span, o) for o in own):
             continue
-        if by_role and _facility(spec.shown) and not _facility(text[span[0] : span[1]]):
+        if by_role and not offered and _facility(spec.shown) and not _facility(text[span[0] : span[1]]):
             continue  # "I want it from Philadelphia" for the Intercity Terminal: the area it is in
         out.append(span)
     return out

@@ -425,6 +425,7 @@ def _argument(
     set_aside: tuple[rd.Reading, Said] | None = None
     heard = ""  # the agent's latest words: what a reply answers
     searched: rd.Reading | None = None  # the caller's latest words, when they searched for other things
+    asked_again = False  # the caller's latest words asked for other options ("a cheaper one")
     # The agent's latest words offer another action ("Shall I cancel your gym membership?"): a yes
     # to them is that action's.
     elsewhere_offer = False
@@ -474,9 +475,12 @@ def _argument(
             if offer is not None and offer[2] == 1:
                 standing = (r, named[0])
             elif (
-                (other_spans := forms.other_value_spans(s.text, spec, request)) or offer is not None
+                (other_spans := forms.other_value_spans(s.text, spec, request, offered=True))
+                or offer is not None
             ) and not _answers_about_offer(readings, n, [x.span for x in named] + other_spans, request):
                 standing = None  # the agent offers something else now
+            elif not named and spec.kind == "text" and _new_results(r, request, asked_again):
+                standing = None  # "Search revealed 9 results. Auberge Vancouver Hotel is ...": another
             if named and spec.kind == "text":
                 options |= {o for x in named for o in alternatives(s.text, x.start, x.end)}
             continue
@@ -506,6 +510,7 @@ def _argument(
             continue
         if s.speaker == "caller" and s.origin == "call" and not s.part:
             searched = r if r.other_action else None
+            asked_again = asks_another(s.text) or _COMPARED.search(s.text) is not None
         if s.speaker != "caller" or r.stance == "ignored":
             continue
         # A name the agent listed that the caller said in another argument's part ("from my
@@ -1056,10 +1061,12 @@ def _answers_about_offer(
     on the flight.") puts nothing forward, nor does a question for things of another kind than
     the request's ("are there any stops?")."""
     text = readings[n].statement.text
-    if any(_ALTERNATIVE.search(_sentence_around(text, start)) for start, _ in spans) or (
-        not spans and _ALTERNATIVE.search(text)
-    ):
-        return False
+    if any(
+        _ALTERNATIVE.search(_sentence_around(text, start))
+        or _OFFERS_TO_DO.search(_sentence_around(text, start))
+        for start, _ in spans
+    ) or (not spans and _ALTERNATIVE.search(text)):
+        return False  # "there's one at 5pm", "Would you like to pick it up from York?": put forward
     k = n - 1
     while k >= 0 and readings[k].statement.part:
         k -= 1
@@ -1441,6 +1448,26 @@ _CHOICE = re.compile(
     r",\s*(?:(?-i:[A-Z])|(?:the|a|an)\s)(?:\S*\s+){0,5}?and\s+(?:(?-i:[A-Z])|(?:the|a|an)\s)",
     re.IGNORECASE,
 )
+
+
+# The agent's words report what a new search found ("Search revealed 9 results", "I found 3
+# more", "there are 4 other hotels").
+_NEW_RESULTS = re.compile(
+    r"\b(?:search(?:ed)? (?:revealed|returned|found|shows?)|(?:i|we) (?:have )?(?:also )?found \d+|"
+    r"(?:i|we) found (?:some|several|a few|many|\w+ (?:more|other))|"
+    r"\d+ (?:more |other )?(?:results?|matches|options))\b",
+    re.IGNORECASE,
+)
+
+
+def _new_results(r: rd.Reading, request: TraceRequest, asked_again: bool) -> bool:
+    """Whether the agent's words report a new search's results for the request's own kind of
+    thing (or for the caller's question for other options, ``asked_again``) without naming the
+    value that stood offered: what they put forward replaces it."""
+    text = r.statement.text
+    return _NEW_RESULTS.search(text) is not None and (
+        asked_again or r.about >= rd.RELATED or rd.shares_word(text, rd.query_thing(request))
+    )
 
 
 def _searched_not_started(
