@@ -2050,7 +2050,8 @@ async def test_new_search_results_replace_the_offer_before_them(alice: tuple[Cal
     c, done = alice
     await c.says("find me a restaurant in leeds", "I found 10 restaurants. Bella Roma is rated 3 stars.")
     await c.says(
-        "Try to find a cheaper one for me.", "Search revealed 4 results. Ortega Tapas is rated 4 stars."
+        "Try to find a cheaper one for me.",
+        "Search revealed 4 more restaurants. Ortega Tapas is rated 4 stars.",
     )
     await c.says("What is their address?", "It is 1 Boar Lane.")
     out = await c.turn(
@@ -2071,6 +2072,51 @@ async def test_a_name_said_after_in_names_the_area_not_the_place_called_after_it
         "I'd like a table in Belmont for 4 on the 13th at 8pm.",
         call("reserve_table", **{**TABLE_13TH, "restaurant": "Belmont Bistro", "city": "Belmont"}),
         say("Shall I?"),
+    )
+    assert done == [] and out != ["Booked."]
+    assert c.arguments()["restaurant"]["status"] != "traced", c.arguments()["restaurant"]
+
+
+async def test_a_new_search_for_the_thing_turns_the_offer_down(alice: tuple[Call, list[str]]) -> None:
+    """ "Can you change the search to look for tapas restaurants?": what was offered before is not
+    what the caller wants now, and a yes to the next suggestion is not a yes to it."""
+    c, done = alice
+    await c.says("find me a restaurant in leeds", "I found 10 restaurants. Bella Roma is rated 3 stars.")
+    await c.says("Can you change the search to look for tapas restaurants?", "Ortega Tapas is a nice place.")
+    out = await c.turn(
+        "Sounds good. Book a table for 4 on the 13th at 8pm.",
+        call("reserve_table", **{**TABLE_13TH, "restaurant": "Bella Roma"}),
+        say("Shall I?"),
+    )
+    assert done == [] and out != ["Booked."]
+    assert c.arguments()["restaurant"]["status"] != "traced", c.arguments()["restaurant"]
+
+
+async def test_results_of_a_search_for_another_kind_leave_the_offer_standing(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "I found 10 restaurants" while a song stands offered: another kind of thing was searched,
+    and the caller may come back to the song."""
+    c, _ = alice
+    await c.says("play something by adele", "How about Hello by Adele?")
+    await c.says(
+        "Maybe later. What about restaurants around here?", "I found 10 restaurants. Bella Roma is nice."
+    )
+    await c.turn(
+        "No thanks. Play the song you found please.", call("play_song", song="Hello"), say("Shall I?")
+    )
+    assert c.arguments()["song"]["rule"] == "trace.offer", c.arguments()["song"]
+
+
+async def test_a_name_without_its_kind_word_before_another_word_is_another_thing(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "the hair stylist" offers no "Hair salon", nor "the lotus garden" a "Lotus Cafe": without
+    the word for its kind the name goes on into another."""
+    c, done = alice
+    await c.says("a table in leeds for 4 on the 13th at 8pm", "The lotus garden is lovely. Shall I book it?")
+    out = await c.turn(
+        "yes", call("reserve_table", **{**TABLE_13TH, "restaurant": "Lotus Cafe"}), say("Shall I?")
     )
     assert done == [] and out != ["Booked."]
     assert c.arguments()["restaurant"]["status"] != "traced", c.arguments()["restaurant"]

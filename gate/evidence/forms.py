@@ -1364,6 +1364,14 @@ def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
         or bool(alternatives_of(spec.shown))
     )
     written = any(ch.isupper() for ch in text)
+    core = " ".join(_without_kind(spec).casefold().split())
+    # The name without the word for its kind, followed by another such word ("the hair stylist"
+    # for "Hair salon"), is the name of another thing.
+    spans = [
+        (s, e)
+        for s, e in spans
+        if not (core and " ".join(text[s:e].casefold().split()) == core and _another_word_after(text, e))
+    ]
     return [
         (s, e)
         for s, e in spans
@@ -1379,6 +1387,20 @@ def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
         )
         or _whole_name(text, s, e, request)
     ]
+
+
+def _another_word_after(text: str, end: int) -> bool:
+    """Whether a word that may belong to a name follows ``end`` (not punctuation, not a function
+    word: "Royal Rangoon is", "at Royal Rangoon?")."""
+    if re.match(r"\s*[,;:.!?()]", text[end:]) or not text[end:].strip():
+        return False
+    after = _after_words(text, end, 1)
+    return (
+        bool(after)
+        and after[0] not in words.BESIDE_NAME
+        and after[0] not in _SMALL
+        and after[0] not in _ARTICLES
+    )
 
 
 def _opens_a_name(text: str, start: int) -> bool:

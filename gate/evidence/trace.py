@@ -425,7 +425,6 @@ def _argument(
     set_aside: tuple[rd.Reading, Said] | None = None
     heard = ""  # the agent's latest words: what a reply answers
     searched: rd.Reading | None = None  # the caller's latest words, when they searched for other things
-    asked_again = False  # the caller's latest words asked for other options ("a cheaper one")
     # The agent's latest words offer another action ("Shall I cancel your gym membership?"): a yes
     # to them is that action's.
     elsewhere_offer = False
@@ -466,7 +465,7 @@ def _argument(
             named = tuple(
                 x
                 for x in r.said(spec.name)
-                if searched is None or not _searched_not_started(searched, spec, x, r)
+                if searched is None or not _searched_not_started(searched, spec, x, request, r)
             )
             if set_aside is not None and standing is None and _none_found(s.text):
                 standing = set_aside
@@ -479,7 +478,7 @@ def _argument(
                 or offer is not None
             ) and not _answers_about_offer(readings, n, [x.span for x in named] + other_spans, request):
                 standing = None  # the agent offers something else now
-            elif not named and spec.kind == "text" and _new_results(r, request, asked_again):
+            elif not named and spec.kind == "text" and _new_results(r, request):
                 standing = None  # "Search revealed 9 results. Auberge Vancouver Hotel is ...": another
             if named and spec.kind == "text":
                 options |= {o for x in named for o in alternatives(s.text, x.start, x.end)}
@@ -510,7 +509,6 @@ def _argument(
             continue
         if s.speaker == "caller" and s.origin == "call" and not s.part:
             searched = r if r.other_action else None
-            asked_again = asks_another(s.text) or _COMPARED.search(s.text) is not None
         if s.speaker != "caller" or r.stance == "ignored":
             continue
         # A name the agent listed that the caller said in another argument's part ("from my
@@ -575,10 +573,12 @@ def _argument(
             _sets_aside(r, spec, standing[0], request)
             or (s.speaker == "caller" and asks_another(s.text) and not _asks_of_another_kind(s.text, request))
             or (spec.kind == "text" and r.stance == "request" and _asks_elsewhere(s.text, request))
+            or (spec.kind == "text" and s.speaker == "caller" and _searches_again(r, request))
         ):
-            # A change of mind, or asking for other options ("are there any other events on other
-            # dates?"), turns down what the agent offered before it; only asking, until the agent
-            # finds none.
+            # A change of mind, asking for other options ("are there any other events on other
+            # dates?"), or a new search for the thing ("can you change the search to look for
+            # three star hotels?") turns down what the agent offered before it; only asking,
+            # until the agent finds none.
             if not _sets_aside(r, spec, standing[0], request) and not r.refuses:
                 set_aside = standing
             standing = None
@@ -658,7 +658,7 @@ def _argument(
                     trusted=s.trusted,
                 )
                 continue
-        said = [x for x in r.said(spec.name) if x.fits and not _searched_not_started(r, spec, x)]
+        said = [x for x in r.said(spec.name) if x.fits and not _searched_not_started(r, spec, x, request)]
         own = [x for x in said if x.same]
         others = [x for x in said if not x.same and not _belongs_elsewhere(x, r, spec)]
         if current is not None and s.origin == "call" and s.speaker == "caller" and not own:
@@ -856,7 +856,7 @@ def _from_context(
             return None
         if any(not x.same and x.fits and not _belongs_elsewhere(x, r, spec) for x in said):
             return None  # another value of its kind: which one was meant is not known
-        own = [x for x in said if x.same and x.fits and not _searched_not_started(r, spec, x)]
+        own = [x for x in said if x.same and x.fits and not _searched_not_started(r, spec, x, request)]
         if own:
             found = (r, own[-1])
     if found is None:
@@ -1460,28 +1460,52 @@ _NEW_RESULTS = re.compile(
 )
 
 
-def _new_results(r: rd.Reading, request: TraceRequest, asked_again: bool) -> bool:
+def _new_results(r: rd.Reading, request: TraceRequest) -> bool:
     """Whether the agent's words report a new search's results for the request's own kind of
-    thing (or for the caller's question for other options, ``asked_again``) without naming the
-    value that stood offered: what they put forward replaces it."""
+    thing without naming the value that stood offered: what they put forward replaces it
+    ("I found 10 possible hotels" leaves the event offered before standing)."""
     text = r.statement.text
     return _NEW_RESULTS.search(text) is not None and (
-        asked_again or r.about >= rd.RELATED or rd.shares_word(text, rd.query_thing(request))
+        r.about >= rd.RELATED or rd.shares_word(text, _own_thing(request))
+    )
+
+
+def _own_thing(request: TraceRequest) -> list[str]:
+    """The thing the action is on, as the query and the tool's description name it ("tickets";
+    "Buy tickets for a bus itinerary")."""
+    return [*rd.query_thing(request), *rd.content_words(request.description)]
+
+
+def _searches_again(r: rd.Reading, request: TraceRequest) -> bool:
+    """Whether the caller searches again for the request's own kind of thing ("look for three
+    star hotels"): what the agent offered before it is no longer what they want."""
+    return (
+        r.stance == "request"
+        and r.other_action
+        and r.counts
+        and rd.shares_word(r.statement.text, rd.query_thing(request))
     )
 
 
 def _searched_not_started(
-    r: rd.Reading, spec: ArgumentSpec, x: Said, said_by: rd.Reading | None = None
+    r: rd.Reading, spec: ArgumentSpec, x: Said, request: TraceRequest, said_by: rd.Reading | None = None
 ) -> bool:
     """Whether a place said in a search for other things ("look in San Fran for the Giants game"),
     or in the agent's answer to one (``said_by``: "the races are at York Racecourse"), is read as
     where a journey starts: the search says where the thing found is, which a journey there ends
-    at; it starts there only when the words say so ("from San Fran")."""
+    at; it starts there only when the words say so ("from San Fran"). A search for the request's
+    own thing ("buses departing Sacramento") says where it starts."""
+
+    thing = _own_thing(request)
     return (
         r.other_action
         and spec.kind == "text"
         and spec.role == "from"
         and forms.role_at((said_by or r).statement.text, x.start) != "from"
+        and not rd.shares_word(r.statement.text, thing)
+        # the agent's answer names the place of the request's own thing ("a compact car, available
+        # at Charles de Gaulle International Airport")
+        and (said_by is None or not rd.shares_word(said_by.statement.text, thing))
     )
 
 
