@@ -2120,3 +2120,21 @@ async def test_a_name_without_its_kind_word_before_another_word_is_another_thing
     )
     assert done == [] and out != ["Booked."]
     assert c.arguments()["restaurant"]["status"] != "traced", c.arguments()["restaurant"]
+
+
+async def test_the_first_search_for_the_thing_keeps_what_another_task_offered(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """The restaurant's town, offered on another task, then "help me find a bus going there": the
+    caller's first search for a bus points back at it, and turns nothing down."""
+    c, _ = alice
+    await c.says("find me a restaurant for lunch", "Bella Roma in York is nice. Your table is booked.")
+    await c.says(
+        "Please help me find a bus going there on the 13th for 2 from Leeds.", "There is one at 9am."
+    )
+    await c.turn(
+        "Great, buy the tickets.",
+        call("buy_bus_tickets", origin="Leeds", destination="York", date="2026-03-13", travelers=2),
+        say("Shall I?"),
+    )
+    assert c.arguments()["destination"]["status"] == "traced", c.arguments()["destination"]

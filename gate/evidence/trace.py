@@ -425,6 +425,7 @@ def _argument(
     set_aside: tuple[rd.Reading, Said] | None = None
     heard = ""  # the agent's latest words: what a reply answers
     searched: rd.Reading | None = None  # the caller's latest words, when they searched for other things
+    sought_at: float | None = None  # when the caller first asked or searched for the request's thing
     # The agent's latest words offer another action ("Shall I cancel your gym membership?"): a yes
     # to them is that action's.
     elsewhere_offer = False
@@ -509,6 +510,8 @@ def _argument(
             continue
         if s.speaker == "caller" and s.origin == "call" and not s.part:
             searched = r if r.other_action else None
+            if sought_at is None and s.at is not None and (r.names_action or _searches_again(r, request)):
+                sought_at = s.at
         if s.speaker != "caller" or r.stance == "ignored":
             continue
         # A name the agent listed that the caller said in another argument's part ("from my
@@ -573,7 +576,15 @@ def _argument(
             _sets_aside(r, spec, standing[0], request)
             or (s.speaker == "caller" and asks_another(s.text) and not _asks_of_another_kind(s.text, request))
             or (spec.kind == "text" and r.stance == "request" and _asks_elsewhere(s.text, request))
-            or (spec.kind == "text" and s.speaker == "caller" and _searches_again(r, request))
+            # (again: the offer answered an earlier search for it, not another task's)
+            or (
+                spec.kind == "text"
+                and s.speaker == "caller"
+                and sought_at is not None
+                and standing[0].statement.at is not None
+                and sought_at < standing[0].statement.at
+                and _searches_again(r, request)
+            )
         ):
             # A change of mind, asking for other options ("are there any other events on other
             # dates?"), or a new search for the thing ("can you change the search to look for
