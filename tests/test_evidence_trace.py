@@ -2138,3 +2138,23 @@ async def test_the_first_search_for_the_thing_keeps_what_another_task_offered(
         say("Shall I?"),
     )
     assert c.arguments()["destination"]["status"] == "traced", c.arguments()["destination"]
+
+
+@pytest.mark.parametrize(
+    "ask", ["Are there other available small cars?", "do you have any other cheap compact cars?"]
+)
+async def test_asking_for_other_things_described_before_their_name_turns_the_offer_down(
+    alice: tuple[Call, list[str]], ask: str
+) -> None:
+    """ "other available small cars": words that describe the thing may stand between "other" and
+    it; the car offered before is turned down, and a later request does not take it up."""
+    c, done = alice
+    await c.says("i need a car in leeds from the 10th to the 14th", "There is a nice suv car in Leeds.")
+    await c.says(ask, "There is one at Leeds Station.")
+    out = await c.turn(
+        "That sounds great. Please reserve that car for me.",
+        call("rent_car", **{**CAR_10_14, "car_class": "suv"}),
+        say("Shall I?"),
+    )
+    assert done == [] and out != ["Reserved."]
+    assert c.arguments()["car_class"]["status"] != "traced", c.arguments()["car_class"]

@@ -962,7 +962,8 @@ def _offer_taken(
 
 _ANOTHER = re.compile(
     r"\b(?:something|anything|somewhere|anywhere|someone)\s+else\b|\b(?:another|other|different)\s+"
-    r"(?:ones?|options?|choices?|times?|days?|dates?|places?|restaurants?|hotels?|events?|flights?|buses|bus|"
+    # "other available small cars": words that describe the thing may stand before it
+    r"(?:[a-z]+\s+){0,2}?(?:ones?|options?|choices?|times?|days?|dates?|places?|restaurants?|hotels?|events?|flights?|buses|bus|"
     r"cars?|shows?|films?|movies?|houses?|apartments?|rooms?|songs?|doctors?|dentists?|salons?|stylists?)\b|"
     r"\bany(?:thing)? (?:other|others)\b|\bnot (?:that|this) one\b|"
     r"\b(?:something|anything|somewhere|anywhere|one|ones) (?:cheaper|closer|nearer|better|earlier|later|"
