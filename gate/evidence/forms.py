@@ -379,6 +379,7 @@ def _house_number(text: str, end: int) -> bool:
     return False
 
 
+# Words right before a name that make it the area something is in ("I prefer it in Belmont").
 _AREA_BEFORE = re.compile(r"\b(?:in|around|near|within)\s+(?:the\s+)?$", re.IGNORECASE)
 # Words that say what kind of place a name is ("Restaurant", "Cafe", "Apartments"): a name said
 # without them is the same name.
@@ -610,7 +611,7 @@ _FACILITY = frozenset(
 
 
 def _facility(name: str) -> bool:
-    return not _FACILITY.isdisjoint(w.casefold() for w in _WORD.findall(name.casefold()))
+    return not _FACILITY.isdisjoint(_WORD.findall(name.casefold()))
 
 
 _FRAME_WORDS = frozenset({"to", "at", "with", "from", "in", "for", "into", "near"})

@@ -1507,17 +1507,20 @@ def _searched_not_started(
     where a journey starts: the search says where the thing found is, which a journey there ends
     at; it starts there only when the words say so ("from San Fran"). A search for the request's
     own thing ("buses departing Sacramento") says where it starts."""
-
-    thing = _own_thing(request)
-    return (
+    # Read for every value of every statement: the thing's words are looked at only when the
+    # place is said without "from" in a search.
+    if not (
         r.other_action
         and spec.kind == "text"
         and spec.role == "from"
         and forms.role_at((said_by or r).statement.text, x.start) != "from"
-        and not rd.shares_word(r.statement.text, thing)
+    ):
+        return False
+    thing = _own_thing(request)
+    return not rd.shares_word(r.statement.text, thing) and (
         # the agent's answer names the place of the request's own thing ("a compact car, available
         # at Charles de Gaulle International Airport")
-        and (said_by is None or not rd.shares_word(said_by.statement.text, thing))
+        said_by is None or not rd.shares_word(said_by.statement.text, thing)
     )
 
 
