@@ -2009,7 +2009,10 @@ async def test_places_found_count_nobody(alice: tuple[Call, list[str]]) -> None:
         say("Shall I?"),
     )
     assert done == [] and out != ["Bought."]
-    assert c.arguments()["travelers"]["status"] != "traced", c.arguments()["travelers"]
+    assert c.arguments()["travelers"]["status"] != "traced", (
+        c.arguments()["travelers"]["note"],
+        c.arguments()["travelers"]["words"],
+    )
 
 
 async def test_an_agent_question_naming_another_town_for_the_pick_up_turns_the_spot_down(
@@ -2158,3 +2161,120 @@ async def test_asking_for_other_things_described_before_their_name_turns_the_off
     )
     assert done == [] and out != ["Reserved."]
     assert c.arguments()["car_class"]["status"] != "traced", c.arguments()["car_class"]
+
+
+@pytest.mark.parametrize(
+    "listed",
+    [
+        "Dumbo? Hard Times? Perhaps Hellboy?",
+        "How about Hellboy? Or Hard Times? Maybe Dumbo?",
+        "There are a few. Hard Times? Dumbo?",
+    ],
+)
+async def test_names_put_forward_one_question_each_are_a_choice(
+    alice: tuple[Call, list[str]], listed: str
+) -> None:
+    """Names the agent puts forward as questions of their own are a list: a yes, or asking for
+    the action, takes none of them."""
+    c, _ = alice
+    await c.says("anything good to listen to?", listed)
+    await c.turn("yeah, put it on please", call("play_song", song="Hard Times"), say("Shall I?"))
+    assert c.arguments()["song"]["status"] != "traced", c.arguments()["song"]
+
+
+async def test_a_single_name_asked_about_is_still_an_offer(alice: tuple[Call, list[str]]) -> None:
+    """One name put forward, then something said about it, is one offer a yes takes up."""
+    c, _ = alice
+    await c.says("anything good to listen to?", "How about Hard Times? It came out last year.")
+    await c.turn("yes, play it", call("play_song", song="Hard Times"), say("Shall I?"))
+    assert c.arguments()["song"]["status"] == "traced", c.arguments()["song"]
+
+
+@pytest.mark.parametrize("no", ["Nope, yet again you fail.", "no, not for me", "nah, something else"])
+async def test_a_no_once_the_questions_about_an_offer_are_answered_turns_it_down(
+    alice: tuple[Call, list[str]], no: str
+) -> None:
+    """The caller asks about the song offered, the agent answers, and the caller says no: the offer
+    is turned down, and a later yes to doing it does not take it up."""
+    c, _ = alice
+    await c.says("find me a song", "Try out Hard Times.")
+    await c.says("how long is it? is it upbeat?", "It is. It runs 3 minutes.")
+    await c.says(no, "Give Dumbo a try then.")
+    await c.says("finally one i like", "Shall I play it?")
+    out = await c.turn("sure, let's do it", call("play_song", song="Hard Times"), say("Shall I?"))
+    assert out != ["Playing Hard Times."]
+    song = c.arguments()["song"]
+    assert song["status"] == "missing", song
+    assert song["note"].endswith("the caller said no to it (trace.offer.refused)"), song
+
+
+async def test_a_yes_once_the_questions_about_an_offer_are_answered_takes_it_up(
+    alice: tuple[Call, list[str]],
+) -> None:
+    c, _ = alice
+    await c.says("find me a song", "Try out Hard Times.")
+    await c.says("how long is it? is it upbeat?", "It is. It runs 3 minutes.")
+    await c.turn("that works, play it", call("play_song", song="Hard Times"), say("Shall I?"))
+    assert c.arguments()["song"]["status"] == "traced", c.arguments()["song"]
+
+
+@pytest.mark.parametrize(
+    ("turns", "rule"),
+    [
+        (
+            [("find me a song", "How about Hard Times?"), ("anything else?", "Let me look.")],
+            "trace.offer.others",
+        ),
+        ([("find me a song", "How about Hard Times or Dumbo?")], "trace.offer.choice"),
+        ([("find me a song", "How about Hard Times?"), ("no", "OK.")], "trace.offer.refused"),
+    ],
+)
+async def test_an_offer_set_aside_names_the_rule_that_set_it_aside(
+    alice: tuple[Call, list[str]], turns: list[tuple[str, str]], rule: str
+) -> None:
+    """Nothing traces the value, and its note says which rule set the agent's offer of it aside."""
+    c, done = alice
+    for words, reply in turns:
+        await c.says(words, reply)
+    await c.turn("yes please", call("play_song", song="Hard Times"), say("Shall I?"))
+    song = c.arguments()["song"]
+    assert done == [] and song["status"] == "missing", song
+    assert song["note"].startswith("nothing the caller said gives it; the agent offered it (turn"), song
+    assert song["note"].endswith(f"({rule})"), song["note"]
+
+
+async def test_an_offer_the_agent_puts_another_beside_names_that_rule(alice: tuple[Call, list[str]]) -> None:
+    c, done = alice
+    await c.says("i need a standard car from the 10th to the 14th", "There is one in Leeds.")
+    await c.says("hmm", "There is one in York too.")
+    await c.turn("yes please", call("rent_car", **CAR_10_14), say("Shall I?"))
+    city = c.arguments()["city"]
+    assert done == [] and city["status"] == "missing", city
+    assert city["note"].endswith("the agent put another forward (trace.offer.replaced)"), city
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What time is best, and how many tickets would you like to get?",
+        "Are you going on the 15th? Where are you coming from and how many tickets would you like?",
+    ],
+)
+async def test_a_question_for_a_value_on_another_task_does_not_bring_the_caller_back(
+    alice: tuple[Call, list[str]], question: str
+) -> None:
+    """The caller turned to another task; the agent's question there for a value ("how many
+    tickets would you like?") offers nothing, so the answer to it is that task's, whatever word
+    it shares with this action."""
+    c, done = alice
+    await c.says("find me a bus from Leeds to York on the 13th for 2 people", "There is one at 9am.")
+    await c.says("ok. can you also make me a reservation for the jazz concert in York?", question)
+    await c.says("the 15th at 8, there will be 4 of us", "Your concert is reserved.")
+    await c.turn(
+        "great, now buy the bus tickets",
+        call("buy_bus_tickets", origin="Leeds", destination="York", date="2026-03-13", travelers=4),
+        say("Shall I?"),
+    )
+    travelers = c.arguments()["travelers"]
+    assert done == []
+    assert travelers["status"] != "traced", (travelers["note"], travelers["words"])

@@ -40,9 +40,10 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, wraps
+from typing import Any, TypeVar, cast
 
 from gate import lang as lang_data
 from gate import utterance
@@ -50,6 +51,8 @@ from gate.evidence import forms, words
 from gate.evidence.meaning import Similarities
 from gate.evidence.request import ArgumentSpec, TraceRequest
 from gate.evidence.statements import Statement
+
+_T = TypeVar("_T")
 
 # Cosine similarity (MiniLM) of a statement with the action's texts. Without the values
 # (the query's own words, the tool's description): from ABOUT a statement may be about the
@@ -382,18 +385,37 @@ _FAMILY_PHRASES = re.compile(
 )
 
 
+def _per_request(fn: Callable[[TraceRequest], _T]) -> Callable[[TraceRequest], _T]:
+    """``fn`` of a request, kept on the request: a trace asks it again for every statement, and
+    it reads only the request's query, description and arguments, which never change."""
+
+    @wraps(fn)
+    def kept(request: TraceRequest) -> _T:
+        memo: dict[Any, Any] = request.__dict__.setdefault("_kept", {})
+        if fn not in memo:
+            memo[fn] = fn(request)
+        return cast(_T, memo[fn])
+
+    return kept
+
+
 def query_thing(request: TraceRequest) -> list[str]:
     """What the query acts on: the words after its verb, else the labels before its values."""
+    return list(_query_thing(request))
+
+
+@_per_request
+def _query_thing(request: TraceRequest) -> tuple[str, ...]:
     wanted = action_words(request)
     if not wanted:
-        return []
+        return ()
     masked = request.masked_query
     at = _verb_at(masked, wanted[0])
     named = object_after(masked, at) if at >= 0 else []
     if named:
-        return named
+        return tuple(named)
     labels = re.findall(r"([a-zà-ÿ]+)\s+\{", request.template.casefold())
-    return [w for w in labels if w not in _STOP and w != wanted[0]][:2]
+    return tuple([w for w in labels if w not in _STOP and w != wanted[0]][:2])
 
 
 def _without_values(text: str, request: TraceRequest) -> str:
@@ -569,6 +591,7 @@ class _Clause:
     asked: bool = False
 
 
+@_per_request
 def _moves_from(request: TraceRequest) -> bool:
     """Whether the request itself moves something from a value ("move 300 from current to savings")."""
     return any(a.role == "from" for a in request.bound) or bool(
@@ -852,6 +875,7 @@ def _reverses(part: str, request: TraceRequest) -> bool:
 _SETS_TO = re.compile(r"^\W*(?:set|make|put|turn|get)\b[^{}]*?\b(?:to|at)\s*\{[^{}]+\}", re.IGNORECASE)
 
 
+@_per_request
 def action_class(request: TraceRequest) -> str | None:
     """The class of what the action does (:data:`words.VERB_CLASSES`): its verb's, or "change"
     for a general verb that sets its thing to a value."""
@@ -1024,6 +1048,7 @@ def _pointing_back(
     return False
 
 
+@_per_request
 def _removes(request: TraceRequest) -> bool:
     """Whether the action itself takes something away (so "scrap it" asks for it)."""
     wanted = action_words(request)
@@ -1096,6 +1121,7 @@ def _changes_it_to_value(part: str, request: TraceRequest) -> bool:
     )
 
 
+@_per_request
 def _named_moments(request: TraceRequest) -> frozenset[str]:
     """The stems of the words of the arguments' names and of the verbs callers use for the moments
     they name ("leaving_time": "leav"; "dropoff_date": "return", "bring", "drop")."""
@@ -1701,6 +1727,7 @@ def _for_another(part: str, request: TraceRequest) -> bool:
     return utterance.for_someone_else(part) and not _to_another(request)
 
 
+@_per_request
 def _to_another(request: TraceRequest) -> bool:
     """Whether the action is for another party: an argument named for the recipient, or money
     sent to an account the query does not call the caller's own ("to account {to_account}")."""
@@ -1986,6 +2013,7 @@ _FRAME = re.compile(
 )
 
 
+@_per_request
 def _query_frames(request: TraceRequest) -> dict[str, tuple[str, float | None]]:
     """The query's frames, by preposition: the word after it and how close in meaning another
     word must be to stand for it: None when it names one place or party ("at the vet"), or

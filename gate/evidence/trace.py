@@ -31,6 +31,7 @@ said earlier changes what was said later. Pure: no I/O, no clock.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Callable, Sequence
 
@@ -50,6 +51,27 @@ _OFFER = re.compile(
     r"there (?:is|are)|i (?:found|have|see)|available|option|¿|quiere|voulez|möchten)\b|\?\s*$",
     re.IGNORECASE,
 )
+# A question for a value ("how many tickets would you like to get?", "where will you leave
+# from?"): it asks about a task under way, and offers none.
+_ASKS_FOR_VALUE = re.compile(
+    r"^\W*(?:and\s+|so\s+|also\s+)?(?:how (?:many|much|long|late|early)|what|which|when|where|who|whom)\b",
+    re.IGNORECASE,
+)
+
+
+def _offers(text: str) -> bool:
+    """Whether the agent's words offer something: words that offer, or a closing question, in a
+    sentence that does not ask for a value (:data:`_ASKS_FOR_VALUE`)."""
+    bounds = [0, *(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]
+    sentences = [text[a:b].strip() for a, b in itertools.pairwise(bounds) if text[a:b].strip()]
+    return any(
+        _OFFER.search(sentence) is not None
+        and _ASKS_FOR_VALUE.match(sentence) is None
+        and (n == len(sentences) - 1 or _OFFER.search(sentence.rstrip("?! .")) is not None)
+        for n, sentence in enumerate(sentences)
+    )
+
+
 # The agent offering to do something now ("Shall I cancel it?", "Please confirm the transfer").
 _OFFERS_TO_DO = re.compile(
     r"\b(?:shall i|should i|(?:would|do) you (?:like|want) me to|want me to|can i|may i|please confirm|"
@@ -233,7 +255,7 @@ def _offers_action(r: rd.Reading, reply: rd.Reading, request: TraceRequest) -> b
             # "do you want to visit?" for "schedule a visit": the action said by its thing
             or (r.about >= rd.RELATED and rd.shares_word(s.text, rd.query_thing(request)))
         )
-        and _OFFER.search(s.text) is not None
+        and _offers(s.text)
         and (
             _takes_up(reply, reply.statement.text, s.text, request.lang)
             or (reply.stance == "request" and not reply.other_action)
@@ -423,6 +445,9 @@ def _argument(
     # The offer the caller's last question for other options set aside: it stands again when
     # the agent's answer finds none ("no, there is no refundable one right now").
     set_aside: tuple[rd.Reading, Said] | None = None
+    # The last offer of this value nobody took up, and the rule that set it aside (named in the
+    # note when nothing else traces the value).
+    dropped: tuple[rd.Reading, str] | None = None
     heard = ""  # the agent's latest words: what a reply answers
     searched: rd.Reading | None = None  # the caller's latest words, when they searched for other things
     sought_at: float | None = None  # when the caller first asked or searched for the request's thing
@@ -474,13 +499,18 @@ def _argument(
             offer = (r, named[0], _offered_of_kind(r, spec, request)) if named else None
             if offer is not None and offer[2] == 1:
                 standing = (r, named[0])
+                dropped = None
             elif (
                 (other_spans := forms.other_value_spans(s.text, spec, request, offered=True))
                 or offer is not None
             ) and not _answers_about_offer(readings, n, [x.span for x in named] + other_spans, request):
-                standing = None  # the agent offers something else now
+                # the agent offers something else now
+                dropped = _dropped(standing, "trace.offer.replaced", dropped)
+                standing = None
             elif not named and spec.kind == "text" and _new_results(r, request):
-                standing = None  # "Search revealed 9 results. Auberge Vancouver Hotel is ...": another
+                # "Search revealed 9 results. Auberge Vancouver Hotel is ...": another
+                dropped = _dropped(standing, "trace.offer.new_results", dropped)
+                standing = None
             if named and spec.kind == "text":
                 options |= {o for x in named for o in alternatives(s.text, x.start, x.end)}
             continue
@@ -553,6 +583,7 @@ def _argument(
             ):
                 # "I would like something italian around york": a search for something, in words
                 # that neither take up nor point at what stands offered.
+                dropped = _dropped(standing, "trace.offer.search", dropped)
                 standing = None
         if offer is not None and s.origin == "call":
             offered_r, offered, kinds = offer
@@ -566,25 +597,24 @@ def _argument(
                 # is turned down, and what it offered goes with it.
                 if standing is not None and not _sets_aside(r, spec, offered_r, request) and not r.refuses:
                     set_aside = standing
+                why = (
+                    "trace.offer.changed"
+                    if _sets_aside(r, spec, offered_r, request)
+                    else "trace.offer.others"
+                    if asks_another(s.text) and not _asks_of_another_kind(s.text, request)
+                    else "trace.offer.refused"
+                )
+                dropped = (offered_r, why)
                 standing = None
             elif (_takes_up(r, s.text, heard, request.lang) and kinds == 1) or picked:
                 spoken_of = True
                 current = _offer_taken(spec, offered_r, offered, r)
                 standing = None
+            elif kinds > 1 and _takes_up(r, s.text, heard, request.lang):
+                dropped = (offered_r, "trace.offer.choice")  # a yes to several takes none of them
             offer = None
         if standing is not None and (
-            _sets_aside(r, spec, standing[0], request)
-            or (s.speaker == "caller" and asks_another(s.text) and not _asks_of_another_kind(s.text, request))
-            or (spec.kind == "text" and r.stance == "request" and _asks_elsewhere(s.text, request))
-            # (again: the offer answered an earlier search for it, not another task's)
-            or (
-                spec.kind == "text"
-                and s.speaker == "caller"
-                and sought_at is not None
-                and standing[0].statement.at is not None
-                and sought_at < standing[0].statement.at
-                and _searches_again(r, request)
-            )
+            down := _turned_down(r, n, spec, standing[0], readings, request, sought_at)
         ):
             # A change of mind, asking for other options ("are there any other events on other
             # dates?"), or a new search for the thing ("can you change the search to look for
@@ -592,6 +622,7 @@ def _argument(
             # until the agent finds none.
             if not _sets_aside(r, spec, standing[0], request) and not r.refuses:
                 set_aside = standing
+            dropped = (standing[0], down)
             standing = None
         if (
             current is not None
@@ -798,9 +829,80 @@ def _argument(
             "the tool's default; nobody spoke of it",
             source="default",
         )
-    return ArgumentTrace(
-        spec.name, spec.value, "missing", "trace.missing", "nothing the caller said gives it"
-    )
+    note = "nothing the caller said gives it"
+    if dropped is not None:
+        offered_r, rule = dropped
+        turn = offered_r.statement.turn
+        when = f" (turn {turn})" if turn is not None else ""
+        note += f"; the agent offered it{when}, and {_DROPPED[rule]} ({rule})"
+    elif standing is not None:
+        turn = standing[0].statement.turn
+        when = f" (turn {turn})" if turn is not None else ""
+        note += f"; the agent offered it{when}, and the caller never took it up"
+    return ArgumentTrace(spec.name, spec.value, "missing", "trace.missing", note)
+
+
+# Why an offer of the value was set aside, by the rule's id (named in the argument's note).
+_DROPPED = {
+    "trace.offer.changed": "the caller changed their mind",
+    "trace.offer.refused": "the caller said no to it",
+    "trace.offer.others": "the caller asked for other options",
+    "trace.offer.elsewhere": "the caller asked for it somewhere else",
+    "trace.offer.search_again": "the caller searched for the thing again",
+    "trace.offer.search": "the caller searched for something else",
+    "trace.offer.replaced": "the agent put another forward",
+    "trace.offer.new_results": "the agent reported a new search's results",
+    "trace.offer.choice": "it was one of several, and a yes takes none of them",
+}
+
+
+def _dropped(
+    standing: tuple[rd.Reading, Said] | None, why: str, dropped: tuple[rd.Reading, str] | None
+) -> tuple[rd.Reading, str] | None:
+    """The offer set aside now and why, or the one before when nothing stood offered."""
+    return (standing[0], why) if standing is not None else dropped
+
+
+def _turned_down(
+    r: rd.Reading,
+    n: int,
+    spec: ArgumentSpec,
+    offered: rd.Reading,
+    readings: Sequence[rd.Reading],
+    request: TraceRequest,
+    sought_at: float | None,
+) -> str | None:
+    """The id of the rule by which ``r`` turns down the value standing offered, or None."""
+    s = r.statement
+    if _sets_aside(r, spec, offered, request):
+        return "trace.offer.changed"
+    if s.speaker == "caller" and asks_another(s.text) and not _asks_of_another_kind(s.text, request):
+        return "trace.offer.others"
+    # "what rating do they have?" ... "4.7" ... "nope, yet again you fail": a no once the
+    # questions about the offer are answered turns it down, as a no right after it does.
+    if (
+        s.speaker == "caller"
+        and r.refuses
+        and not any(x.same for x in r.said(spec.name))
+        # "No thanks. Play the song you found please.": the no is to something else
+        and not r.names_action
+        and not _asks_for_offered(r, s.text, request)
+        and _answered_since(readings, offered, n)
+    ):
+        return "trace.offer.refused"
+    if spec.kind == "text" and r.stance == "request" and _asks_elsewhere(s.text, request):
+        return "trace.offer.elsewhere"
+    # (again: the offer answered an earlier search for it, not another task's)
+    if (
+        spec.kind == "text"
+        and s.speaker == "caller"
+        and sought_at is not None
+        and offered.statement.at is not None
+        and sought_at < offered.statement.at
+        and _searches_again(r, request)
+    ):
+        return "trace.offer.search_again"
+    return None
 
 
 def _name_words(text: str) -> set[str]:
@@ -1428,9 +1530,26 @@ _LISTED_BEFORE = re.compile(
 _LISTED_AFTER = re.compile(r"^\s*,\s*[A-Z][^,:;.!?]{0,40},\s*[A-Z]")
 
 
+# A name put forward as a question of its own ("Mary Magdalene?", "Or Hackers?", "Perhaps Ramen
+# Shop?"): a lead that offers, then only a name's words.
+_NAME_QUESTION = re.compile(
+    r"^\s*(?:(?i:or|and|perhaps|maybe|possibly|how about|what about)\s+)*"
+    r"(?:[A-Z0-9][\w'’&.-]*)(?:\s+(?:[A-Z0-9][\w'’&.-]*|of|the|and|a|an|in|on|at|de|la|&|-))*\s*\?\s*$"
+)
+
+
 def _in_a_list(text: str, start: int, end: int) -> bool:
-    """Whether the name at ``start:end`` is one of a list of names the agent read out."""
-    return bool(_LISTED_BEFORE.search(text[:start]) or _LISTED_AFTER.match(text[end:]))
+    """Whether the name at ``start:end`` is one of a list of names the agent read out: with
+    commas, or one name a question ("Little Woods? Mary Magdalene? Perhaps Ramen Shop?")."""
+    if _LISTED_BEFORE.search(text[:start]) or _LISTED_AFTER.match(text[end:]):
+        return True
+    bounds = [0, *(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]
+    sentences = [(a, b) for a, b in itertools.pairwise(bounds) if text[a:b].strip()]
+    at = next((n for n, (a, b) in enumerate(sentences) if a <= start < b), None)
+    if at is None or not _NAME_QUESTION.match(text[sentences[at][0] : sentences[at][1]]):
+        return False
+    near = [sentences[n] for n in (at - 1, at + 1) if 0 <= n < len(sentences)]
+    return any(_NAME_QUESTION.match(text[a:b]) for a, b in near)
 
 
 def _sentence_around(text: str, at: int) -> str:
