@@ -62,8 +62,7 @@ _ASKS_FOR_VALUE = re.compile(
 def _offers(text: str) -> bool:
     """Whether the agent's words offer something: words that offer, or a closing question, in a
     sentence that does not ask for a value (:data:`_ASKS_FOR_VALUE`)."""
-    bounds = [0, *(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]
-    sentences = [text[a:b].strip() for a, b in itertools.pairwise(bounds) if text[a:b].strip()]
+    sentences = [text[a:b].strip() for a, b in _sentences(text)]
     return any(
         _OFFER.search(sentence) is not None
         and _ASKS_FOR_VALUE.match(sentence) is None
@@ -588,20 +587,18 @@ def _argument(
         if offer is not None and s.origin == "call":
             offered_r, offered, kinds = offer
             picked = spec.kind == "text" and picks(s.text, offered.words, offered_r.statement.text)
-            if (
-                (asks_another(s.text) and not _asks_of_another_kind(s.text, request))
-                or _sets_aside(r, spec, offered_r, request)
-                or r.refuses
-            ):
+            changed = _sets_aside(r, spec, offered_r, request)
+            asks_others = asks_another(s.text) and not _asks_of_another_kind(s.text, request)
+            if asks_others or changed or r.refuses:
                 # "can you find me something else?", "I'd rather see the Mariners game": the offer
                 # is turned down, and what it offered goes with it.
-                if standing is not None and not _sets_aside(r, spec, offered_r, request) and not r.refuses:
+                if standing is not None and not changed and not r.refuses:
                     set_aside = standing
                 why = (
                     "trace.offer.changed"
-                    if _sets_aside(r, spec, offered_r, request)
+                    if changed
                     else "trace.offer.others"
-                    if asks_another(s.text) and not _asks_of_another_kind(s.text, request)
+                    if asks_others
                     else "trace.offer.refused"
                 )
                 dropped = (offered_r, why)
@@ -1543,13 +1540,18 @@ def _in_a_list(text: str, start: int, end: int) -> bool:
     commas, or one name a question ("Little Woods? Mary Magdalene? Perhaps Ramen Shop?")."""
     if _LISTED_BEFORE.search(text[:start]) or _LISTED_AFTER.match(text[end:]):
         return True
-    bounds = [0, *(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]
-    sentences = [(a, b) for a, b in itertools.pairwise(bounds) if text[a:b].strip()]
+    sentences = _sentences(text)
     at = next((n for n, (a, b) in enumerate(sentences) if a <= start < b), None)
     if at is None or not _NAME_QUESTION.match(text[sentences[at][0] : sentences[at][1]]):
         return False
     near = [sentences[n] for n in (at - 1, at + 1) if 0 <= n < len(sentences)]
     return any(_NAME_QUESTION.match(text[a:b]) for a, b in near)
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    """Where each sentence of ``text`` starts and ends (empty ones left out)."""
+    bounds = [0, *(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]
+    return [(a, b) for a, b in itertools.pairwise(bounds) if text[a:b].strip()]
 
 
 def _sentence_around(text: str, at: int) -> str:
