@@ -97,6 +97,10 @@ class Transaction:
     answer: Turn
     after: tuple[Turn, ...]
     parameters: dict[str, str] = field(default_factory=dict)
+    # Every value the caller's own acts give up to the service call, for any service, as said
+    # and in its canonical form, folded ("san fran" and "san francisco"): SGD's labels of what
+    # the caller said, whatever form the words took.
+    caller_values: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -198,6 +202,17 @@ def _turn(raw: dict[str, Any], service: str) -> Turn:
     return Turn(speaker, raw["utterance"], tuple(acts), tuple(spans))
 
 
+def _caller_values(turns: list[dict[str, Any]]) -> frozenset[str]:
+    return frozenset(
+        v.casefold()
+        for t in turns
+        if t["speaker"] == "USER"
+        for frame in t["frames"]
+        for a in frame["actions"]
+        for v in (*a.get("values", []), *a.get("canonical_values", []))
+    )
+
+
 def _confirms(turn: dict[str, Any], service: str) -> bool:
     return any(a["act"] == "CONFIRM" for f in turn["frames"] if f["service"] == service for a in f["actions"])
 
@@ -237,6 +252,7 @@ def transactions(base: Path, split: str, *, limit_files: int | None = None) -> I
                     answer=_turn(turns[first + 1], service),
                     after=tuple(_turn(t, service) for t in turns[first + 2 : i]),
                     parameters=dict(call["parameters"]),
+                    caller_values=_caller_values(turns[:i]),
                 )
 
 

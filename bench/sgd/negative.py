@@ -4,8 +4,9 @@ For one required argument of a transaction (chosen from the dialogue id, so the 
 run picks the same one), another value of the same kind: another valid value of a
 categorical slot, a date a few days off, a time a few hours off, another number, or
 another value the same slot takes elsewhere in the split. Every candidate is checked
-against everything the caller said in the dialogue, in the forms a caller says it,
-so the replaced value is not the caller's.
+against everything the caller said in the dialogue, in the forms a caller says it, and
+against SGD's own labels of the caller's acts (a value the caller gave in any form, "San
+Fran" for San Francisco, for any service), so the replaced value is not the caller's.
 """
 
 from __future__ import annotations
@@ -102,14 +103,26 @@ def choose(
     rng = random.Random(digest)
     for param in required[start:] + required[:start]:
         other = _other(
-            param, values[param.name], words, found.get((spec.intent.service, param.name), []), rng
+            param,
+            values[param.name],
+            words,
+            found.get((spec.intent.service, param.name), []),
+            rng,
+            tx.caller_values,
         )
         if other is not None:
             return param.name, other
     return None
 
 
-def _other(param: Param, value: str, words: str, pool: Sequence[str], rng: random.Random) -> str | None:
+def _other(
+    param: Param,
+    value: str,
+    words: str,
+    pool: Sequence[str],
+    rng: random.Random,
+    said: frozenset[str] = frozenset(),
+) -> str | None:
     if param.slot.categorical and param.slot.values:
         candidates = [v for v in param.slot.values if v != value and not _said_value(param, v, words)]
     elif param.form == "date":
@@ -119,8 +132,23 @@ def _other(param: Param, value: str, words: str, pool: Sequence[str], rng: rando
     elif re.fullmatch(r"\d+", value):
         candidates = _numbers(int(value), words)
     else:
-        candidates = [v for v in pool if v.lower() != value.lower() and not _said(v, words)]
+        candidates = [
+            v for v in pool if v.lower() != value.lower() and not _said(v, words) and not _same_name(v, value)
+        ]
+    candidates = [c for c in candidates if c.casefold() not in said]
     return rng.choice(candidates) if candidates else None
+
+
+_TITLES = frozenset({"dr", "mr", "mrs", "ms", "miss", "prof", "the", "a", "an"})
+
+
+def _same_name(a: str, b: str) -> bool:
+    """Whether two of a slot's values name the same thing in two forms ("Dr. Andrei Simel" and
+    "Andrei Simel , Family & Cosmetic Dentisry"): the words of one, titles aside, at least two of
+    them, are all in the other."""
+    wa, wb = (set(re.findall(r"[a-z0-9]+", x.lower())) - _TITLES for x in (a, b))
+    small, large = sorted((wa, wb), key=len)
+    return len(small) >= 2 and small <= large
 
 
 def _said_value(param: Param, value: str, words: str) -> bool:

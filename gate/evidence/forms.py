@@ -560,10 +560,22 @@ def _other_names(
         and spec.role in ("from", "to")
         and (offered or _SPOT_CUES.isdisjoint(spec.cues))
     )
-    if by_role:
+    # The same for a town with no role where the query names the part without a preposition
+    # ("city {city}"): "any dates where they perform in NYC?" names another city.
+    by_town = (
+        (not before or before[0] not in _FRAME_WORDS)
+        and spec.role is None
+        and not _TOWN_CUES.isdisjoint(spec.cues)
+        and _SPOT_CUES.isdisjoint(spec.cues)
+        # a street address or a spot in a town is not another town: "in San Jose" for 1546
+        # Maurice Lane says where it is
+        and not any(ch.isdigit() for ch in spec.shown)
+        and not _facility(spec.shown)
+    )
+    if by_role or by_town:
         if text == text.casefold():
             return []
-        before = [str(spec.role)]
+        before = [str(spec.role) if by_role else "in"]
     if not before or before[0] not in _FRAME_WORDS:
         return []
     own = value_spans(text, spec, request)
@@ -575,22 +587,28 @@ def _other_names(
         if before[0] == "to" and lead and lead[0] in _TO_VERB:
             continue  # "i'm going to compare prices": a verb, not a place
         name = _NAME_AFTER.match(text, m.end())
-        if name is None or (by_role and not name.group()[:1].isupper()):
+        if name is None or ((by_role or by_town) and not name.group()[:1].isupper()):
             continue
-        words_said = [w.casefold().strip(".,;:!?") for w in name.group().split()]
+        shown = name.group()
+        # A town is its words written as a name: "in New York on March 2nd" names New York.
+        run = _CAPITALISED.match(shown) if by_town else None
+        shown = run.group() if run is not None else shown
+        words_said = [w.casefold().strip(".,;:!?") for w in shown.split()]
         if words_said and (words_said[0] in _DAYPARTS or words_said[0] in _ADVERBIAL):
             continue  # "in the evening" says when, "in total" how much: not where
         # "LA", "NYC": letters written as capitals name a place, whatever the word in lower case
-        initials = len(name.group().split()[0]) > 1 and name.group().split()[0].isupper()
+        initials = len(shown.split()[0]) > 1 and shown.split()[0].isupper()
         while words_said[int(initials) :] and (
             words_said[-1] in words.BESIDE_NAME or words_said[-1] in _SMALL
         ):
             words_said.pop()
         if not words_said or (
-            not initials and (words_said[0] in words.BESIDE_NAME or words_said[0] in _SMALL)
+            not initials
+            and not (run is not None and len(words_said) > 1)
+            and (words_said[0] in words.BESIDE_NAME or words_said[0] in _SMALL)
         ):
             continue
-        span = (name.start(), name.start() + len(" ".join(name.group().split()[: len(words_said)])))
+        span = (name.start(), name.start() + len(" ".join(shown.split()[: len(words_said)])))
         if _mentions(text[span[0] : span[1]], request.lang):
             continue
         if any(_overlaps(span, o) for o in own):
@@ -602,6 +620,9 @@ def _other_names(
 
 
 _SPOT_CUES = frozenset({"pickup", "dropoff"})
+_CAPITALISED = re.compile(r"[A-ZÀ-Þ][\w'’&.-]*(?:\s+[A-ZÀ-Þ][\w'’&.-]*){0,2}")
+# Words that name an argument as the town or area something is in.
+_TOWN_CUES = frozenset({"city", "town", "area", "location"})
 # Words that end the name of a place inside a town ("Intercity Terminal", "SFO International
 # Airport"): a town said for one is where it is, not another place.
 _FACILITY = frozenset(
@@ -1291,6 +1312,17 @@ def people_counts(text: str) -> list[tuple[int, int, int]]:
         (rf"\b(?:me|myself|i)\s+and\s+{_COUNT}\s+(?:\w+\s+)?(?:{people}|others|more)\b", 1),
         (r"\b(?:just|only)\s+(?:me|myself)\b(?!\s*(?:,\s*)?and\b)|\bon my own\b|\bby myself\b", -1),
         (r"\bboth of us\b|\bthe two of us\b|\bme and you\b", -2),
+        # "a group of one", "a party of three": the people counted
+        (
+            rf"\b(?:group|party)\s+of\s+{_COUNT}\b(?!\s+(?:\w+\s+)?(?:days?|nights?|hours?|weeks?|bags?|rooms?))",
+            0,
+        ),
+        # "a cab for one to get there", "a table for one please": one, counting nothing named
+        (
+            r"\bfor one(?:\s+person)?\b(?=\s*(?:[,.!?;]|$|(?:to|please|only|and|at|on|in|from|"
+            r"tonight|today|tomorrow|now)\b))",
+            -1,
+        ),
         (rf"\b(?:me|myself|i)\s*,?\s+(?:and\s+)?(?:my|our|a|an)\s+(?:{partners})\b", -2),
         (rf"\b(?:my|our)\s+(?:{partners})\s+and\s+(?:i|me|myself)\b", -2),
     ]
@@ -1298,7 +1330,7 @@ def people_counts(text: str) -> list[tuple[int, int, int]]:
         for m in re.finditer(pattern, folded):
             if any(a <= m.start() < b or a < m.end() <= b for a, b, _ in out):
                 continue
-            if value > 0:
+            if value >= 0:  # a count said, plus the people it leaves out ("me and three friends")
                 n = _count(m.group(1))
                 if n is not None:
                     out.append((m.start(), m.end(), n + value))
@@ -1358,12 +1390,10 @@ def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
     # Laughter" offers no film called "After"): a place or a value of a known set always does.
     full = " ".join(spec.shown.casefold().split())
     # A place, or a value of a known set ("a nice standard Accord"), is itself inside a longer name.
-    whole_anyway = (
-        spec.role is not None
-        or bool(PLACE_CUES & set(spec.cues))
-        or bool(spec.choices)
-        or bool(alternatives_of(spec.shown))
-    )
+    whole_anyway = spec.role is not None or bool(PLACE_CUES & set(spec.cues)) or bool(spec.choices)
+    # A word of a known set the argument does not list ("night" of the parts of a day, for a song)
+    # is a value alone, not when it opens a longer name ("the album Night Visions").
+    known_word = not whole_anyway and bool(alternatives_of(spec.shown))
     written = any(ch.isupper() for ch in text)
     core = " ".join(_without_kind(spec).casefold().split())
     # The name without the word for its kind, followed by another such word ("the hair stylist"
@@ -1382,6 +1412,7 @@ def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
             # after another unknown word ("a madea family funeral") offers no film "Family"
             and (
                 whole_anyway
+                or (known_word and not (text[s : s + 1].isupper() and _NAME_GOES_ON.match(text, e)))
                 or (written and _NAME_GOES_ON.match(text, e) is None)
                 or (not written and (" " in full or _opens_a_name(text, s)))
             )

@@ -805,7 +805,8 @@ def _clause(
         return _Clause(start, end, "condition")
     if removal and _goes(part, request) and not utterance.is_question(part, lang):
         return _Clause(start, end, "request")  # "the golf channel can go now"
-    if [m for m in _LATER.finditer(_without_values(part, request)) if not _names_bound(m.group(), request)]:
+    masked = _without_values(part, request)
+    if [m for m in _LATER.finditer(masked) if _puts_off_to(_later_phrase(masked, m), request)]:
         return _Clause(start, end, "later")
     if _someone_else(part, request):
         return _Clause(start, end, "someone_else")
@@ -1185,7 +1186,27 @@ def puts_later(text: str, request: TraceRequest | None = None) -> bool:
     """
     if _PUT_LATER.search(text) is not None:
         return True
-    return any(request is None or not _names_bound(m.group(), request) for m in _LATER.finditer(text))
+    return any(
+        request is None or _puts_off_to(_later_phrase(text, m), request) for m in _LATER.finditer(text)
+    )
+
+
+def _later_phrase(text: str, later: re.Match[str]) -> str:
+    """A later time said, with the two words after it ("later this evening", "later on today")."""
+    rest = re.match(r"(?:\s+[^\W\d_]+){0,2}", text[later.end() :])
+    return text[later.start() : later.end() + (rest.end() if rest else 0)]
+
+
+def _puts_off_to(later: str, request: TraceRequest) -> bool:
+    """Whether a later time said ("later today", "in two weeks") puts the request off: not when
+    it is a value the request binds, nor when it gives a moment argument another value ("later
+    today" for a bus on the 5th is the caller's own day for it, not a put-off)."""
+    if _names_bound(later, request):
+        return False
+    return not any(
+        spec.kind in ("date", "weekday", "time") and forms.other_value_spans(later, spec, request)
+        for spec in request.arguments
+    )
 
 
 # Leaving a thing as it is asks for nothing new: "keep saturday at 8pm for 4 as it is".

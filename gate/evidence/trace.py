@@ -496,13 +496,13 @@ def _argument(
                 standing = set_aside
             set_aside = None
             offer = (r, named[0], _offered_of_kind(r, spec, request)) if named else None
+            other_spans = forms.other_value_spans(s.text, spec, request, offered=True)
             if offer is not None and offer[2] == 1:
                 standing = (r, named[0])
                 dropped = None
-            elif (
-                (other_spans := forms.other_value_spans(s.text, spec, request, offered=True))
-                or offer is not None
-            ) and not _answers_about_offer(readings, n, [x.span for x in named] + other_spans, request):
+            elif (other_spans or offer is not None) and not _answers_about_offer(
+                readings, n, [x.span for x in named] + other_spans, request
+            ):
                 # the agent offers something else now
                 dropped = _dropped(standing, "trace.offer.replaced", dropped)
                 standing = None
@@ -513,6 +513,19 @@ def _argument(
             if named and spec.kind == "text":
                 options |= {o for x in named for o in alternatives(s.text, x.start, x.end)}
             continue
+        if (
+            s.speaker == "caller"
+            and r.rule == "trace.condition"
+            and (offer is not None or standing is not None)
+            and asks_another(s.text)
+            and not _asks_of_another_kind(s.text, request)
+        ):
+            # "Can you check if there are some other cars available?": asking whether there are
+            # others turns the offer down, as asking for them does.
+            if standing is not None:
+                set_aside = standing
+            dropped = ((offer[0] if offer is not None else standing[0]), "trace.offer.others")  # type: ignore[index]
+            offer = standing = None
         if (
             s.speaker == "caller"
             and r.rule == "trace.condition"
@@ -699,7 +712,13 @@ def _argument(
                 continue
         said = [x for x in r.said(spec.name) if x.fits and not _searched_not_started(r, spec, x, request)]
         own = [x for x in said if x.same]
-        others = [x for x in said if not x.same and not _belongs_elsewhere(x, r, spec)]
+        others = [
+            x
+            for x in said
+            if not x.same
+            and not _belongs_elsewhere(x, r, spec)
+            and not _town_of_another_thing(r, spec, request)
+        ]
         if current is not None and s.origin == "call" and s.speaker == "caller" and not own:
             # Another of its kind with nothing around it ("no, three will do"), its label unsaid.
             bare = [
@@ -1065,6 +1084,11 @@ _ANOTHER = re.compile(
     r"(?:[a-z]+\s+){0,2}?(?:ones?|options?|choices?|times?|days?|dates?|places?|restaurants?|hotels?|events?|flights?|buses|bus|"
     r"cars?|shows?|films?|movies?|houses?|apartments?|rooms?|songs?|doctors?|dentists?|salons?|stylists?)\b|"
     r"\bany(?:thing)? (?:other|others)\b|\bnot (?:that|this) one\b|"
+    # "could you show me more results?", "give me more": more of what a search found ("tell me
+    # more" asks about the one offered)
+    r"\bmore\s+(?:[a-z]+\s+)?(?:results?|options?|choices?|suggestions?|matches)\b|"
+    r"\b(?:give|show|find|get)\s+(?:me|us)\s+(?:some\s+)?more\b(?!\s+(?:time|days?|of|about|details|info))|"
+    r"\bwhat else\b|"
     r"\b(?:something|anything|somewhere|anywhere|one|ones) (?:cheaper|closer|nearer|better|earlier|later|"
     r"bigger|smaller|quieter)\b",
     re.IGNORECASE,
@@ -1073,8 +1097,14 @@ _ANOTHER = re.compile(
 
 _ASKS = re.compile(
     r"\b(?:find|show|get|try|suggest|recommend|offer|give|got|have|is there|are there|any|"
-    r"what about|how about)\b",
+    r"what about|how about|see|check|look|there (?:is|are))\b",
     re.IGNORECASE,
+)
+
+
+_A_TIME = re.compile(r"\b(?:times?|days?|dates?)\b", re.IGNORECASE)
+_ONLY_FILLERS = re.compile(
+    r"[\W_]*(?:(?:ok|okay|um|uh|hmm|well|no|nah|and|then|so|right)[\W_]+)*", re.IGNORECASE
 )
 
 
@@ -1144,7 +1174,14 @@ def asks_another(text: str) -> bool:
         return True
     for m in _ANOTHER.finditer(text):
         lead = text[max(0, m.start() - 40) : m.start()]
-        if _ASKS.search(lead) or text[m.end() :].lstrip().startswith("?") or text.rstrip().endswith("?"):
+        if (
+            _ASKS.search(lead)
+            or text[m.end() :].lstrip().startswith("?")
+            or text.rstrip().endswith("?")
+            # "more choices please", "ok, something else": asked for by naming it first ("another
+            # time" puts off, it asks for no other option)
+            or (_ONLY_FILLERS.fullmatch(lead) is not None and _A_TIME.search(m.group()) is None)
+        ):
             return True
     return False
 
@@ -1191,6 +1228,20 @@ def _answers_about_offer(
         # "are there any stops on the flight?" asks about the offer, not for another
         and not (asks_another(question) and not _asks_of_another_kind(question, request))
         and _COMPARED.search(question) is None
+        and not _brings_new_values(question, readings[:k], request)
+    )
+
+
+def _brings_new_values(question: str, before: Sequence[rd.Reading], request: TraceRequest) -> bool:
+    """Whether the caller's question gives a value nobody said before it in the call ("What about
+    in New York City for Buddy Guy?" after an offer of another band): it puts something new
+    forward, so the answer to it is a new offer, not a fact of the one before. ("When does the
+    flight arrive in SF?" after the caller asked to go to SF asks about the offer.)"""
+    folded = " ".join(r.statement.text for r in before if not r.statement.part).casefold()
+    return any(
+        x.fits and x.words.casefold() not in folded
+        for spec in request.arguments
+        for x in forms.said_in(question, spec, request)
     )
 
 
@@ -1525,6 +1576,14 @@ _LISTED_BEFORE = re.compile(
     r"\s*[A-Z][^,:;.!?]{0,40},\s*$"
 )
 _LISTED_AFTER = re.compile(r"^\s*,\s*[A-Z][^,:;.!?]{0,40},\s*[A-Z]")
+# A list of three or more in lower case, read out after a lead ("there's dogman, hackers, and high
+# life."): items of one to four words, no digits, to the end of the sentence.
+_LIST_ITEM = r"[^\W\d_][\w'’&-]*(?:\s+[^\W\d_][\w'’&-]*){0,3}"
+_LOWER_LIST = re.compile(
+    r"(?:^|[:.!?]\s*|\b(?:there(?:'s| is| are)|i (?:have|found)|we have|found|how about|what about|"
+    r"options are|including|either)\s+)"
+    rf"((?:{_LIST_ITEM},\s+)+(?:{_LIST_ITEM},?\s+)?(?:and|or)\s+{_LIST_ITEM})\s*(?:[.?!]|$)"
+)
 
 
 # A name put forward as a question of its own ("Mary Magdalene?", "Or Hackers?", "Perhaps Ramen
@@ -1540,6 +1599,11 @@ def _in_a_list(text: str, start: int, end: int) -> bool:
     commas, or one name a question ("Little Woods? Mary Magdalene? Perhaps Ramen Shop?")."""
     if _LISTED_BEFORE.search(text[:start]) or _LISTED_AFTER.match(text[end:]):
         return True
+    if text == text.casefold():
+        # Words as speech-to-text writes them carry no capitals: "there's dogman, hackers, and
+        # high life" is a list by its commas and its short items ("the bristol apartment homes,
+        # the location is 1550 valley glen drive, it has 1 bed room and 1 bath" describes one).
+        return any(m.start(1) <= start and end <= m.end(1) for m in _LOWER_LIST.finditer(text))
     sentences = _sentences(text)
     at = next((n for n, (a, b) in enumerate(sentences) if a <= start < b), None)
     if at is None or not _NAME_QUESTION.match(text[sentences[at][0] : sentences[at][1]]):
@@ -1571,7 +1635,9 @@ _NEXT_QUESTION = re.compile(
 )
 
 
-_SENTENCE_END = re.compile(r"[.!?](?:\s+|$)")
+# A sentence ends at its stop, not at a "!" inside a list of titles ("Captain Marvel, Shazam! or
+# The Poseidon Adventure?").
+_SENTENCE_END = re.compile(r"(?:[.?]|!(?!\s+(?:or|and)\b))(?:\s+|$)")
 _KEY_KINDS = frozenset({"ident", "text"})
 # A choice in the sentence: "X or Y", "either", "which one", or a list ("Dogman, Hackers and High Life").
 # A choice: "X or Y", "which one", or a list of names ("Rhubarb, Ottolenghi and Nopi"); not a
@@ -1645,6 +1711,26 @@ def _searched_not_started(
     )
 
 
+def _town_of_another_thing(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -> bool:
+    """Whether another town said for a place with no direction is the town of something else the
+    caller asks for ("find a concert to see in NY", in a call that books a restaurant): a search
+    or request for other things, that names neither the request's own thing nor one of its names
+    ("I want to see Low. Do they play in NYC?" asks where the event asked for is)."""
+    return (
+        r.other_action
+        and spec.kind == "text"
+        and spec.role is None
+        and bool(forms.PLACE_CUES & set(spec.cues))
+        and not rd.shares_word(r.statement.text, _own_thing(request))
+        and not any(
+            x.same and x.fits
+            for other in request.arguments
+            if other.name != spec.name and other.kind in ("text", "ident")
+            for x in r.said(other.name)
+        )
+    )
+
+
 def _another_request(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -> bool:
     """Whether a statement with another value for ``spec`` is another request rather than a change.
 
@@ -1656,7 +1742,19 @@ def _another_request(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -
         return False  # a class or a choice ("standard", "full-size") is one per request: a change
     if spec.role is not None and forms.PLACE_CUES & set(spec.cues):
         return False  # where a journey starts or ends is one per journey: "I'd like to leave from Washington"
-    return r.stance == "request" and r.names_action and not r.change
+    if r.stance != "request" or not r.names_action or r.change:
+        return False
+    if forms.PLACE_CUES & set(spec.cues):
+        # A place is where the thing is, one per request: another town for the event asked for
+        # ("do they perform in NYC?") changes it; one said with another thing's identifier
+        # ("and ship A-1002 to Leeds") is that other request's.
+        return any(
+            x.fits and not x.same
+            for other in request.arguments
+            if other.kind == "ident"
+            for x in r.said(other.name)
+        )
+    return True
 
 
 _ASKS_FROM = re.compile(
@@ -1701,20 +1799,48 @@ def _one_part_each(
             )
             if not same or not ra or not rb or ra == rb or a.words != b.words:
                 continue
-            asked = _asked_before(readings, a.turn)
-            wanted = (
-                "from"
-                if asked and _ASKS_FROM.search(asked)
-                else "to"
-                if asked and _ASKS_TO.search(asked)
-                else None
-            )
+            wanted = _other_end_named(readings, a) or _end_asked(_asked_before(readings, a.turn))
             for k, role in ((i, ra), (j, rb)):
                 if role != wanted:
                     out[k] = dataclasses.replace(
                         out[k], status="missing", rule="trace.value.role", note="said once, for another part"
                     )
     return tuple(out)
+
+
+def _end_asked(asked: str | None) -> str | None:
+    """The end of a journey the agent's question asks for, or None when it asks for neither or
+    both ("From where are you leaving, and where to?")."""
+    if not asked:
+        return None
+    start, end = _ASKS_FROM.search(asked), _ASKS_TO.search(asked)
+    if start and end:
+        return None
+    return "from" if start else "to" if end else None
+
+
+# A place said with its start marked: "from New York", "out of Boston", "leaving Chicago".
+_START_NAMED = re.compile(r"\b(?:from|out of|leaving)\s+(?:the\s+)?[^\W\d_]", re.IGNORECASE)
+
+
+def _other_end_named(readings: Sequence[rd.Reading], a: ArgumentTrace) -> str | None:
+    """``to`` when the sentence that says the place without a direction names where the journey
+    starts elsewhere in it ("I want to go Philly from New York"): the place said bare is the
+    other end."""
+    if a.span is None:
+        return None
+    for r in readings:
+        s = r.statement
+        at, until = a.span
+        if s.turn != a.turn or s.speaker != "caller" or s.text != a.words:
+            continue  # (a long turn is also read sentence by sentence: the span is in one text)
+        begin = max((m.end() for m in re.finditer(r"[.!?]\s", s.text[:at])), default=0)
+        stop = re.search(r"[.!?](?:\s|$)", s.text[until:])
+        sentence_end = until + stop.start() if stop else len(s.text)
+        for m in _START_NAMED.finditer(s.text, begin, sentence_end):
+            if not (at <= m.start() < until) and not (m.start() <= at < m.end() + 1):
+                return "to"
+    return None
 
 
 def _asked_before(readings: Sequence[rd.Reading], turn: int | None) -> str | None:
