@@ -522,9 +522,11 @@ def _argument(
         ):
             # "Can you check if there are some other cars available?": asking whether there are
             # others turns the offer down, as asking for them does.
+            turned = offer[0] if offer is not None else standing[0] if standing is not None else None
             if standing is not None:
                 set_aside = standing
-            dropped = ((offer[0] if offer is not None else standing[0]), "trace.offer.others")  # type: ignore[index]
+            if turned is not None:
+                dropped = (turned, "trace.offer.others")
             offer = standing = None
         if (
             s.speaker == "caller"
@@ -1783,8 +1785,10 @@ def _one_part_each(
 ) -> tuple[ArgumentTrace, ...]:
     """One mention of a place is not both where a journey starts and where it ends.
 
-    When a "from" and a "to" argument are traced to the same words, the agent's question
-    they answer decides ("where are you leaving from?"); when nothing does, neither is traced.
+    When a "from" and a "to" argument are traced to the same words, the sentence decides when it
+    marks the start elsewhere ("go Philly from New York": Philly is where it ends); otherwise the
+    agent's question they answer does ("where are you leaving from?"), unless it asks for both
+    ends; when nothing decides, neither is traced (``trace.value.role``).
     """
     specs = {s.name: s for s in request.arguments}
     out = list(arguments)
