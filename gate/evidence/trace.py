@@ -714,13 +714,9 @@ def _argument(
                 continue
         said = [x for x in r.said(spec.name) if x.fits and not _searched_not_started(r, spec, x, request)]
         own = [x for x in said if x.same]
-        others = [
-            x
-            for x in said
-            if not x.same
-            and not _belongs_elsewhere(x, r, spec)
-            and not _town_of_another_thing(r, spec, request)
-        ]
+        others = [x for x in said if not x.same and not _belongs_elsewhere(x, r, spec)]
+        if others and _town_of_another_thing(r, spec, request):
+            others = []
         if current is not None and s.origin == "call" and s.speaker == "caller" and not own:
             # Another of its kind with nothing around it ("no, three will do"), its label unsaid.
             bare = [
@@ -1838,9 +1834,7 @@ def _other_end_named(readings: Sequence[rd.Reading], a: ArgumentTrace) -> str | 
         at, until = a.span
         if s.turn != a.turn or s.speaker != "caller" or s.text != a.words:
             continue  # (a long turn is also read sentence by sentence: the span is in one text)
-        begin = max((m.end() for m in re.finditer(r"[.!?]\s", s.text[:at])), default=0)
-        stop = re.search(r"[.!?](?:\s|$)", s.text[until:])
-        sentence_end = until + stop.start() if stop else len(s.text)
+        begin, sentence_end = next(((b, e) for b, e in _sentences(s.text) if b <= at < e), (0, len(s.text)))
         for m in _START_NAMED.finditer(s.text, begin, sentence_end):
             if not (at <= m.start() < until) and not (m.start() <= at < m.end() + 1):
                 return "to"
