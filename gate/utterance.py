@@ -989,7 +989,12 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|
 # that came from somewhere, not speech; the caller's own label and a spoken "yes:" do not.
 _ANY_LABEL = re.compile(
     r"^\s*[\[\(]?\s*(?!(?:user|caller|customer|client|me|i|the caller|the customer|yes|no|ok|okay|so|"
-    r"well|right|also|and|ps)\s*[\]\)]?\s*:)(?:[a-z][\w'&.-]*\s+){0,5}[a-z][\w'&.-]*\s*[\]\)]?\s*:\s",
+    r"well|right|also|and|ps|btw|first(?:ly)?|second(?:ly)?|third(?:ly)?|lastly|finally|"
+    # The caller announcing what follows ("two things:", "one more thing:", "quick question:")
+    # labels no other source.
+    r"(?:(?:oh|and|also|just|ok|okay|so)\s+)?(?:(?:one|two|three|four|a|a few|a couple of|couple of|"
+    r"some|more|another|other|quick|last|final|small)\s+)*(?:things?|questions?|requests?|points?))"
+    r"\s*[\]\)]?\s*:)(?:[a-z][\w'&.-]*\s+){0,5}[a-z][\w'&.-]*\s*[\]\)]?\s*:\s",
     re.IGNORECASE,
 )
 

@@ -2583,3 +2583,32 @@ async def test_a_group_of_n_counts_its_people(alice: tuple[Call, list[str]], gro
     n = 1 if "one" in group else 3
     await c.turn("yes", call("buy_bus_tickets", **{**tickets, "travelers": n}), say("Shall I?"))
     assert c.arguments()["travelers"]["status"] == "traced", c.arguments()["travelers"]
+
+
+@pytest.mark.parametrize(
+    ("listed", "word", "picked", "whole"),
+    [
+        (
+            "I found these for you. A madea Family funeral, Auntie mame, and dr. strangelove",
+            "Family",
+            "ok let's go with auntie mame",
+            "Auntie Mame",
+        ),
+        ("There are three: the lonely Road home, Blue, or Fire and rain.", "Road", "blue please", "Blue"),
+        ("How about big Yellow Taxi, Heroes, and Starman?", "Yellow Taxi", "heroes", "Heroes"),
+    ],
+)
+async def test_a_word_inside_a_longer_item_of_a_list_is_not_offered(
+    alice: tuple[Call, list[str]], listed: str, word: str, picked: str, whole: str
+) -> None:
+    """A list read out with stray capitals: a capitalised word inside a longer item ("A madea
+    Family funeral") is that item's, not a title of its own the caller's yes or "that one" takes
+    up; the item the caller picked is traced."""
+    c, done = alice
+    await c.says("find me some funny songs", listed)
+    await c.says(picked, "Anything else?")
+    out = await c.turn("I would like to play that one now", call("play_song", song=word), say("Shall I?"))
+    assert done == [] and out != [f"Playing {word}."]
+    assert c.arguments()["song"]["status"] != "traced", c.arguments()["song"]
+    await c.turn("yes", call("play_song", song=whole), say("Shall I?"))
+    assert c.arguments()["song"]["status"] == "traced", c.arguments()["song"]

@@ -1403,6 +1403,10 @@ def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
         for s, e in spans
         if not (core and " ".join(text[s:e].casefold().split()) == core and _another_word_after(text, e))
     ]
+    if not whole_anyway:
+        # A word of a longer item of a list read out offers nothing, whatever its capitals ("A
+        # madea Family funeral, Auntie mame, and dr. strangelove" offers no film "Family").
+        spans = [(s, e) for s, e in spans if not _inside_listed_item(text, s, e)]
     return [
         (s, e)
         for s, e in spans
@@ -1443,6 +1447,42 @@ def _opens_a_name(text: str, start: int) -> bool:
 
 # A capitalised word right after a name in written words: the name goes on ("After Laughter").
 _NAME_GOES_ON = re.compile(r"[ \t]+[A-Z][a-z]")
+
+
+# A list of three or more names read out after a lead (the start of a sentence, a colon, "there's",
+# "i found"): items of one to four words, no digits, to the end of the sentence. The items' words
+# are the items' own, in whatever case they were written.
+_LIST_ITEM = r"[^\W\d_][\w'’&-]*(?:\s+[^\W\d_][\w'’&-]*){0,3}"
+_LIST_LEAD = re.compile(
+    r"(?:^|[:.!?]\s*|\b(?:there(?:'s| is| are)|i (?:have|found)|we have|found|how about|what about|"
+    r"options are|including|either)\s+)",
+    re.IGNORECASE,
+)
+_LIST_BODY = re.compile(
+    rf"(?:{_LIST_ITEM},\s+)+(?:{_LIST_ITEM},?\s+)?(?:and|or)\s+{_LIST_ITEM}(?=\s*(?:[.?!]|$))", re.IGNORECASE
+)
+_ITEM_SEPARATOR = re.compile(r",\s+(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
+
+
+def _inside_listed_item(text: str, start: int, end: int) -> bool:
+    """Whether ``start:end`` is an item's later word in a list read out: another word of the item,
+    not an article, comes before it ("A madea Family funeral" has "madea" before "Family"). A
+    value that opens its item ("I also found Sakura, on Park Row, ...") is the item's name.
+
+    The list is read from the lead nearest before the value ("found", not the sentence's start,
+    whose first item would hold "I also found"). Pure.
+    """
+    lists = (_LIST_BODY.match(text, lead.end()) for lead in _LIST_LEAD.finditer(text, 0, start + 1))
+    spans = [m.span() for m in lists if m is not None and m.start() <= start and end <= m.end()]
+    if not spans:
+        return False
+    first, last = max(spans)
+    cuts = [x for sep in _ITEM_SEPARATOR.finditer(text, first, last) for x in sep.span()]
+    bounds = [first, *cuts, last]
+    for a, b in zip(bounds[::2], bounds[1::2], strict=False):
+        if a <= start and end <= b:
+            return any(w not in _ARTICLES for w in _WORD.findall(text[a:start].casefold()))
+    return False
 
 
 # The words of an argument that holds a place.
