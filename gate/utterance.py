@@ -374,14 +374,15 @@ def _scope(clause: str, lang: str | None, moves: bool = True) -> tuple[str, str]
 _FILLER = (
     r"(?:(?:so|well|oh|ok|okay|um|uh|erm|hmm|yeah|yes|hi|hello|hey|and|also|actually|just|"
     r"on second thoughts?|in fact|instead|correction|no wait|wait|you know what|"
-    r"alright|right|sorry|listen|look|then|great|lovely|perfect|fine|cool|"
+    r"alright|right|sorry|listen|look|then|great|lovely|perfect|fine|cool|anyway|anyways|anyhow|"
     # "now can you help me find an apartment?": "now" opening a request, not a time
     r"now(?=\s*,?\s+(?:can|could|would|will|please|let'?s|i|we)\b)|"
     r"bueno|pues|oui|alors|bon|ja|also|na)\s*,?\s+)*"
 )
 _REQUEST_AS_QUESTION = re.compile(
     rf"^{_FILLER}(?:please\s+)?(?:"
-    r"(?:can|could|would|will)\s+(?:you|u|ya)\s+(?:please\s+|kindly\s+|just\s+)?(?!tell|say|explain|"
+    r"(?:can|could|would|will|can'?t|cannot|couldn'?t|won'?t|wouldn'?t)\s+(?:you|u|ya)\s+"
+    r"(?:please\s+|kindly\s+|just\s+)?(?!tell|say|explain|"
     r"know|confirm if|check if|remind|even\b|ever\b)\w+|"
     r"(?:can|could|may)\s+(?:i|we)\s+(?:please\s+)?(?:have|get|book|order|make|schedule|switch|move)\b|"
     r"would you mind|i was hoping you could|"

@@ -120,6 +120,16 @@ confirm: when_unsure
 timeout_s: 10
 messages: {ask: "Tickets for {event} in {city} on {date}?", abstain: "Not bought."}
 """,
+    # A name the caller gives the thing, as a calendar's schema asks for it.
+    "add_event": """
+tool: add_event
+action: calendar.add
+caller: {verified: true}
+evidence: {query: "add an event to the calendar: event name {event_name}, event date {date}"}
+confirm: when_unsure
+timeout_s: 10
+messages: {ask: "Add {event_name} on {date}?", abstain: "Not added."}
+""",
     # A query that names each part without a preposition, as a service schema does.
     "book_coach": """
 tool: book_coach
@@ -226,7 +236,17 @@ def make_tools(done: list[str]) -> list[gate.GatedTool]:
         done.append(f"event {event} {city} {date}")
         return "Tickets bought."
 
+    @gate.gated_tool
+    async def add_event(
+        event_name: Annotated[str, Field(description="what the event is called")],
+        date: Annotated[str, Field(description="the day of the event, YYYY-MM-DD")],
+    ) -> str:
+        """Add an event to the caller's calendar."""
+        done.append(f"added {event_name} {date}")
+        return "Added."
+
     return [
+        add_event,
         buy_event_tickets,
         hire_car,
         reserve_table,
@@ -2612,3 +2632,204 @@ async def test_a_word_inside_a_longer_item_of_a_list_is_not_offered(
     assert c.arguments()["song"]["status"] != "traced", c.arguments()["song"]
     await c.turn("yes", call("play_song", song=whole), say("Shall I?"))
     assert c.arguments()["song"]["status"] == "traced", c.arguments()["song"]
+
+
+@pytest.mark.parametrize(
+    "named",
+    ["Just title it House and set it for the 10th.", "call it house please", "let's name that one House"],
+)
+async def test_the_name_the_caller_gives_the_thing_replaces_the_one_offered(
+    alice: tuple[Call, list[str]], named: str
+) -> None:
+    """The agent's "an apartment viewing" is set aside by the caller's "title it House": a name
+    given with a naming verb is this argument's latest value (not another request's), wherever
+    the query puts it."""
+    c, done = alice
+    await c.says(
+        "Could I see the flat on the 10th?", "Confirming an apartment viewing at Sharon Green on March 10th."
+    )
+    await c.says("That works. Add it to my calendar please.", "What would you like to call it?")
+    event = {"event_name": "Apartment viewing", "date": "2026-03-10"}
+    out = await c.turn(named, call("add_event", **event), say("Shall I?"))
+    assert done == [] and out != ["Added."]
+    assert c.arguments()["event_name"]["status"] != "traced", c.arguments()["event_name"]
+    await c.turn("yes", call("add_event", **{**event, "event_name": "House"}), say("Shall I?"))
+    assert c.arguments()["event_name"]["status"] == "traced", c.arguments()["event_name"]
+
+
+@pytest.mark.parametrize("says", ["call it off", "let's call it a day", "Call it quits on the viewing."])
+def test_naming_idioms_give_no_name(says: str) -> None:
+    """ "call it off", "call it a day": idioms of the naming verb name nothing."""
+    request = gate.evidence.request_of(
+        "add an event to the calendar: event name Viewing", {"event_name": "Viewing"}
+    )
+    spec = request.spec("event_name")
+    assert spec is not None
+    assert gate.evidence.forms.other_value_spans(says, spec, request) == []
+
+
+@pytest.mark.parametrize(
+    "offer",
+    [
+        "Baywoods Apartment Homes is at 2005 San Jose Drive, and Sakura is a good restaurant near it.",
+        "I found Sakura, a good restaurant at 410 Palo Alto Avenue.",
+    ],
+)
+async def test_a_town_inside_a_street_address_is_not_offered(
+    alice: tuple[Call, list[str]], offer: str
+) -> None:
+    """ "2005 San Jose Drive" is a street: the agent offers no table in San Jose by saying it."""
+    c, done = alice
+    await c.says("I want to find a restaurant serving sushi.", offer)
+    for town in ("San Jose", "Palo Alto"):
+        table = {"restaurant": "Sakura", "city": town, "party": 2, "date": "2026-03-07", "time": "19:00"}
+        if town.replace(" ", "") not in offer.replace(" ", ""):
+            continue
+        out = await c.turn(
+            "Great, book it for 2 people tomorrow at 7pm.", call("reserve_table", **table), say("Shall I?")
+        )
+        assert done == [] and out != ["Booked."]
+        assert c.arguments()["city"]["status"] != "traced", c.arguments()["city"]
+
+
+async def test_a_place_inside_another_values_name_is_that_values(alice: tuple[Call, list[str]]) -> None:
+    """ "Bottega Napa Valley is a restaurant in Yountville" offers the restaurant Bottega Napa
+    Valley in Yountville, not a table in Napa."""
+    c, done = alice
+    await c.says(
+        "I'd like an Italian restaurant.", "Bottega Napa Valley is a well reviewed restaurant in Yountville."
+    )
+    table = {
+        "restaurant": "Bottega Napa Valley",
+        "city": "Napa",
+        "party": 2,
+        "date": "2026-03-07",
+        "time": "11:30",
+    }
+    out = await c.turn(
+        "That sounds good. Book it for 2 tomorrow at 11:30 am.",
+        call("reserve_table", **table),
+        say("Shall I?"),
+    )
+    assert done == [] and out != ["Booked."]
+    assert c.arguments()["city"]["status"] != "traced", c.arguments()["city"]
+    await c.turn("yes", call("reserve_table", **{**table, "city": "Yountville"}), say("Shall I?"))
+    assert c.arguments()["city"]["status"] == "traced", c.arguments()["city"]
+
+
+@pytest.mark.parametrize(
+    "found",
+    [
+        "I did find 1 event on March 14th. It's the Nattali Rize at Cornerstone.",
+        "We were able to find 2 events. Nattali Rize plays on March 14th at Cornerstone.",
+    ],
+)
+async def test_a_new_search_result_replaces_the_event_offered_before(
+    alice: tuple[Call, list[str]], found: str
+) -> None:
+    """A second search's result ("I did find 1 event ...") replaces the event offered before it:
+    the caller's yes after it is not to the first."""
+    c, done = alice
+    await c.says(
+        "I'd like to go to a concert in Berkeley.", "I have the Berkeley World Music Festival on March 5th."
+    )
+    await c.says("That's good but do you have something next Saturday, like a blues concert?", found)
+    tickets = {"event": "Berkeley World Music Festival", "city": "Berkeley", "date": "2026-03-14"}
+    out = await c.turn(
+        "That sounds just fine, get me tickets.", call("buy_event_tickets", **tickets), say("Shall I?")
+    )
+    assert done == [] and out != ["Tickets bought."]
+    assert c.arguments()["event"]["status"] != "traced", c.arguments()["event"]
+
+
+async def test_a_place_inside_another_values_name_stands_when_nothing_else_says_where(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "There's Bottega Napa Valley", with no other town said, offers Napa with it (as "AC Hotel
+    Chicago Downtown" offers Chicago)."""
+    c, _ = alice
+    await c.says("I'd like an Italian restaurant.", "There's Bottega Napa Valley. It is well reviewed.")
+    table = {
+        "restaurant": "Bottega Napa Valley",
+        "city": "Napa",
+        "party": 2,
+        "date": "2026-03-07",
+        "time": "11:30",
+    }
+    await c.turn(
+        "That sounds good. Book it for 2 tomorrow at 11:30 am.",
+        call("reserve_table", **table),
+        say("Shall I?"),
+    )
+    assert c.arguments()["city"]["status"] == "traced", c.arguments()["city"]
+
+
+async def test_a_title_ending_a_longer_title_is_not_offered(alice: tuple[Call, list[str]]) -> None:
+    """ "off of his Barefoot Blue Jean Night" offers no song "Night" (a capitalised word before it
+    makes it the end of a longer title); the song the agent put forward is taken up."""
+    c, done = alice
+    await c.says(
+        "Could you find me some songs? I like Jake Owen.",
+        "What do you think about Alone With You by Jake Owen off of his Barefoot Blue Jean Night?",
+    )
+    out = await c.turn("Great. Play the song.", call("play_song", song="Night"), say("Shall I?"))
+    assert done == [] and out != ["Playing Night."]
+    assert c.arguments()["song"]["status"] != "traced", c.arguments()["song"]
+    await c.turn("yes", call("play_song", song="Alone With You"), say("Shall I?"))
+    assert c.arguments()["song"]["status"] == "traced", c.arguments()["song"]
+
+
+@pytest.mark.parametrize(
+    "put", ["There is Missing Link on March 14th.", "OK. How about Missing Link on March 14th?"]
+)
+async def test_a_name_the_agent_puts_forward_replaces_the_one_before(
+    alice: tuple[Call, list[str]], put: str
+) -> None:
+    """For a name the query puts after no preposition ("event name {event}"), the agent's "There is
+    Missing Link" puts another forward: the caller's "get me tickets to it" is for that one."""
+    c, done = alice
+    await c.says("I want to see something in Berkeley.", "There's the Jazz Fest on March 14th.")
+    await c.says("How about something by Chris Butler?", put)
+    tickets = {"event": "Jazz Fest", "city": "Berkeley", "date": "2026-03-14"}
+    out = await c.turn("Great, get me tickets to it.", call("buy_event_tickets", **tickets), say("Shall I?"))
+    assert done == [] and out != ["Tickets bought."]
+    assert c.arguments()["event"]["status"] != "traced", c.arguments()["event"]
+    await c.turn("yes", call("buy_event_tickets", **{**tickets, "event": "Missing Link"}), say("Shall I?"))
+    assert c.arguments()["event"]["status"] == "traced", c.arguments()["event"]
+
+
+@pytest.mark.parametrize(
+    "search", ["Find me please any type of car from the 14th of this month", "I want anything from the 14th"]
+)
+async def test_a_search_for_any_kind_does_not_take_the_offer_up(
+    alice: tuple[Call, list[str]], search: str
+) -> None:
+    """ "find me please any type of car from the 14th of this month" is a new search in the
+    action's own words: it takes up no spot offered before it ("this month" points at nothing)."""
+    c, done = alice
+    await c.says(
+        "I need a rental car from San Diego.", "A nice Standard Accord is available at Santa Fe Depot."
+    )
+    await c.says(search, "Shall I look further?")
+    hire = {"pickup_location": "Santa Fe Depot", "pickup_date": "2026-03-14"}
+    out = await c.turn("Yes I would like to rent.", call("hire_car", **hire), say("Shall I?"))
+    assert done == [] and out != ["Hired."]
+    assert c.arguments()["pickup_location"]["status"] != "traced", c.arguments()["pickup_location"]
+
+
+async def test_a_spot_the_agent_puts_forward_at_a_place_replaces_the_one_before(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "A Camry available on the 14th at SAN International Airport" puts another pick-up spot
+    forward than the Santa Fe Depot offered before: "sounds perfect" takes the airport."""
+    c, done = alice
+    await c.says("I need a rental car on the 14th.", "A nice Standard Accord is available at Santa Fe Depot.")
+    await c.says("Anything else available?", "A Camry available on the 14th at SAN International Airport.")
+    hire = {"pickup_location": "Santa Fe Depot", "pickup_date": "2026-03-14"}
+    out = await c.turn("Sounds perfect, I'd like to rent it.", call("hire_car", **hire), say("Shall I?"))
+    assert done == [] and out != ["Hired."]
+    assert c.arguments()["pickup_location"]["status"] != "traced", c.arguments()["pickup_location"]
+    await c.turn(
+        "yes", call("hire_car", **{**hire, "pickup_location": "SAN International Airport"}), say("OK?")
+    )
+    assert c.arguments()["pickup_location"]["status"] == "traced", c.arguments()["pickup_location"]

@@ -368,6 +368,20 @@ _STREET = frozenset(
 )
 
 
+def _is_street_address(shown: str) -> bool:
+    return any(w in _STREET for w in _WORD.findall(shown.casefold())) or any(ch.isdigit() for ch in shown)
+
+
+def _in_street_address(text: str, start: int, end: int) -> bool:
+    """Whether the name at ``start:end`` is part of a street address: a house number right before
+    it and a street word after it within the address ("2005 San Jose Drive"). Pure."""
+    number = re.search(r"\b\d+[a-z]?\s+(?:[A-Za-z][\w'’.-]*\s+){0,2}$", text[:start])
+    if number is None:
+        return False
+    after = re.findall(r"[a-zà-ÿß]+", text[end:].casefold())[:2]
+    return bool(after) and (after[0] in _STREET or (len(after) > 1 and after[1] in _STREET))
+
+
 def _house_number(text: str, end: int) -> bool:
     """Whether the number ending at ``end`` opens a street address: a street word follows within
     four words, with no other number between ("1 Blue Jays Way", "40 king street")."""
@@ -495,6 +509,13 @@ def other_value_spans(
     if spec.kind == "text":
         others = _other_names(text, spec, request, offered=offered)
         own = value_spans(text, spec, request)
+        others += [
+            span for span in _named_as(text, spec) if not any(_overlaps(span, o) for o in own + others)
+        ]
+        if offered and _takes_names(spec):
+            others += [
+                span for span in _put_forward(text) if not any(_overlaps(span, o) for o in own + others)
+            ]
         for word in alternatives_of(spec.shown):
             for span in name_spans(text, word):
                 if not any(_overlaps(span, o) for o in own + others):
@@ -576,15 +597,19 @@ def _other_names(
         if text == text.casefold():
             return []
         before = [str(spec.role) if by_role else "in"]
+        if by_role and offered and spec.role == "from" and not _SPOT_CUES.isdisjoint(spec.cues):
+            # The agent puts a pick-up spot forward at or in it: "a Camry available next Tuesday
+            # at SAN International Airport".
+            before = [*before, "at", "in"]
     if not before or before[0] not in _FRAME_WORDS:
         return []
     own = value_spans(text, spec, request)
     out = []
     for m in re.finditer(
-        rf"(?<![\w-]){before[0]}\s+(?:(?:the|a|an|another|my|our|some|this|that)\s+)?", text, re.I
+        rf"(?<![\w-])(?:{'|'.join(before)})\s+(?:(?:the|a|an|another|my|our|some|this|that)\s+)?", text, re.I
     ):
         lead = _before_words(text, m.start(), 1)
-        if before[0] == "to" and lead and lead[0] in _TO_VERB:
+        if m.group().split()[0].casefold() == "to" and lead and lead[0] in _TO_VERB:
             continue  # "i'm going to compare prices": a verb, not a place
         name = _NAME_AFTER.match(text, m.end())
         if name is None or ((by_role or by_town) and not name.group()[:1].isupper()):
@@ -617,6 +642,82 @@ def _other_names(
             continue  # "I want it from Philadelphia" for the Intercity Terminal: the area it is in
         out.append(span)
     return out
+
+
+# Giving the thing its name: "title it House", "call the event Team lunch", "an event called
+# Yoga": the name that follows is this argument's, wherever the query puts it.
+_GIVES_NAME = re.compile(
+    r"\b(?:call|name|title|label|rename|retitle)\s+(?:it|this|that|this one|that one|them)\s+"
+    r"(?:as\s+)?[\"'“‘]?",
+    re.IGNORECASE,
+)
+_NAMED = r"\s+(?:called|named|titled|entitled)\s+[\"'“‘]?"
+
+
+# The words an agent puts a thing forward with, at the start of a sentence: "There is Missing
+# Link.", "How about Hackers?", "I found Dogman."; the name after them is the one put forward.
+_PUT_FORWARD = re.compile(
+    r"(?:^|[.!?]\s+)(?:(?:then|also|and|or|ok|okay|sure|well|so)\s*,?\s+)*"
+    r"(?:there(?:'s| is| are)|how about|what about|i (?:found|have|see|recommend|suggest)|we have|try)\s+"
+    r"(?:(?:also|the|a|an)\s+)?",
+    re.IGNORECASE,
+)
+
+
+def _put_forward(text: str) -> list[tuple[int, int]]:
+    """Where the agent's words put a name forward: a run of capitalised words after the words that
+    offer, at the start of a sentence ("There is Missing Link."). Pure."""
+    out = []
+    for m in _PUT_FORWARD.finditer(text):
+        run = _CAPITALISED.match(text, m.end())
+        if run is not None and not _mentions(run.group(), None):
+            out.append((run.start(), run.end()))
+    return out
+
+
+def _takes_names(spec: ArgumentSpec) -> bool:
+    """Whether the argument holds a thing's name: not a place, not one of a set of values."""
+    named = re.search(r"name|title", spec.name, re.IGNORECASE) is not None
+    return named or not (spec.role is not None or spec.choices or (PLACE_CUES | _TOWN_CUES) & set(spec.cues))
+
+
+def names_the_thing(text: str) -> bool:
+    """Whether ``text`` gives the thing in hand a name ("call it House", "title that one Yoga"). Pure."""
+    return _GIVES_NAME.search(text) is not None
+
+
+def _named_as(text: str, spec: ArgumentSpec) -> list[tuple[int, int]]:
+    """Where ``text`` gives the thing a name with a naming verb: after "call it", "title it", or
+    after the argument's own word and "called" ("an event called Yoga"), for an argument that is
+    a name or a title (``event_name``, ``title``), or any other that is no place and no choice of
+    a set (``event``, ``song``). Pure."""
+    if not _takes_names(spec):
+        return []  # a place, or one of a set: naming gives none of these
+    leads = [m.end() for m in _GIVES_NAME.finditer(text)]
+    for cue in spec.cues:
+        leads += [m.end() for m in re.finditer(rf"\b{re.escape(cue)}s?{_NAMED}", text, re.IGNORECASE)]
+    out = []
+    for at in leads:
+        name = _NAME_AFTER.match(text, at)
+        if name is None:
+            continue
+        said = name.group().split()
+        # the name ends at a word that goes on with the sentence ("House and set it for 10")
+        kept: list[str] = []
+        for w in said:
+            if w.casefold().strip(".,;:!?") in _NAME_ENDS:
+                break
+            kept.append(w)
+        while kept and kept[-1].casefold().strip(".,;:!?") in words.BESIDE_NAME:
+            kept.pop()
+        # "call it off", "call it quits", "call it a day": no name
+        if kept and kept[0].casefold() not in _ARTICLES and kept[0].casefold() not in _NOT_A_NAME:
+            out.append((name.start(), name.start() + len(" ".join(kept).rstrip(".,;:!?"))))
+    return out
+
+
+_NAME_ENDS = frozenset({"and", "or", "but", "for", "on", "at", "please", "then", "so", "because", "if"})
+_NOT_A_NAME = frozenset({"off", "quits", "even", "done", "in", "back", "up", "out", "over", "now", "instead"})
 
 
 _SPOT_CUES = frozenset({"pickup", "dropoff"})
@@ -1403,6 +1504,10 @@ def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
         for s, e in spans
         if not (core and " ".join(text[s:e].casefold().split()) == core and _another_word_after(text, e))
     ]
+    if whole_anyway and not _is_street_address(spec.shown):
+        # A town inside a street address is the street's name: "located at 2005 San Jose Drive"
+        # offers nothing in San Jose.
+        spans = [(s, e) for s, e in spans if not _in_street_address(text, s, e)]
     if not whole_anyway:
         # A word of a longer item of a list read out offers nothing, whatever its capitals ("A
         # madea Family funeral, Auntie mame, and dr. strangelove" offers no film "Family").
@@ -1416,13 +1521,32 @@ def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
             # after another unknown word ("a madea family funeral") offers no film "Family"
             and (
                 whole_anyway
-                or (known_word and not (text[s : s + 1].isupper() and _NAME_GOES_ON.match(text, e)))
-                or (written and _NAME_GOES_ON.match(text, e) is None)
+                or (
+                    known_word
+                    and not (text[s : s + 1].isupper() and _NAME_GOES_ON.match(text, e))
+                    and not _name_comes_before(text, s)
+                )
+                or (written and _NAME_GOES_ON.match(text, e) is None and not _name_comes_before(text, s))
                 or (not written and (" " in full or _opens_a_name(text, s)))
             )
         )
         or _whole_name(text, s, e, request)
     ]
+
+
+# A capitalised word right before a name (spaces alone between), itself not the first word of its
+# sentence nor a possessive: the name is the end of a longer one ("his Barefoot Blue Jean Night").
+_CAPITAL_BEFORE = re.compile(r"(?:^|[^\s.!?:;,\"(])\s+([A-Z][\w'’-]*)[ \t]+$")
+
+
+def _name_comes_before(text: str, start: int) -> bool:
+    """Whether a longer name's earlier words come right before ``start`` ("off of his Barefoot
+    Blue Jean Night" offers no song "Night", nor "Jean Night"). Pure."""
+    found = _CAPITAL_BEFORE.search(text[max(0, start - 80) : start])
+    if found is None:
+        return False
+    word = found.group(1)
+    return not (re.search(r"['’]s?$", word) or word in ("I", "I'm", "I'd", "I'll"))
 
 
 def _another_word_after(text: str, end: int) -> bool:

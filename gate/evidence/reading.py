@@ -805,6 +805,13 @@ def _clause(
         return _Clause(start, end, "condition")
     if removal and _goes(part, request) and not utterance.is_question(part, lang):
         return _Clause(start, end, "request")  # "the golf channel can go now"
+    if (
+        removal
+        and _no_longer_wanted(part)
+        and _names_bound(part, request)
+        and not utterance.is_question(part, lang)
+    ):
+        return _Clause(start, end, "request")  # "i no longer want the movies bundle"
     masked = _without_values(part, request)
     if [m for m in _LATER.finditer(masked) if _puts_off_to(_later_phrase(masked, m), request)]:
         return _Clause(start, end, "later")
@@ -814,7 +821,12 @@ def _clause(
         return _Clause(start, end, "question")  # "would wednesday work for the engineer visit"
     if _LEFT_AS_IT_IS.search(part):
         return _Clause(start, end, "put_off")  # "keep saturday at 8pm for 4 as it is": nothing new
-    wish = utterance.states_wish(part) or _opens_with_action(part, request) or utterance.opens_command(part)
+    wish = (
+        utterance.states_wish(part)
+        or _opens_with_action(part, request)
+        or utterance.opens_command(part)
+        or _will_do_action(part, request)
+    )
     if not _opens_with_action(part, request) and _fine_as_it_is(part, request):
         return _Clause(start, end, "put_off")  # "the jacket from order F-301 is fine": nothing asked for it
     asked = previous is not None and previous.stance == "request"
@@ -943,6 +955,50 @@ def _judged_before_no(denied: str, request: TraceRequest) -> bool:
 def points_with_pronoun(text: str) -> bool:
     """Whether the text names something with a pronoun ("shut it down", "give him twenty")."""
     return _POINTER.search(text) is not None
+
+
+# Wanting something no more, said outright ("i no longer want the movies bundle", "we don't want
+# the sports pack any more"): for an action that takes it away, asking for that.
+_NO_LONGER_WANTED = re.compile(
+    r"\bno longer\s+(?:really\s+)?(?:want|need)s?\b|"
+    r"\b(?:do not|don'?t|dont)\s+(?:really\s+)?(?:want|need)\b[^.!?]*\bany ?more\b",
+    re.IGNORECASE,
+)
+
+
+def _no_longer_wanted(part: str) -> bool:
+    """Whether the clause says the caller wants the thing no more; not when what they no longer
+    want is its going ("i no longer want the sports add-on removed")."""
+    found = _NO_LONGER_WANTED.search(part)
+    if found is None:
+        return False
+    gone = lang_data.union_words("gone_states")
+    return not any(w in gone for w in re.findall(r"[a-zà-ÿß']+", part[found.end() :].casefold()))
+
+
+_BY_THEMSELVES = re.compile(
+    r"\b(?:myself|ourselves|on my own|on our own|online|on(?: the)? (?:app|website|web|site|portal)|"
+    r"in the app|in (?:the )?(?:store|shop|branch))\b",
+    re.IGNORECASE,
+)
+
+
+def _will_do_action(part: str, request: TraceRequest) -> bool:
+    """Whether the caller says they will do the action, in its own verb ("I'll accept the loyalty
+    offer", "we're going to renew the gold plan"): a decision put to the agent, as a request."""
+    wanted = action_words(request)
+    if not wanted or _BY_THEMSELVES.search(part) is not None:
+        return False  # "I'll cancel it myself online": the caller will do it, not the agent
+    verb = re.escape(wanted[0])
+    return (
+        re.search(
+            rf"\b(?:i|we)(?:'ll| will| shall|'m going to| am going to|'re going to| are going to)\s+"
+            rf"(?:just\s+|now\s+|then\s+|definitely\s+)?{verb}\b",
+            part,
+            re.IGNORECASE,
+        )
+        is not None
+    )
 
 
 def _no_longer_needed(part: str) -> bool:
@@ -1320,6 +1376,33 @@ def _reason_then_request(clauses: Sequence[_Clause], text: str, request: TraceRe
 # -- the statement -------------------------------------------------------------------------
 
 
+def _inside_another(
+    text: str, values: dict[str, tuple[forms.Said, ...]], request: TraceRequest
+) -> dict[str, tuple[forms.Said, ...]]:
+    """The agent's offers without a value said inside another argument's longer one when the same
+    words name another value of its kind: "Bottega Napa Valley is a restaurant in Yountville"
+    offers the restaurant in Yountville, not a table in Napa ("AC Hotel Chicago Downtown", with
+    no other town said, still offers Chicago)."""
+    longer = [(x.start, x.end) for said in values.values() for x in said]
+    out = {}
+    for name, said in values.items():
+        spec = request.spec(name)
+        kept = []
+        for x in said:
+            around = [(a, b) for a, b in longer if a <= x.start and x.end <= b and (a, b) != (x.start, x.end)]
+            if around and spec is not None:
+                others = [
+                    o
+                    for o in forms.other_value_spans(text, spec, request, offered=True)
+                    if not any(a <= o[0] and o[1] <= b for a, b in around)
+                ]
+                if others:
+                    continue
+            kept.append(x)
+        out[name] = tuple(kept)
+    return out
+
+
 def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> Reading:
     """How ``statement`` bears on ``request`` (see the module docstring for the rules)."""
     text = statement.text
@@ -1334,6 +1417,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             )
             for spec in request.arguments
         }
+        values = _inside_another(text, values, request)
         return Reading(
             statement, "agent", "trace.speaker", closeness(text, request, meaning)[0], values=values
         )

@@ -1032,10 +1032,17 @@ _ASKED = re.compile(r"\?\s*$|\b(?:what|which|when|how many|how much|where|who)\b
 # Words that ask for a thing not yet found: "something italian", "somewhere near the park" (not
 # where to look: "find me the phone number somewhere").
 _INDEFINITE = re.compile(
-    r"\b(?:something|someplace|somewhere (?:else|to|that|with|near|around))\b", re.IGNORECASE
+    r"\b(?:something|someplace|somewhere (?:else|to|that|with|near|around)|anything|"
+    r"any (?:\w+ )?(?:type|kind|sort|make|model)s? of)\b",
+    re.IGNORECASE,
 )
 # Words that point at what was offered: "book it", "a table there", "that one", "those tickets".
-_AT_OFFERED = re.compile(r"\b(?:it|that|them|this|those|these|there|one|ones)\b", re.IGNORECASE)
+_AT_OFFERED = re.compile(
+    # "this month", "that evening" say when, not what
+    r"\b(?:it|that|them|this|those|these|there|one|ones)\b"
+    r"(?!\s+(?:month|week|weekend|morning|afternoon|evening|night|year|time|season|quarter)\b)",
+    re.IGNORECASE,
+)
 
 
 def _asks_for_offered(r: rd.Reading, text: str, request: TraceRequest) -> bool:
@@ -1046,10 +1053,14 @@ def _asks_for_offered(r: rd.Reading, text: str, request: TraceRequest) -> bool:
     would like Baseball around SD") is a new search, not a yes to the offer."""
     if r.stance != "request" or not r.names_action:
         return False
-    if r.names_plainly or _AT_OFFERED.search(text) is not None:
+    if _AT_OFFERED.search(text) is not None:
         return True
     if _INDEFINITE.search(text) is not None:
-        return False  # "I would like something italian": a search for something
+        # "I would like something italian", "find me please any type of car": a search for
+        # something, in the action's own words or not
+        return False
+    if r.names_plainly:
+        return True
     kinds = {spec.kind for spec in request.arguments for x in r.said(spec.name) if x.fits}
     return not kinds & {"text", "ident"}
 
@@ -1650,8 +1661,10 @@ _CHOICE = re.compile(
 # The agent's words report what a new search found ("Search revealed 9 results", "I found 3
 # more", "there are 4 other hotels").
 _NEW_RESULTS = re.compile(
-    r"\b(?:search(?:ed)? (?:revealed|returned|found|shows?)|(?:i|we) (?:have )?(?:also )?found \d+|"
-    r"(?:i|we) found (?:some|several|a few|many|\w+ (?:more|other))|"
+    r"\b(?:search(?:ed)? (?:revealed|returned|found|shows?)|"
+    r"(?:i|we) (?:(?:have|did|also|just|was able to|were able to|could|can) )*"
+    r"(?:found|find|located|came up with) "
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|some|several|a few|many|\w+ (?:more|other))|"
     r"\d+ (?:more |other )?(?:results?|matches|options))\b",
     re.IGNORECASE,
 )
@@ -1742,6 +1755,8 @@ def _another_request(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -
         return False  # where a journey starts or ends is one per journey: "I'd like to leave from Washington"
     if r.stance != "request" or not r.names_action or r.change:
         return False
+    if forms.names_the_thing(r.statement.text):
+        return False  # "title it House": the name of the thing in hand, not another thing's
     if forms.PLACE_CUES & set(spec.cues):
         # A place is where the thing is, one per request: another town for the event asked for
         # ("do they perform in NYC?") changes it; one said with another thing's identifier
