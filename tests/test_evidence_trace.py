@@ -8,6 +8,7 @@ is what the tool did and what the decision's trace says of each argument.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -2833,3 +2834,44 @@ async def test_a_spot_the_agent_puts_forward_at_a_place_replaces_the_one_before(
         "yes", call("hire_car", **{**hire, "pickup_location": "SAN International Airport"}), say("OK?")
     )
     assert c.arguments()["pickup_location"]["status"] == "traced", c.arguments()["pickup_location"]
+
+
+async def test_a_name_of_several_words_keeps_the_title_before_it(alice: tuple[Call, list[str]]) -> None:
+    """ "How about the Family Counselor Leininger Anne?": words of a kind before a name of several
+    words are no part of it; the name stays offered."""
+    c, _ = alice
+    await c.says("find me a country song", "How about the Country Classic Alone With You?")
+    await c.turn("That sounds good, play it.", call("play_song", song="Alone With You"), say("Shall I?"))
+    assert c.arguments()["song"]["status"] == "traced", c.arguments()["song"]
+
+
+@pytest.mark.parametrize(
+    "aside", ["Can I help with anything else?", "Is there anything else you would like to hear?"]
+)
+async def test_a_common_word_where_a_verb_goes_offers_no_title(
+    alice: tuple[Call, list[str]], aside: str
+) -> None:
+    """ "Can I help with anything else?" offers no song called "Help": a word in lower case right
+    after a modal or a subject is a verb, whatever title shares it."""
+    c, done = alice
+    await c.says("I'd like to hear a pop song by Sigrid.", "I found 1 song, Strangers by Sigrid.")
+    await c.says("That's the one I wanted.", aside)
+    out = await c.turn("I'd like to listen to the song now.", call("play_song", song="Help"), say("Shall I?"))
+    assert done == [] and out != ["Playing Help."]
+    assert c.arguments()["song"]["status"] != "traced", c.arguments()["song"]
+    await c.turn("yes", call("play_song", song="Strangers"), say("Shall I?"))
+    assert c.arguments()["song"]["status"] == "traced", c.arguments()["song"]
+
+
+@pytest.mark.parametrize(
+    ("says", "names"), [("A small size car is enough.", False), ("a full size car", True)]
+)
+def test_a_word_the_value_shares_with_its_alternatives_does_not_name_it(says: str, names: bool) -> None:
+    """Of "Full-size" among Compact, Standard and Full-size, "size" is also "mid-size"'s: "a small
+    size car" names no full-size car; "full size" does."""
+    request = gate.evidence.request_of("reserve a car: type Full-size", {"type": "Full-size"})
+    spec = request.spec("type")
+    assert spec is not None
+    spec = dataclasses.replace(spec, choices=("Compact", "Standard", "Full-size"))
+    request = dataclasses.replace(request, arguments=(spec,))
+    assert bool(gate.evidence.forms.value_spans(says, spec, request)) is names

@@ -267,6 +267,9 @@ def _choice_words(spec: ArgumentSpec) -> tuple[str, ...]:
     if not others or own not in {c.casefold() for c in spec.choices}:
         return ()
     theirs = {w for c in others for w in _WORD.findall(c)}
+    # A word the value shares with the values known to exclude it is no part that names it: "size"
+    # of "Full-size" is also "mid-size"'s ("a small size car" names no full-size car).
+    theirs |= {w for c in alternatives_of(spec.shown) for w in _WORD.findall(c.casefold())}
     mine = _WORD.findall(own)
     if len(mine) < 2:
         return ()  # a one-word value is matched as itself
@@ -1508,6 +1511,9 @@ def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
         # A town inside a street address is the street's name: "located at 2005 San Jose Drive"
         # offers nothing in San Jose.
         spans = [(s, e) for s, e in spans if not _in_street_address(text, s, e)]
+    # A word in lower case where a verb goes ("Can I help with anything else?") is that verb,
+    # not the one-word title "Help".
+    spans = [(s, e) for s, e in spans if not (" " not in full and _as_a_verb(text, s, e))]
     if not whole_anyway:
         # A word of a longer item of a list read out offers nothing, whatever its capitals ("A
         # madea Family funeral, Auntie mame, and dr. strangelove" offers no film "Family").
@@ -1526,7 +1532,14 @@ def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
                     and not (text[s : s + 1].isupper() and _NAME_GOES_ON.match(text, e))
                     and not _name_comes_before(text, s)
                 )
-                or (written and _NAME_GOES_ON.match(text, e) is None and not _name_comes_before(text, s))
+                or (
+                    written
+                    and _NAME_GOES_ON.match(text, e) is None
+                    # one word after a longer name's words is its last ("Blue Jean Night"); a
+                    # name of more words keeps what comes before it ("the Family Counselor
+                    # Leininger Anne")
+                    and not (" " not in full and _name_comes_before(text, s))
+                )
                 or (not written and (" " in full or _opens_a_name(text, s)))
             )
         )
@@ -1537,6 +1550,23 @@ def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
 # A capitalised word right before a name (spaces alone between), itself not the first word of its
 # sentence nor a possessive: the name is the end of a longer one ("his Barefoot Blue Jean Night").
 _CAPITAL_BEFORE = re.compile(r"(?:^|[^\s.!?:;,\"(])\s+([A-Z][\w'’-]*)[ \t]+$")
+
+
+_VERB_BEFORE = frozenset(
+    # not "to": "go to alice's" names a place
+    {"can", "could", "may", "might", "shall", "should", "will", "would", "must", "i", "we", "you"}
+    | {"they", "let's", "lets", "please", "do", "does", "did", "not", "don't", "dont", "also", "just"}
+)
+
+
+def _as_a_verb(text: str, start: int, end: int) -> bool:
+    """Whether the word at ``start:end``, written in lower case, stands where a verb does: right
+    after a modal or a subject pronoun ("can I help", "we'll love it"). Pure."""
+    word = text[start:end]
+    if word != word.casefold():
+        return False
+    before = re.findall(r"[a-z']+", text[max(0, start - 30) : start].casefold())
+    return bool(before) and before[-1] in _VERB_BEFORE
 
 
 def _name_comes_before(text: str, start: int) -> bool:

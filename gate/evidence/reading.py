@@ -960,8 +960,9 @@ def points_with_pronoun(text: str) -> bool:
 # Wanting something no more, said outright ("i no longer want the movies bundle", "we don't want
 # the sports pack any more"): for an action that takes it away, asking for that.
 _NO_LONGER_WANTED = re.compile(
-    r"\bno longer\s+(?:really\s+)?(?:want|need)s?\b|"
-    r"\b(?:do not|don'?t|dont)\s+(?:really\s+)?(?:want|need)\b[^.!?]*\bany ?more\b",
+    # wanting, not needing: "i don't need the racing add-on any more" is a reason, and asks nothing
+    r"\bno longer\s+(?:really\s+)?wants?\b|"
+    r"\b(?:do not|don'?t|dont)\s+(?:really\s+)?want\b[^.!?]*\bany ?more\b",
     re.IGNORECASE,
 )
 
