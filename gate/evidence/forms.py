@@ -654,7 +654,8 @@ _GIVES_NAME = re.compile(
     r"(?:as\s+)?[\"'“‘]?",
     re.IGNORECASE,
 )
-_NAMED = r"\s+(?:called|named|titled|entitled)\s+[\"'“‘]?"
+_NAMING_WORDS = r"(?:called|named|titled|entitled)"
+_NAMED = rf"\s+{_NAMING_WORDS}\s+[\"'“‘]?"
 
 
 # The words an agent puts a thing forward with, at the start of a sentence: "There is Missing
@@ -852,7 +853,7 @@ _RELATIVE_BEFORE = re.compile(
 
 # "an alarm called Cleaning", "a playlist named Chill": the name a thing is given, not a call made.
 _NAMING = re.compile(
-    r"\b(?!(?:i|we|you|he|she|they|who|that|which)\b)[a-z]+\s+(?:called|named|titled|entitled)\s*$",
+    rf"\b(?!(?:i|we|you|he|she|they|who|that|which)\b)[a-z]+\s+{_NAMING_WORDS}\s*$",
     re.IGNORECASE,
 )
 
@@ -1607,14 +1608,13 @@ _NAME_GOES_ON = re.compile(r"[ \t]+[A-Z][a-z]")
 # "i found"): items of one to four words, no digits, to the end of the sentence. The items' words
 # are the items' own, in whatever case they were written.
 _LIST_ITEM = r"[^\W\d_][\w'’&-]*(?:\s+[^\W\d_][\w'’&-]*){0,3}"
-_LIST_LEAD = re.compile(
+LIST_LEAD = (
     r"(?:^|[:.!?]\s*|\b(?:there(?:'s| is| are)|i (?:have|found)|we have|found|how about|what about|"
-    r"options are|including|either)\s+)",
-    re.IGNORECASE,
+    r"options are|including|either)\s+)"
 )
-_LIST_BODY = re.compile(
-    rf"(?:{_LIST_ITEM},\s+)+(?:{_LIST_ITEM},?\s+)?(?:and|or)\s+{_LIST_ITEM}(?=\s*(?:[.?!]|$))", re.IGNORECASE
-)
+READ_OUT_LIST = rf"(?:{_LIST_ITEM},\s+)+(?:{_LIST_ITEM},?\s+)?(?:and|or)\s+{_LIST_ITEM}"
+_LIST_LEAD = re.compile(LIST_LEAD, re.IGNORECASE)
+_LIST_BODY = re.compile(rf"{READ_OUT_LIST}(?=\s*(?:[.?!]|$))", re.IGNORECASE)
 _ITEM_SEPARATOR = re.compile(r",\s+(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
 
 

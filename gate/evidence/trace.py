@@ -496,13 +496,13 @@ def _argument(
                 standing = set_aside
             set_aside = None
             offer = (r, named[0], _offered_of_kind(r, spec, request)) if named else None
-            other_spans = forms.other_value_spans(s.text, spec, request, offered=True)
             if offer is not None and offer[2] == 1:
                 standing = (r, named[0])
                 dropped = None
-            elif (other_spans or offer is not None) and not _answers_about_offer(
-                readings, n, [x.span for x in named] + other_spans, request
-            ):
+            elif (
+                (other_spans := forms.other_value_spans(s.text, spec, request, offered=True))
+                or offer is not None
+            ) and not _answers_about_offer(readings, n, [x.span for x in named] + other_spans, request):
                 # the agent offers something else now
                 dropped = _dropped(standing, "trace.offer.replaced", dropped)
                 standing = None
@@ -1587,12 +1587,7 @@ _LISTED_BEFORE = re.compile(
 _LISTED_AFTER = re.compile(r"^\s*,\s*[A-Z][^,:;.!?]{0,40},\s*[A-Z]")
 # A list of three or more in lower case, read out after a lead ("there's dogman, hackers, and high
 # life."): items of one to four words, no digits, to the end of the sentence.
-_LIST_ITEM = r"[^\W\d_][\w'’&-]*(?:\s+[^\W\d_][\w'’&-]*){0,3}"
-_LOWER_LIST = re.compile(
-    r"(?:^|[:.!?]\s*|\b(?:there(?:'s| is| are)|i (?:have|found)|we have|found|how about|what about|"
-    r"options are|including|either)\s+)"
-    rf"((?:{_LIST_ITEM},\s+)+(?:{_LIST_ITEM},?\s+)?(?:and|or)\s+{_LIST_ITEM})\s*(?:[.?!]|$)"
-)
+_LOWER_LIST = re.compile(rf"{forms.LIST_LEAD}({forms.READ_OUT_LIST})\s*(?:[.?!]|$)")
 
 
 # A name put forward as a question of its own ("Mary Magdalene?", "Or Hackers?", "Perhaps Ramen
