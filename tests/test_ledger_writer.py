@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -317,3 +318,51 @@ async def test_a_carried_write_is_not_durable_without_the_write_that_carries_it(
     with ledger.engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM t")).scalar_one() == 0
     ledger.close()
+
+
+def _open_files() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="needs /proc")
+async def test_a_process_that_opens_and_closes_many_gates_keeps_none_of_their_files_open(
+    tmp_path: Path,
+) -> None:
+    """Each ledger and memory store takes a write-lock file beside its database; closing them
+    closes it, so a process that opens many (a worker over many calls, a test suite) does not run
+    out of file descriptors. The lock still works for whoever opens the same file again."""
+    import gate
+    from gate.memory.embedder import MiniLMEmbedder
+
+    def one(n: int) -> tuple[Ledger, gate.LocalEngine]:
+        home = tmp_path / f"home{n}"
+        home.mkdir()
+        ledger = Ledger(f"sqlite:///{home / 'ledger.db'}")
+        engine = gate.LocalEngine(
+            f"sqlite:///{home / 'memory.db'}", ledger, embedding_provider=MiniLMEmbedder()
+        )
+        return ledger, engine
+
+    ledger, engine = one(0)
+    ledger.record_decision(decision_row())
+    # the sentence encoder opens its own files once, on its first use
+    await engine.db.factual.add(
+        "I'd like a table on Friday.", user_id="alice", confidence=0.9, source="user_stated"
+    )
+    await engine.aclose()
+    ledger.close()
+    before = _open_files()
+    for n in range(1, 21):
+        ledger, engine = one(n)
+        ledger.record_decision(decision_row())
+        await engine.db.factual.add(
+            "I'd like a table on Friday.", user_id="alice", confidence=0.9, source="user_stated"
+        )
+        await engine.aclose()
+        ledger.close()
+    assert _open_files() <= before, os.listdir("/proc/self/fd")
+    again = Ledger(f"sqlite:///{tmp_path / 'home20' / 'ledger.db'}")
+    row = decision_row()
+    again.record_decision(row)
+    assert again.decision(row.id) is not None and again.verify().ok
+    again.close()

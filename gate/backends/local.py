@@ -139,6 +139,7 @@ class LocalEngine:
         }
         self.db = contextdb.init(embedding_provider=embedding_provider, **options)
         path = sqlite_file(memory_url)
+        self._path = path
         self._init = _InitOnce(self.db, None if path is None else FileLock.beside(str(path)))
         at_exit.remember(self.db)
         self.index = MemoryIndex(self.db)
@@ -864,6 +865,9 @@ class LocalEngine:
             await self._init.settle()
             await self.db.close()
             self.db._ensure_init = _closed  # type: ignore[method-assign]
+            if self._path is not None:
+                # its write lock's file too: a process that opens many stores keeps none of them
+                FileLock.beside(str(self._path)).close()
 
 
 # How long closing the engine waits for an opening of its store still under way.

@@ -205,6 +205,8 @@ class Ledger:
         if self._inline is not None:
             self._inline.dispose()
         self.engine.dispose()
+        if self._file is not None:
+            FileLock.beside(self._file.path).close()  # else one open file per ledger ever opened
 
     # -- writing ---------------------------------------------------------------
     #

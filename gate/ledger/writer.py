@@ -170,6 +170,17 @@ class FileLock:
         finally:
             self._thread_lock.release()
 
+    def close(self) -> None:
+        """Close the lock's file: for a database this process is done with (a ledger or a memory
+        store that closes). The lock stays usable, its file opened again on the next use by
+        whoever else in the process still writes there. Waits for a thread here that holds it."""
+        if self._pid != os.getpid():
+            return  # a forked child's copy: the parent's to close
+        with self._thread_lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
     @contextmanager
     def held(self) -> Iterator[None]:
         """Hold the lock for the block (one write transaction)."""
