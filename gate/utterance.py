@@ -488,6 +488,25 @@ def asks_if_possible(text: str) -> bool:
     return _AUX_OPENING.search(first) is not None and _ASKS_IF_POSSIBLE.search(first) is not None
 
 
+def asks_for_details(text: str) -> bool:
+    """Whether the words ask to be told about a thing: its details, address, phone number or
+    reviews ("can i have more details of it?", "could you send me their address"). A request for
+    such a thing to be changed ("i need the address updated") asks for an action. Pure."""
+    return _ASKS_FOR_DETAILS.search(text) is not None
+
+
+_ASKS_FOR_DETAILS = re.compile(
+    r"\b(?:have|get|know|see|hear|give (?:me|us)|send (?:me|us)|tell (?:me|us)|read (?:me|us))\s+"
+    r"(?:(?:the|its|their|his|her|some|more|any|a few|a bit more|a little more|all the|further|full|"
+    r"exact)\s+)*"
+    r"(?:details?|info|information|address|directions|phone number|contact (?:number|details)|reviews?|"
+    r"ratings?|description|specifics|particulars|opening (?:hours|times))\b"
+    r"(?!\s+(?:changed|updated|corrected|amended|fixed|moved|switched|sent|put|set|added|removed|"
+    r"changing|updating|to\b))",
+    re.IGNORECASE,
+)
+
+
 # A modal question that asks whether something would suit ("would monday work for a delivery",
 # "could friday be ok") or how or when it can be done at all ("can i remove it later", "can i
 # cancel online", "can i still change it"): it asks to know, not for the thing.
@@ -531,11 +550,6 @@ _WISH = re.compile(
     r"i'?d rather|i would rather|please|pls|let'?s|go ahead|make it|make that|put me|sign me|"
     r"i'?ll take|i will take|i'?ll go with|i choose|i pick|i'?m hoping|i am hoping|i'?m after|"
     r"i'?m asking|i am asking|i ask|i confirm|i'?m free|i am free|i'?d appreciate|"
-    r"works? (?:best|better|well|for me|for us|for (?:the|my|our) \w+)|suits? me|suit me|"
-    r"is (?:best|better|ideal) for|from now on|"
-    r"(?:best|better|good|fine|great|ideal|perfect|ok|okay|convenient) (?:for|with) (?:me|us)|"
-    r"(?:is|are|sounds|would be)\s+(?:the\s+|just\s+|really\s+)?(?:fine|good|great|perfect|ok|okay|best|"
-    r"better|ideal)|(?:should|needs? to|has to|must|will) be\b|\bis now\b|"
     r"i'?m (?:going|gonna) (?:with|for)|"
     r"quiero|quisiera|quería|queria|querría|queremos|queríamos|me gustaría|me gustaria|por favor|"
     r"prefiero|necesito|necesitamos|"
@@ -543,6 +557,17 @@ _WISH = re.compile(
     r"il me faut|il me faudrait|il nous faut|il nous faudrait|s'il vous plaît|s'il te plaît|je préfère|"
     r"ich möchte|ich will|ich hätte gern|ich hätte gerne|ich bräuchte|ich muss|wir möchten|wir wollen|"
     r"wir brauchen|wir müssen|bitte|ich brauche|lieber)\b",
+    re.IGNORECASE,
+)
+# A preference or a state said of a value, with no asking in it ("8pm works for us", "friday is
+# fine", "the address should be 14 rowan close", "my plan is now gold"): a wish for what a value
+# is, not a request for an action (:func:`prefers_only`).
+_STATE_WISH = re.compile(
+    r"\b(?:works? (?:best|better|well|for me|for us|for (?:the|my|our) \w+)|suits? me|suit me|"
+    r"is (?:best|better|ideal) for|from now on|"
+    r"(?:best|better|good|fine|great|ideal|perfect|ok|okay|convenient) (?:for|with) (?:me|us)|"
+    r"(?:is|are|sounds|would be)\s+(?:the\s+|just\s+|really\s+)?(?:fine|good|great|perfect|ok|okay|best|"
+    r"better|ideal)|(?:should|needs? to|has to|must|will) be\b|\bis now\b)",
     re.IGNORECASE,
 )
 # Verbs a caller opens a request with ("cancel my premium plan", "book thursday").
@@ -583,7 +608,9 @@ def states_wish(text: str) -> bool:
     if _INVERTED_WISH.search(t):
         return False  # "do i need roaming in spain?"
     for clause in clauses(t):
-        if _WISH.search(clause) or _WISH_WITH_OTHERS.search(clause) or _NEW_STATE.search(clause):
+        if _WISH.search(clause) or _WISH_WITH_OTHERS.search(clause) or _STATE_WISH.search(clause):
+            return True
+        if _NEW_STATE.search(clause):
             return True
         opening = _IMPERATIVE.search(clause)
         if opening is not None and not _NARRATIVE.search(clause[opening.end() :]):
@@ -591,14 +618,35 @@ def states_wish(text: str) -> bool:
     return False
 
 
+def prefers_only(text: str) -> bool:
+    """Whether the utterance's only wish is a preference or a state said of a value ("8pm works
+    for us", "INV-5150 should be 1200", "my new address is 22 elm street"), with no request,
+    want or command in it: it says what a value is to be, not that an action is to be done."""
+    t = _norm(text)
+    if not states_wish(t) or _REQUEST_AS_QUESTION.search(t):
+        return False
+    for clause in clauses(t):
+        if _WISH.search(clause) or _WISH_WITH_OTHERS.search(clause) or _MEANS_TO.search(clause):
+            return False
+        opening = _IMPERATIVE.search(clause)
+        if opening is not None and not _NARRATIVE.search(clause[opening.end() :]):
+            return False
+    return True
+
+
+# What the speaker means to do, said in the future ("i will be needing two tickets", "we'll be
+# taking the 9:30"): their wish, not a state of a value.
+_MEANS_TO = re.compile(r"\b(?:i|we)(?:'ll| will| shall|'d| would) be \w+ing\b", re.IGNORECASE)
+
+
 # A new state of the speaker's own said as it now is ("my new address for deliveries is 22 elm
 # street", "our new number will be ..."): what they want things changed to.
 _NEW_STATE = re.compile(r"\b(?:my|our) new (?:[\w'-]+ ){1,4}?(?:is|are|will be|'s)\b", re.IGNORECASE)
 # A wish of the speaker with others ("me and my other half want somewhere to eat", "my wife
-# and i need a room", "the two of us would like a table").
+# and i need a room", "the two of us would like a table", "four of us fancy coming in").
 _WISH_WITH_OTHERS = re.compile(
     r"\b(?:me and (?:my|our|a|an) \w+(?: \w+)?|(?:my|our) \w+(?: \w+)? and (?:i|me)|"
-    r"(?:the|all) (?:two|three|four|five|six|seven|eight|nine|ten) of us|both of us|all of us)\s+"
+    r"(?:(?:the|all) )?(?:two|three|four|five|six|seven|eight|nine|ten|\d+) of us|both of us|all of us)\s+"
     r"(?:(?:really|just|would|'d)\s+)?(?:want|wanna|need|like|love|fancy)\b",
     re.IGNORECASE,
 )
@@ -624,6 +672,8 @@ _NOT_A_COMMAND = frozenset(
         *("left", "thought", "heard", "found", "kept", "lost", "spent", "won", "met", "felt", "knew"),
         *("for", "on", "at", "in", "to", "from", "with", "by", "of", "about", "over", "under", "into"),
         *("yes", "no", "yeah", "nope", "ok", "okay", "not", "just", "so", "and", "but", "or"),
+        # times said first ("half six on saturday", "tonight the two of us")
+        *("half", "quarter", "tonight", "noon", "midday", "midnight", "dozen", "couple"),
     }
 )
 _EN_COMMAND = re.compile(rf"^{_FILLER}(?:please\s+)?(?:just\s+)?([a-z]+)\s+{_OBJECT_AFTER}", re.IGNORECASE)
@@ -666,6 +716,19 @@ def command_verb(text: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1)
+def _said_values() -> frozenset[str]:
+    """English number words, weekdays and months: a clause opening with one ("twelve hundred",
+    "friday the 13th") gives a value; it is never a command's verb."""
+    from gate import lang  # the language tables; imported here to keep this module's import light
+
+    english = lang.language("en")
+    return frozenset(
+        {*english.table("numbers"), *english.table("weekdays"), *english.table("months")}
+        - {"a", "an", "and", "point", "may"}  # articles and links, and the modal "may"
+    )
+
+
 def opens_command(text: str) -> bool:
     """Whether a clause opens with a command by its grammar, whatever the verb.
 
@@ -686,6 +749,7 @@ def opens_command(text: str) -> bool:
             verb = found.group(1).casefold()
             if (
                 verb not in _NOT_A_COMMAND
+                and verb not in _said_values()
                 and not verb.endswith(("ly", "ed", "ing", "s"))
                 and not _NARRATIVE.search(clause[found.end(1) :])
             ):
@@ -860,6 +924,14 @@ _OTHER_SUBJECT = re.compile(
     rf"a friend\b|people\b|everyone\b|él\b|ella\b|ellos\b|il\b|elle\b|ils\b|elles\b|er\b)",
     re.IGNORECASE,
 )
+# What somebody else said, reported: "the teacher told me she'd like wednesdays", "the landlord
+# says it should be 1200". Their words, whatever they ask for.
+_REPORTED = re.compile(
+    rf"^{_FILLER}(?:the|my|our|his|her|their)\s+(?:[a-z]+\s+){{0,2}}?"
+    r"(?:told|tells|said|says|mentioned|reckons|reckoned|thinks|thought|suggested|recommended|"
+    r"advised|asked|wrote|emailed|texted|rang)\b",
+    re.IGNORECASE,
+)
 _RELATION_BEFORE = re.compile(rf"\b(?:{_RELATION})\s*,?\s*$", re.IGNORECASE)
 _RELATION_AFTER = re.compile(rf"^\s*,?\s*(?:my|our)\s+(?:{_RELATION})\b", re.IGNORECASE)
 
@@ -915,9 +987,12 @@ def for_someone_else(text: str) -> bool:
 @lru_cache(maxsize=4096)
 def by_someone_else(text: str) -> bool:
     """Whether a clause's subject is another person ("my brother closed his account", "she wants
-    it"), the caller not among them: the first case of :func:`about_someone_else` alone."""
+    it", "the teacher told me she'd like ..."), the caller not among them: the first case of
+    :func:`about_someone_else` alone."""
     return any(
-        _OTHER_SUBJECT.search(clause) and not _WITH_ME.search(clause) and not _THEIR_THING_IS.search(clause)
+        (_OTHER_SUBJECT.search(clause) or _REPORTED.search(clause))
+        and not _WITH_ME.search(clause)
+        and not _THEIR_THING_IS.search(clause)
         for clause in clauses(_norm(text))
     )
 
@@ -939,7 +1014,7 @@ def about_someone_else(text: str) -> bool:
     unless the caller includes themselves ("my wife and i want ...").
     """
     for clause in clauses(_norm(text)):
-        if _OTHER_SUBJECT.search(clause) and not _WITH_ME.search(clause):
+        if (_OTHER_SUBJECT.search(clause) or _REPORTED.search(clause)) and not _WITH_ME.search(clause):
             return True
         if _OTHERS_THING.search(clause) and not re.search(r"\b(?:me|my own|myself)\b", clause):
             return True

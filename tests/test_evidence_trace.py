@@ -131,6 +131,19 @@ confirm: when_unsure
 timeout_s: 10
 messages: {ask: "Add {event_name} on {date}?", abstain: "Not added."}
 """,
+    # A query whose thing ("a reservation") is not the word callers use ("an appointment").
+    "book_therapist": """
+tool: book_therapist
+action: booking.therapist
+caller: {verified: true}
+evidence:
+  query: >-
+    make a reservation with the therapist: therapist name {therapist},
+    appointment date {date}, appointment time {time}
+confirm: when_unsure
+timeout_s: 10
+messages: {ask: "{therapist} on {date} at {time}?", abstain: "Not booked."}
+""",
     # A query that names each part without a preposition, as a service schema does.
     "book_coach": """
 tool: book_coach
@@ -246,8 +259,19 @@ def make_tools(done: list[str]) -> list[gate.GatedTool]:
         done.append(f"added {event_name} {date}")
         return "Added."
 
+    @gate.gated_tool
+    async def book_therapist(
+        therapist: Annotated[str, Field(description="the therapist's name")],
+        date: Annotated[str, Field(description="the day of the appointment, YYYY-MM-DD")],
+        time: Annotated[str, Field(description="the time of the appointment, HH:MM")],
+    ) -> str:
+        """Book an appointment with a therapist."""
+        done.append(f"therapist {therapist} {date} {time}")
+        return "Booked."
+
     return [
         add_event,
+        book_therapist,
         buy_event_tickets,
         hire_car,
         reserve_table,
@@ -2875,3 +2899,241 @@ def test_a_word_the_value_shares_with_its_alternatives_does_not_name_it(says: st
     spec = dataclasses.replace(spec, choices=("Compact", "Standard", "Full-size"))
     request = dataclasses.replace(request, arguments=(spec,))
     assert bool(gate.evidence.forms.value_spans(says, spec, request)) is names
+
+
+@pytest.mark.parametrize(
+    "details",
+    [
+        "Whats the address for it, can i have more details of it?",
+        "could you send me their phone number",
+        "can i get the reviews for that one?",
+        "give me a bit more information on it",
+        "I'd like to know the address please",
+    ],
+)
+async def test_asking_about_an_offer_does_not_take_it_up(alice: tuple[Call, list[str]], details: str) -> None:
+    """Asking for the details of what the agent offered (its address, phone number, reviews) asks to
+    know about it; the caller who then asks for others and says yes to tickets has not taken the
+    first offer's date."""
+    c, done = alice
+    await c.says("Can you find me some sports events in Leeds?", "The Rhinos play next Tuesday at 7 pm.")
+    await c.says(details, "It's at Headingley Stadium, St Michael's Lane.")
+    await c.says("ok, are there any other events?", "One more: the Knights play this Saturday at 3 pm.")
+    await c.says("That is nice", "Should I buy tickets for it?")
+    wrong = {"event": "Knights", "city": "Leeds", "date": "2026-03-10"}
+    out = await c.turn("Yes. two tickets please", call("buy_event_tickets", **wrong), say("Shall I?"))
+    assert done == [] and out != ["Tickets bought."]
+    assert c.arguments()["date"]["status"] != "traced", c.arguments()["date"]
+    await c.turn("yes", call("buy_event_tickets", **{**wrong, "date": "2026-03-07"}), say("Shall I?"))
+    assert c.arguments()["date"]["status"] == "traced", c.arguments()["date"]
+
+
+@pytest.mark.parametrize(
+    "others",
+    ["Actually, are there any other events?", "Hmm, anything else on?", "Can you check for other ones?"],
+)
+async def test_a_value_taken_from_an_offer_goes_when_the_caller_asks_for_others_and_gets_one(
+    alice: tuple[Call, list[str]], others: str
+) -> None:
+    """The caller took the first offer's day, then asked for others; the agent's next offer brings
+    another day. The day of the tickets asked for after it is not the first offer's."""
+    c, done = alice
+    await c.says("Can you find me some sports events in Leeds?", "The Rhinos play next Tuesday at 7 pm.")
+    await c.says("That sounds great.", "Shall I get you tickets?")
+    await c.says(others, "There's also the Knights this Saturday at 3 pm.")
+    wrong = {"event": "Knights", "city": "Leeds", "date": "2026-03-10"}
+    out = await c.turn("I'll take that one, two tickets", call("buy_event_tickets", **wrong), say("Shall I?"))
+    assert done == [] and out != ["Tickets bought."]
+    assert c.arguments()["date"]["status"] != "traced", c.arguments()["date"]
+    await c.turn("yes", call("buy_event_tickets", **{**wrong, "date": "2026-03-07"}), say("Shall I?"))
+    assert c.arguments()["date"]["status"] == "traced", c.arguments()["date"]
+
+
+async def test_a_value_taken_from_an_offer_stands_when_no_other_is_found(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """Asking for others and hearing there are none leaves the day the caller took."""
+    c, _ = alice
+    await c.says("Can you find me some sports events in Leeds?", "The Rhinos play next Tuesday at 7 pm.")
+    await c.says("That sounds great.", "Shall I get you tickets?")
+    await c.says("Are there any other events?", "No, that is the only one.")
+    tickets = {"event": "Rhinos", "city": "Leeds", "date": "2026-03-10"}
+    await c.turn("ok then, two tickets for the Rhinos", call("buy_event_tickets", **tickets), say("Shall I?"))
+    assert c.arguments()["date"]["status"] == "traced", c.arguments()["date"]
+
+
+@pytest.mark.parametrize(
+    "more",
+    [
+        "Is there anything more available? I need to pick it up from March 12th",
+        "anything more? i need it from the 12th",
+        "Do you have any more? I'd need the car from March 12th.",
+        "What other options do you have. I need it from March 12th.",
+    ],
+)
+async def test_asking_for_more_in_the_same_turn_as_the_request_takes_no_offer(
+    alice: tuple[Call, list[str]], more: str
+) -> None:
+    """ "Is there anything more available?" asks for other cars, even when the same turn goes on
+    to say what the caller needs, and so does a question written with a full stop ("What other
+    options do you have."): the place of the car offered before it is not taken."""
+    c, done = alice
+    await c.says(
+        "I need a rental car from Concord on March 7th.",
+        "One of them is a Standard Camry to pick up at Clayton Valley on March 7th.",
+    )
+    await c.says(more, "There is a Standard Accord at Canterbury Village for March 12th.")
+    await c.says("Can I know the total cost?", "It comes to $31.")
+    hire = {"pickup_location": "Clayton Valley", "pickup_date": "2026-03-12"}
+    out = await c.turn("That is okay, book it.", call("hire_car", **hire), say("Shall I?"))
+    assert done == [] and out != ["Hired."]
+    assert c.arguments()["pickup_location"]["status"] != "traced", c.arguments()["pickup_location"]
+    await c.turn(
+        "yes", call("hire_car", **{**hire, "pickup_location": "Canterbury Village"}), say("Shall I?")
+    )
+    assert c.arguments()["pickup_location"]["status"] == "traced", c.arguments()["pickup_location"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Account ACC-1234 should be 200 dollars in credit by now.",
+        "ACC-1234 is now 200 dollars short, it has to be 200 dollars more",
+        "two hundred dollars. ACC-1234. that's what the statement says",
+    ],
+)
+async def test_what_a_value_is_to_be_asks_for_no_transfer(alice: tuple[Call, list[str]], said: str) -> None:
+    """Saying what an account's balance should be, or reading figures out, asks for no transfer:
+    the values are there, the request is not."""
+    c, done = alice
+    out = await c.turn(said, call("transfer_money", amount=200, to_account="ACC-1234"), say("Shall I?"))
+    assert done == [] and out != ["Sent."], c.arguments()
+    assert c.last().outcome != "act", c.arguments()
+
+
+@pytest.mark.parametrize(
+    ("said", "tool", "args"),
+    [
+        (
+            "I want 2 tickets for the concert at Ortega Tapas in Leeds on Friday at 7pm",
+            "reserve_table",
+            {
+                "restaurant": "Ortega Tapas",
+                "city": "Leeds",
+                "party": 2,
+                "date": "2026-03-13",
+                "time": "19:00",
+            },
+        ),
+        (
+            "i need a hotel room in Leeds from the 10th to the 12th",
+            "rent_car",
+            {"city": "Leeds", "pickup_date": "2026-03-10", "return_date": "2026-03-12"},
+        ),
+        (
+            "rent a storage unit in Leeds from the 10th to the 12th",
+            "rent_car",
+            {"city": "Leeds", "pickup_date": "2026-03-10", "return_date": "2026-03-12"},
+        ),
+    ],
+)
+async def test_a_request_for_another_thing_in_the_actions_words_does_not_name_it(
+    alice: tuple[Call, list[str]], said: str, tool: str, args: dict[str, Any]
+) -> None:
+    """In a call, the caller's first words asking for another thing with the action's values
+    ("2 tickets for the concert at Ortega Tapas ... at 7pm") do not ask for the table: the gate
+    does not act on them."""
+    c, done = alice
+    await c.turn(said, call(tool, **args), say("Shall I?"))
+    assert done == [] and c.last().outcome != "act", c.arguments()
+
+
+@pytest.mark.parametrize(
+    ("said", "tool", "args"),
+    [
+        ("A-1001 please", "ship_order", {"order_id": "A-1001"}),
+        ("ok 200 dollars and ACC-1234 please", "transfer_money", {"amount": 200, "to_account": "ACC-1234"}),
+        (
+            "friday at 7pm is fine for the two of us to meet up at Ortega Tapas in Leeds",
+            "reserve_table",
+            {
+                "restaurant": "Ortega Tapas",
+                "city": "Leeds",
+                "party": 2,
+                "date": "2026-03-13",
+                "time": "19:00",
+            },
+        ),
+        (
+            "leeds to york on friday works for both of us",
+            "buy_bus_tickets",
+            {"origin": "Leeds", "destination": "York", "date": "2026-03-13", "travelers": 2},
+        ),
+    ],
+)
+async def test_values_alone_or_said_to_suit_name_no_action_in_a_call(
+    alice: tuple[Call, list[str]], said: str, tool: str, args: dict[str, Any]
+) -> None:
+    """The caller's first words giving values only ("A-1001 please") or saying they suit ("friday
+    at 7pm is fine for us to meet up") answer a question nobody asked: nothing asks for the
+    action yet, so the gate asks."""
+    c, done = alice
+    await c.turn(said, call(tool, **args), say("Shall I?"))
+    assert done == [] and c.last().outcome != "act", c.arguments()
+
+
+async def test_values_answering_the_agents_question_complete_the_request(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """The same values said in answer to the agent, after the caller asked for the action, carry it."""
+    c, done = alice
+    await c.says("I need to send some money", "How much, and to which account?")
+    out = await c.turn(
+        "ok 200 dollars and ACC-1234 please",
+        call("transfer_money", amount=200, to_account="ACC-1234"),
+        say("Done."),
+    )
+    assert out == ["Sent."] and done == ["sent 200 to ACC-1234"], c.arguments()
+
+
+@pytest.mark.parametrize(
+    "ask", ["Could you book me an appointmnet with her at one pm please?", "can i get an apointment at 1 pm"]
+)
+async def test_a_misspelt_thing_is_the_thing_it_misspells(alice: tuple[Call, list[str]], ask: str) -> None:
+    """ "an appintment" is the appointment: the request takes up the therapist the agent found."""
+    c, done = alice
+    await c.says(
+        "Could you find me a psychologist in Leeds?", "Here is a psychologist, Alissa Scanlin in Leeds."
+    )
+    await c.says(ask, "What date would you like?")
+    booking = {"therapist": "Alissa Scanlin", "date": "2026-03-10", "time": "13:00"}
+    out = await c.turn("march 10th please", call("book_therapist", **booking), say("Booked."))
+    assert out == ["Booked."] and done == ["therapist Alissa Scanlin 2026-03-10 13:00"], c.arguments()
+    assert c.arguments()["therapist"]["rule"] == "trace.offer", c.arguments()["therapist"]
+
+
+@pytest.mark.parametrize(
+    ("said", "tool", "args"),
+    [
+        (
+            "the teacher told me she'd like 200 dollars to account ACC-1234 from now on",
+            "transfer_money",
+            {"amount": 200, "to_account": "ACC-1234"},
+        ),
+        ("the warehouse said order A-1001 ships today", "ship_order", {"order_id": "A-1001"}),
+        ("please call me back about order A-1001", "ship_order", {"order_id": "A-1001"}),
+        (
+            "can you ring me back on friday about ACC-1234 and the 200 dollars",
+            "transfer_money",
+            {"amount": 200, "to_account": "ACC-1234"},
+        ),
+    ],
+)
+async def test_what_someone_said_or_a_call_back_asks_for_no_action(
+    alice: tuple[Call, list[str]], said: str, tool: str, args: dict[str, Any]
+) -> None:
+    """What somebody else told the caller ("the teacher told me she'd like ...") is their word, and
+    a call back ("please call me back about order A-1001") is no shipping, whatever values they carry."""
+    c, done = alice
+    await c.turn(said, call(tool, **args), say("Shall I?"))
+    assert done == [] and c.last().outcome != "act", c.arguments()

@@ -246,6 +246,8 @@ def object_after(text: str, at: int) -> list[str]:
             break  # "prescription over the phone": a particle after the thing ends it
         if token in _TIMES_OF_DAY and named:
             break  # "a table saturday evening": when, not what
+        if token in ("you", "they", "he", "she") and named:
+            break  # "the song you found": who did something to it, not what it is
         if token in _NOT_OBJECT or token in _PARTICLES or token[0].isdigit():
             continue
         if token.endswith("ed") and len(token) > 4 and named:
@@ -489,6 +491,9 @@ def _statement_texts(request: TraceRequest, text: str, caller: bool) -> tuple[st
         named = asked_thing(text, request)
         if named:
             out += [" ".join(named), named[-1]]
+            spelt = _as_spelt(named[-1], (*wanted[-1:], *_thing_words(request)))
+            if spelt != named[-1]:
+                out += [" ".join([*named[:-1], spelt]), spelt]
     found = tuple(out)
     with _STATEMENT_TEXTS_LOCK:
         _STATEMENT_TEXTS[key] = found
@@ -589,6 +594,13 @@ class _Clause:
     # Asked as a yes/no question with a modal ("can he come tuesday instead"): a request only
     # when it names the action by its words or meaning, never by its values alone.
     asked: bool = False
+    # Wished for only as a preference or a state of a value ("INV-5150 should be 1200", "8pm
+    # works for us"): by its values alone it names no action but a change to them.
+    prefers: bool = False
+    # In a call, a request for this action on a thing that is not the query's by the full reading
+    # ("i'd like a paris themed cake for sunday" for a flight): its values still count for the
+    # request (a caller opens with a need in their own words), but it does not name the action.
+    loose: bool = False
 
 
 @_per_request
@@ -819,6 +831,8 @@ def _clause(
         return _Clause(start, end, "someone_else")
     if utterance.asks_if_possible(part):
         return _Clause(start, end, "question")  # "would wednesday work for the engineer visit"
+    if utterance.asks_for_details(part) and not _names_bound(part, request):
+        return _Clause(start, end, "question")  # "can i have more details of it?": to know about it
     if _LEFT_AS_IT_IS.search(part):
         return _Clause(start, end, "put_off")  # "keep saturday at 8pm for 4 as it is": nothing new
     wish = (
@@ -842,7 +856,31 @@ def _clause(
     if not wish and not modal:
         return _Clause(start, end, "value")
     other = _asks_other(part, request, meaning, strong_only=in_call)
-    return _Clause(start, end, "request", other=other, search=other and _searches(part, request), asked=modal)
+    loose = (
+        in_call
+        and not other
+        and _asks_other(part, request, meaning)
+        and not _kind_said_by_value(part, request)
+    )
+    prefers = (
+        wish
+        and utterance.prefers_only(part)
+        # "that won't work for me": a no to what was offered, read as before
+        and not utterance.says_no(part, lang)
+        and not _opens_with_action(part, request)
+        and not utterance.opens_command(part)
+        and not _will_do_action(part, request)
+    )
+    return _Clause(
+        start,
+        end,
+        "request",
+        other=other,
+        search=other and _searches(part, request),
+        asked=modal,
+        prefers=prefers,
+        loose=loose,
+    )
 
 
 def _phrasal(text: str, verb: str) -> str:
@@ -920,6 +958,8 @@ def known_other(verb: str, wanted: Sequence[str], theirs: str | None = None) -> 
     theirs = theirs or words.VERB_CLASSES.get(wanted[0])
     if verb in ("drop off", "send out", "put in", "sign up", "set up", "top up", "pick up"):
         mine = "create"
+    if verb in ("call back", "ring back", "phone back"):
+        mine = "contact"  # "please call me back on monday": a call to the caller, nothing booked
     if theirs in words.OTHER_SENSES.get(verb, words.OTHER_SENSES.get(first, frozenset())):
         return False
     return mine is not None and theirs is not None and mine != theirs
@@ -1508,9 +1548,21 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
     points_back = _pointing_back(text, clauses, ours, values, request)
     told = [c for c in ours if not c.asked]  # asked outright, not as a modal question
     stated = [*told, *_leading(clauses, told)]
+    # Wished for only as what a value is to be ("INV-5150 should be 1200"): its values and their
+    # likeness to the action's words name no action; only the action's own meaning does.
+    valued_only = (
+        bool(told)
+        and len(told) == len(ours)
+        and all(c.prefers for c in told)
+        and not _state_is_the_action(text, request)
+    )
+    # In a call, "A-1001 please" answers a question: values alone ask for nothing there.
+    answers_only = statement.origin == "call" and _only_values(text, request)
     plainly = (
         bool(ours or whole_question)
         and not other_action
+        and (not valued_only or points_back or plain >= CLEAR)
+        and not answers_only
         and (
             points_back
             or plain >= CLEAR
@@ -1525,10 +1577,20 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             )
         )
     )
-    names = plainly or (statement.origin == "call" and bool(told) and not other_action and near >= CALL_FLOOR)
+    names = (plainly and not (ours and all(c.loose for c in ours))) or (
+        statement.origin == "call"
+        and any(not c.loose for c in told)
+        and not other_action
+        # in a call, a value said to be something ("ACC-1234 should be 200 dollars in credit")
+        # or said to suit ("saturday at 8pm is fine for us to meet") names no action; "this
+        # sounds good", with no value, is read as before
+        and not (valued_only and _gives_value(values))
+        and not answers_only
+        and near >= CALL_FLOOR
+    )
     bare = _only_values(text, request) and not statement.trusted
     task = _task(text, requests, request, meaning, plainly=plainly, names=names)
-    gives = any(x.fits for v in values.values() for x in v)
+    gives = _gives_value(values)
     counts = (not other_action or searching) and (
         near >= RELATED
         or _bare_values(text, request)
@@ -1577,6 +1639,17 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         or (ours and all(_someone_else(text[c.start : c.end], request) for c in ours))
     ):
         return Reading(statement, "ignored", "trace.someone_else", **base)  # type: ignore[arg-type]
+    if _REFUSED_LAST.search(text) and (_gives_value(values) or shares_word(text, wanted[:1])):
+        # "premium please no", "saturday at 8 - no, please": a no said last, after what it refuses
+        return Reading(
+            statement,
+            "denial",
+            "trace.refused",
+            denies_action=True,
+            counts=True,
+            note="said no after it",
+            **base,  # type: ignore[arg-type]
+        )
     if opposite and (near >= RELATED or any(values.values())):
         return Reading(statement, "denial", "trace.opposite", denies_action=True, counts=True, **base)  # type: ignore[arg-type]
     if denies_action or (denied and not ours):
@@ -1625,6 +1698,55 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             **base,  # type: ignore[arg-type]
         )
     return Reading(statement, "value", "trace.value" if counts else "trace.other", counts=counts, **base)  # type: ignore[arg-type]
+
+
+# A no said last, alone but for a please or thanks ("premium please no", "friday - no, please",
+# "the gold one, please never"); not a question ("cancel it, no?").
+_REFUSED_LAST = re.compile(
+    r"(?:^|[\s,.;:!-])(?:please\s*,?\s*)?(?:no|nope|nah|never|not|no way|no thanks|no thank you|"
+    r"don'?t|do not)(?:\s*,?\s*(?:please|thanks|thank you))?\s*[.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def _gives_value(values: Mapping[str, tuple[forms.Said, ...]]) -> bool:
+    """Whether a value of the request is said in a clause that counts."""
+    return any(x.fits for said in values.values() for x in said)
+
+
+def _kind_said_by_value(part: str, request: TraceRequest) -> bool:
+    """Whether the thing asked for is named with one of the request's own words for its kind
+    right before it ("a compact model", "a compact motor" for a car of class compact): a value of
+    an argument that takes one of a few (a Literal, an Enum, a policy's allowed list), not a name
+    ("a paris themed cake" is no flight to Paris)."""
+    named = asked_thing(part, request)
+    if not named:
+        return False
+    head = re.escape(named[-1])
+    lowered = part.casefold()
+    return any(
+        re.match(rf"[\s-]+(?:[a-z]+\s+)?{head}\b", lowered[end:]) is not None
+        for spec in request.bound
+        if spec.kind == "text" and spec.choices
+        for _, end in forms.value_spans(part, spec, request)
+    )
+
+
+def _state_is_the_action(text: str, request: TraceRequest) -> bool:
+    """Whether a value wished for as a state ("my address should be 14 rowan close", "the party
+    is now 6") asks for the action: one that changes a thing to its value, or one the words name
+    by its thing or verb as a whole ("a table for 4 on friday would be perfect"). What a thing's
+    value is to be ("INV-5150 should be 1200", "the gas bill will be 60") asks for no payment."""
+    if action_class(request) == "change":
+        return True
+    return _VALUE_IS_TO_BE.search(text) is None and (
+        shares_word(text, query_thing(request)) or shares_word(text, action_words(request)[:1])
+    )
+
+
+_VALUE_IS_TO_BE = re.compile(
+    r"\b(?:should|needs? to|has to|must|will|is going to) be\b|\bis now\b", re.IGNORECASE
+)
 
 
 def _task(
@@ -2004,7 +2126,12 @@ def _other_thing(
         # In a call, only a thing known to be of another kind: "book a visit" in a call that
         # also rents a car is not the car.
         named = asked_thing(text, request)
-        return bool(named and wanted) and _known_other_thing(named[-1], [*wanted, *action_words(request)])
+        # the arguments' own words too: "transfer some money" moves the amount, whatever the query
+        # says it goes to ("transfer {amount} dollars to account {to_account}")
+        cues = [w for a in request.arguments for w in a.cues]
+        return bool(named and wanted) and _known_other_thing(
+            named[-1], [*wanted, *action_words(request), *cues]
+        )
     if len(wanted) >= 2 and not shares_word(text, wanted[:-1]) and _tied_elsewhere(text, request):
         return True
     named = asked_thing(text, request)
@@ -2013,10 +2140,12 @@ def _other_thing(
     values = {w for a in request.arguments for w in re.findall(r"[a-zà-ÿ0-9]+", a.shown.casefold())}
     if values & set(named):
         return False  # the thing is named by a value of the request ("a convertible in nice")
-    known = [*action_words(request), *(w for a in request.arguments for w in a.cues)]
+    known = _thing_words(request)
     head, wanted_head = named[-1], wanted[-1]
     if _kind_named_by_value(text, head, wanted_head, request):
         return False
+    head = _as_spelt(head, (wanted_head, *known))
+    named = [*named[:-1], head]  # "an appintment": the appointment it misspells
     if (
         head != wanted_head
         and not shares_word(head, [wanted_head])
@@ -2027,6 +2156,40 @@ def _other_thing(
     if shares_word(" ".join(named), known):
         return False
     return meaning.sim(" ".join(named), " ".join(wanted)) < SAME_THING
+
+
+@_per_request
+def _thing_words(request: TraceRequest) -> tuple[str, ...]:
+    """The words the request is known by besides its thing: its verb's and its arguments'."""
+    return (*action_words(request), *(w for a in request.arguments for w in a.cues))
+
+
+def _as_spelt(said: str, wanted: Sequence[str]) -> str:
+    """``said`` as the word it misspells ("appintment" → "appointment"), when it is one letter from
+    one of ``wanted`` or of the words gate knows things by (:data:`words.FAMILIES`)."""
+    if said in _known_things():
+        return said
+    for word in (*wanted, *sorted(_known_things())):
+        if _misspelt(said, word):
+            return word
+    return said
+
+
+@lru_cache(maxsize=1)
+def _known_things() -> frozenset[str]:
+    return frozenset(w for family in words.FAMILIES for w in family if " " not in w)
+
+
+def _misspelt(said: str, word: str) -> bool:
+    """Whether ``said`` is ``word`` with one letter left out, added or changed ("appintment",
+    "resevation"): a typed or transcribed slip of a long word (eight letters or more; short words
+    one letter apart are often other words: "hostel", "fight")."""
+    if len(word) < 8 or abs(len(said) - len(word)) > 1 or said == word:
+        return False
+    if len(said) == len(word):
+        return sum(a != b for a, b in zip(said, word, strict=True)) == 1
+    short, long_ = sorted((said, word), key=len)
+    return any(long_[:k] + long_[k + 1 :] == short for k in range(len(long_)))
 
 
 def _kind_named_by_value(text: str, head: str, wanted_head: str, request: TraceRequest) -> bool:

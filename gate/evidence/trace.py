@@ -43,7 +43,7 @@ from gate.evidence.readings import ReadingCache
 from gate.evidence.request import ArgumentSpec, TraceRequest
 from gate.evidence.statements import Statement, with_parts
 from gate.evidence.types import Accepted, ActionTrace, ArgumentStatus, ArgumentTrace, Trace, Verdict
-from gate.utterance import asks_to_know, defers, is_question, puts_off, states_wish, without_titles
+from gate.utterance import asks_to_know, clauses, defers, is_question, puts_off, states_wish, without_titles
 
 _OFFER = re.compile(
     r"\b(?:would you like|do you want|shall i|should i|want me to|can i|may i|how about|what about|"
@@ -453,6 +453,10 @@ def _argument(
     # The agent's latest words offer another action ("Shall I cancel your gym membership?"): a yes
     # to them is that action's.
     elsewhere_offer = False
+    # The offer whose value the caller took, and whether the caller then asked for others: the
+    # agent's next offer of another value of this kind replaces it (``trace.offer.replaced``).
+    taken: rd.Reading | None = None
+    others_asked = False
     for n, r in enumerate(readings):
         s = r.statement
         if current is not before and n - 1 not in away:
@@ -496,6 +500,21 @@ def _argument(
                 standing = set_aside
             set_aside = None
             offer = (r, named[0], _offered_of_kind(r, spec, request)) if named else None
+            if (
+                others_asked
+                and taken is not None
+                and spec.kind != "number"  # "0 transfers" in a new bus offered is no count of seats
+                and current is not None
+                and current.rule == "trace.offer"
+                and not named
+                and forms.other_value_spans(s.text, spec, request, offered=True)
+                and not _none_found(s.text)
+            ):
+                # "That sounds great." took the Rhinos' Tuesday; "any other events?" and "There's
+                # also the Knights on Saturday": the day taken is not the one now on offer.
+                dropped = (taken, "trace.offer.replaced")
+                current = taken = None
+            others_asked = False
             if offer is not None and offer[2] == 1:
                 standing = (r, named[0])
                 dropped = None
@@ -553,6 +572,9 @@ def _argument(
                     current = _said_by(spec, r, "conflict", "trace.changed", note, span=last.span)
             continue
         if s.speaker == "caller" and s.origin == "call" and not s.part:
+            others_asked = (
+                taken is not None and asks_another(s.text) and not _asks_of_another_kind(s.text, request)
+            )
             searched = r if r.other_action else None
             if sought_at is None and s.at is not None and (r.names_action or _searches_again(r, request)):
                 sought_at = s.at
@@ -620,7 +642,7 @@ def _argument(
                 standing = None
             elif (_takes_up(r, s.text, heard, request.lang) and kinds == 1) or picked:
                 spoken_of = True
-                current = _offer_taken(spec, offered_r, offered, r)
+                current, taken = _offer_taken(spec, offered_r, offered, r), offered_r
                 standing = None
             elif kinds > 1 and _takes_up(r, s.text, heard, request.lang):
                 dropped = (offered_r, "trace.offer.choice")  # a yes to several takes none of them
@@ -679,7 +701,7 @@ def _argument(
             # "I'd like tickets to the event you found"; "what year is it from?" ... "that would work".
             spoken_of = True
             note = "the agent offered it; the caller " + ("asked for it" if r.names_action else "took it up")
-            current = _offer_taken(spec, standing[0], standing[1], r, note=note)
+            current, taken = _offer_taken(spec, standing[0], standing[1], r, note=note), standing[0]
             standing = None
         proposed = [
             p
@@ -1098,6 +1120,8 @@ _ANOTHER = re.compile(
     r"\bmore\s+(?:[a-z]+\s+)?(?:results?|options?|choices?|suggestions?|matches)\b|"
     r"\b(?:give|show|find|get)\s+(?:me|us)\s+(?:some\s+)?more\b(?!\s+(?:time|days?|of|about|details|info))|"
     r"\bwhat else\b|"
+    # "is there anything more available?", "anything more?": more of them, not more about one
+    r"\b(?:anything|something|any)\s+more\b(?!\s+(?:about|on|of|to|than|i|we|you|for|details|info))|"
     r"\b(?:something|anything|somewhere|anywhere|one|ones) (?:cheaper|closer|nearer|better|earlier|later|"
     r"bigger|smaller|quieter)\b",
     re.IGNORECASE,
@@ -1187,6 +1211,8 @@ def asks_another(text: str) -> bool:
             _ASKS.search(lead)
             or text[m.end() :].lstrip().startswith("?")
             or text.rstrip().endswith("?")
+            # "What other options do you have. I need one ticket ...": a question written with a stop
+            or is_question(_sentence_around(text, m.start()))
             # "more choices please", "ok, something else": asked for by naming it first ("another
             # time" puts off, it asks for no other option)
             or (_ONLY_FILLERS.fullmatch(lead) is not None and _A_TIME.search(m.group()) is None)
@@ -1233,7 +1259,8 @@ def _answers_about_offer(
     question = asked.statement.text
     return (
         asked.statement.speaker == "caller"
-        and (asked.stance == "question" or asks_to_know(question))
+        # "That might work. ... I also need to know what time it arrives": a question in any part
+        and (asked.stance == "question" or any(asks_to_know(part) for part in [question, *clauses(question)]))
         # "are there any stops on the flight?" asks about the offer, not for another
         and not (asks_another(question) and not _asks_of_another_kind(question, request))
         and _COMPARED.search(question) is None
