@@ -131,6 +131,16 @@ confirm: when_unsure
 timeout_s: 10
 messages: {ask: "Add {event_name} on {date}?", abstain: "Not added."}
 """,
+    # An airline among a schema's known few: a word only one of them has names it.
+    "book_flight": """
+tool: book_flight
+action: booking.flight
+caller: {verified: true}
+evidence: {query: "book a flight: airline {airline}, destination {destination}, date {date}"}
+confirm: when_unsure
+timeout_s: 10
+messages: {ask: "{airline} to {destination} on {date}?", abstain: "Not booked."}
+""",
     # A query whose thing ("a reservation") is not the word callers use ("an appointment").
     "book_therapist": """
 tool: book_therapist
@@ -269,8 +279,19 @@ def make_tools(done: list[str]) -> list[gate.GatedTool]:
         done.append(f"therapist {therapist} {date} {time}")
         return "Booked."
 
+    @gate.gated_tool
+    async def book_flight(
+        airline: Literal["Air Canada", "American Airlines", "Delta Airlines"],
+        destination: Annotated[str, Field(description="the city the flight goes to")],
+        date: Annotated[str, Field(description="the day of the flight, YYYY-MM-DD")],
+    ) -> str:
+        """Book a flight."""
+        done.append(f"flight {airline} {destination} {date}")
+        return "Booked."
+
     return [
         add_event,
+        book_flight,
         book_therapist,
         buy_event_tickets,
         hire_car,
@@ -3137,3 +3158,31 @@ async def test_what_someone_said_or_a_call_back_asks_for_no_action(
     c, done = alice
     await c.turn(said, call(tool, **args), say("Shall I?"))
     assert done == [] and c.last().outcome != "act", c.arguments()
+
+
+async def test_a_country_after_a_place_names_no_airline(alice: tuple[Call, list[str]]) -> None:
+    """ "Toronto, Canada" is a place and its country: "Canada", the one word of Air Canada no other
+    airline has, does not name it there; the American Airlines flight offered is what was taken."""
+    c, done = alice
+    await c.says(
+        "I want to fly to Toronto, Canada on March 10th.",
+        "How about this American Airlines flight? It leaves at 6:55 am.",
+    )
+    wrong = {"airline": "Air Canada", "destination": "Toronto", "date": "2026-03-10"}
+    out = await c.turn("That sounds good, book it.", call("book_flight", **wrong), say("Shall I?"))
+    assert done == [] and out != ["Booked."]
+    assert c.arguments()["airline"]["status"] != "traced", c.arguments()["airline"]
+    await c.turn("yes", call("book_flight", **{**wrong, "airline": "American Airlines"}), say("Shall I?"))
+    assert c.arguments()["airline"]["status"] == "traced", c.arguments()["airline"]
+
+
+async def test_the_word_only_one_choice_has_still_names_it(alice: tuple[Call, list[str]]) -> None:
+    """Said on its own, "Canada" names Air Canada among the airlines."""
+    c, done = alice
+    flight = {"airline": "Air Canada", "destination": "Toronto", "date": "2026-03-10"}
+    out = await c.turn(
+        "Book me a flight to Toronto on March 10th, with Canada please.",
+        call("book_flight", **flight),
+        say("Done."),
+    )
+    assert out == ["Booked."] and done == ["flight Air Canada Toronto 2026-03-10"], c.arguments()

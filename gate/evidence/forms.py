@@ -276,6 +276,11 @@ def _choice_words(spec: ArgumentSpec) -> tuple[str, ...]:
     return tuple(w for w in mine if w not in theirs and len(w) > 2 and w not in words.BESIDE_NAME)
 
 
+# A name and a comma right before a word: the word is that place's region or country ("Toronto,
+# Canada", "Portland, Oregon").
+_PLACE_BEFORE_COMMA = re.compile(r"\b[A-Z][\w'.-]*,\s*$")
+
+
 def _other_choice_words(spec: ArgumentSpec) -> set[str]:
     own = spec.shown.casefold()
     return {w for c in spec.choices if c.casefold() != own for w in _WORD.findall(c.casefold())}
@@ -311,6 +316,8 @@ def _read_value_spans(
                 if not any(_overlaps(s, o) for o in spans)
                 # "a standard size car": the word goes with another value beside it, not with "Full-size"
                 and not (set(_before_words(text, s[0], 1) + _after_words(text, s[1], 1)) & theirs)
+                # "go to Toronto, Canada": the country of a place named before it, not "Air Canada"
+                and _PLACE_BEFORE_COMMA.search(text[: s[0]]) is None
             ]
         return sorted(spans)
     if spec.kind == "bool":
