@@ -856,10 +856,12 @@ def _clause(
     if not wish and not modal:
         return _Clause(start, end, "value")
     other = _asks_other(part, request, meaning, strong_only=in_call)
+    # Where the call's reading found no other action, the full reading differs from it only in
+    # the thing (see _asks_other): read that alone.
     loose = (
         in_call
         and not other
-        and _asks_other(part, request, meaning)
+        and _other_thing(part, request, meaning)
         and not _kind_said_by_value(part, request)
     )
     prefers = (
@@ -1556,8 +1558,9 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         and all(c.prefers for c in told)
         and not _state_is_the_action(text, request)
     )
+    only_values = _only_values(text, request)
     # In a call, "A-1001 please" answers a question: values alone ask for nothing there.
-    answers_only = statement.origin == "call" and _only_values(text, request)
+    answers_only = statement.origin == "call" and only_values
     plainly = (
         bool(ours or whole_question)
         and not other_action
@@ -1584,13 +1587,13 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         # in a call, a value said to be something ("ACC-1234 should be 200 dollars in credit")
         # or said to suit ("saturday at 8pm is fine for us to meet") names no action; "this
         # sounds good", with no value, is read as before
-        and not (valued_only and _gives_value(values))
+        and not (valued_only and gives_value(values))
         and not answers_only
         and near >= CALL_FLOOR
     )
-    bare = _only_values(text, request) and not statement.trusted
+    bare = only_values and not statement.trusted
     task = _task(text, requests, request, meaning, plainly=plainly, names=names)
-    gives = _gives_value(values)
+    gives = gives_value(values)
     counts = (not other_action or searching) and (
         near >= RELATED
         or _bare_values(text, request)
@@ -1639,7 +1642,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         or (ours and all(_someone_else(text[c.start : c.end], request) for c in ours))
     ):
         return Reading(statement, "ignored", "trace.someone_else", **base)  # type: ignore[arg-type]
-    if _REFUSED_LAST.search(text) and (_gives_value(values) or shares_word(text, wanted[:1])):
+    if _REFUSED_LAST.search(text) and (gives_value(values) or shares_word(text, wanted[:1])):
         # "premium please no", "saturday at 8 - no, please": a no said last, after what it refuses
         return Reading(
             statement,
@@ -1709,7 +1712,7 @@ _REFUSED_LAST = re.compile(
 )
 
 
-def _gives_value(values: Mapping[str, tuple[forms.Said, ...]]) -> bool:
+def gives_value(values: Mapping[str, tuple[forms.Said, ...]]) -> bool:
     """Whether a value of the request is said in a clause that counts."""
     return any(x.fits for said in values.values() for x in said)
 
@@ -2128,10 +2131,7 @@ def _other_thing(
         named = asked_thing(text, request)
         # the arguments' own words too: "transfer some money" moves the amount, whatever the query
         # says it goes to ("transfer {amount} dollars to account {to_account}")
-        cues = [w for a in request.arguments for w in a.cues]
-        return bool(named and wanted) and _known_other_thing(
-            named[-1], [*wanted, *action_words(request), *cues]
-        )
+        return bool(named and wanted) and _known_other_thing(named[-1], [*wanted, *_thing_words(request)])
     if len(wanted) >= 2 and not shares_word(text, wanted[:-1]) and _tied_elsewhere(text, request):
         return True
     named = asked_thing(text, request)
@@ -2167,17 +2167,19 @@ def _thing_words(request: TraceRequest) -> tuple[str, ...]:
 def _as_spelt(said: str, wanted: Sequence[str]) -> str:
     """``said`` as the word it misspells ("appintment" → "appointment"), when it is one letter from
     one of ``wanted`` or of the words gate knows things by (:data:`words.FAMILIES`)."""
-    if said in _known_things():
+    known = _known_things()
+    if said in known:
         return said
-    for word in (*wanted, *sorted(_known_things())):
+    for word in (*wanted, *known):
         if _misspelt(said, word):
             return word
     return said
 
 
 @lru_cache(maxsize=1)
-def _known_things() -> frozenset[str]:
-    return frozenset(w for family in words.FAMILIES for w in family if " " not in w)
+def _known_things() -> tuple[str, ...]:
+    """The one-word things of :data:`words.FAMILIES`, in order (a misspelling maps to one word)."""
+    return tuple(sorted({w for family in words.FAMILIES for w in family if " " not in w}))
 
 
 def _misspelt(said: str, word: str) -> bool:

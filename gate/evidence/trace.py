@@ -371,7 +371,7 @@ def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
 
 def _gives_any(r: rd.Reading) -> bool:
     """Whether the statement gives a value of the request, its own or another (it is about the request)."""
-    return any(x.fits for v in r.values.values() for x in v)
+    return rd.gives_value(r.values)
 
 
 def _mentions_bound(r: rd.Reading) -> bool:
