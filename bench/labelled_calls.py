@@ -49,6 +49,7 @@ async def measure(path: Path, meaning: Meaning) -> dict[str, Any]:
     labelled = yaml.safe_load(path.read_text())
     found = supports = false = others = 0
     false_cases: list[list[str]] = []
+    missed_cases: list[list[str]] = []
     for case in labelled["cases"]:
         if not all(isinstance(m, str) for m in case["memories"]):
             continue  # another source, the agent or another caller: not the caller's own turns
@@ -66,6 +67,8 @@ async def measure(path: Path, meaning: Meaning) -> dict[str, Any]:
         if case["expect"] == "support":
             supports += 1
             found += supported
+            if not supported:
+                missed_cases.append(case["memories"])
         else:
             others += 1
             if supported:
@@ -78,6 +81,7 @@ async def measure(path: Path, meaning: Meaning) -> dict[str, Any]:
         "false": false,
         "others": others,
         "cases": false_cases,
+        "missed": missed_cases,
     }
 
 
@@ -87,6 +91,7 @@ async def main() -> None:
     )
     parser.add_argument("sets", nargs="*", type=Path)
     parser.add_argument("--show", action="store_true", help="list the false supports")
+    parser.add_argument("--missed", action="store_true", help="list the true supports not found")
     args = parser.parse_args()
     paths = args.sets or [Path(__file__).resolve().parent.parent / "tests" / "data" / name for name in SETS]
     meaning = Meaning(MiniLMEmbedder())
@@ -100,6 +105,9 @@ async def main() -> None:
         if args.show:
             for said in row["cases"]:
                 print(f"|   | | {said} |")
+        if args.missed:
+            for said in row["missed"]:
+                print(f"|   | missed: {said} | |")
 
 
 if __name__ == "__main__":

@@ -794,7 +794,10 @@ _ASKS_WHETHER = re.compile(
 )
 _CONDITION = re.compile(
     r"\b(?:if|unless|in case|provided(?: that)?|providing|as long as|assuming|only when|only after|"
-    r"once|as soon as|when(?:ever)? (?:i|we|you|they|it|the|my|our|he|she)\b|after (?:i|we|you|they|it|the|"
+    # "at once", "for once", "once more", "once a month" say when or how often, and set no condition
+    r"(?<!\bat )(?<!\bfor )(?<!\bthis )(?<!\bthat )"
+    r"once(?!\s+(?:again|more|only|a\s+(?:week|month|year|day)))|"
+    r"as soon as|when(?:ever)? (?:i|we|you|they|it|the|my|our|he|she)\b|after (?:i|we|you|they|it|the|"
     r"my|our|he|she)\b|(?:until|till)(?!\s+(?:\d|the\s+\d|the\s+(?:first|second|third|fourth|fifth|sixth|"
     r"seventh|eighth|ninth|tenth|\w+teenth|twentieth|\w+(?:first|second|third|th))\b|"
     r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
@@ -924,6 +927,12 @@ _OTHER_SUBJECT = re.compile(
     rf"a friend\b|people\b|everyone\b|él\b|ella\b|ellos\b|il\b|elle\b|ils\b|elles\b|er\b)",
     re.IGNORECASE,
 )
+# Documents and devices: they "say" what they show.
+_SHOWING = (
+    r"meter|bill|invoice|letter|statement|receipt|app|screen|display|website|site|label|ticket|"
+    r"sign|gauge|dial|clock|reading|contract|policy|form|booking|confirmation|quote|estimate|"
+    r"card|notice|leaflet|email|text|message|readout"
+)
 # What somebody else said, reported: "the teacher told me she'd like wednesdays", "the landlord
 # says it should be 1200". Their words, whatever they ask for.
 _REPORTED = re.compile(
@@ -932,6 +941,19 @@ _REPORTED = re.compile(
     r"advised|asked|wrote|emailed|texted|rang)\b",
     re.IGNORECASE,
 )
+# What a document or a device shows is the caller's own reading of it ("the gas meter says 4512",
+# "the bill says 60"), not somebody else's word.
+_SHOWN = re.compile(
+    rf"^{_FILLER}(?:the|my|our|his|her|their)\s+(?:[a-z]+\s+){{0,2}}?(?:{_SHOWING})s?\s+"
+    r"(?:says|said|shows|showed|reads|read)\b",
+    re.IGNORECASE,
+)
+
+
+def _reported(clause: str) -> bool:
+    return _REPORTED.search(clause) is not None and _SHOWN.search(clause) is None
+
+
 _RELATION_BEFORE = re.compile(rf"\b(?:{_RELATION})\s*,?\s*$", re.IGNORECASE)
 _RELATION_AFTER = re.compile(rf"^\s*,?\s*(?:my|our)\s+(?:{_RELATION})\b", re.IGNORECASE)
 
@@ -990,7 +1012,7 @@ def by_someone_else(text: str) -> bool:
     it", "the teacher told me she'd like ..."), the caller not among them: the first case of
     :func:`about_someone_else` alone."""
     return any(
-        (_OTHER_SUBJECT.search(clause) or _REPORTED.search(clause))
+        (_OTHER_SUBJECT.search(clause) or _reported(clause))
         and not _WITH_ME.search(clause)
         and not _THEIR_THING_IS.search(clause)
         for clause in clauses(_norm(text))
@@ -1014,7 +1036,7 @@ def about_someone_else(text: str) -> bool:
     unless the caller includes themselves ("my wife and i want ...").
     """
     for clause in clauses(_norm(text)):
-        if (_OTHER_SUBJECT.search(clause) or _REPORTED.search(clause)) and not _WITH_ME.search(clause):
+        if (_OTHER_SUBJECT.search(clause) or _reported(clause)) and not _WITH_ME.search(clause):
             return True
         if _OTHERS_THING.search(clause) and not re.search(r"\b(?:me|my own|myself)\b", clause):
             return True
@@ -1217,9 +1239,11 @@ _RETRACT = re.compile(
 _ASK_VERB = re.compile(
     r"\b(?:please|pls|kindly|go ahead and|just)\s+(?P<a>[a-z]+(?:\s+(?:off|up|down|back|out|in)\b)?)|"
     r"\b(?:i'?d like|id like|i would like|i want|i wanna|i need|we want|we need|we'?d like|i'?d love|"
-    r"i'?d prefer|i'?d rather|i wish|i'?m asking you)\s+(?:you\s+|u\s+)?to\s+"
+    r"i'?d prefer|i'?d rather|i wish|i'?m asking you)\s+"
+    # "i need someone to remind tom": the verb asked of whoever does it
+    r"(?:you\s+|u\s+|someone\s+|somebody\s+|anyone\s+|anybody\s+)?to\s+"
     r"(?P<b>[a-z]+(?:\s+(?:off|up|down|back|out|in)\b)?)|"
-    r"\b(?:can|could|would|will)\s+(?:you|u|ya|someone)\s+(?:please\s+|kindly\s+|just\s+)?"
+    r"\b(?:can|could|would|will)\s+(?:you|u|ya|someone|somebody|anyone|anybody)\s+(?:please\s+|kindly\s+|just\s+)?"
     r"(?P<c>[a-z]+(?:\s+(?:off|up|down|back|out|in)\b)?)|"
     r"\blet'?s\s+(?P<d>[a-z]+)",
     re.IGNORECASE,
@@ -1353,6 +1377,26 @@ def retracts(text: str) -> bool:
     title's, not the caller's.
     """
     return _RETRACT.search(_norm(without_titles(text))) is not None
+
+
+# A command to let the thing just pointed at go, and nothing more ("so skip it", "drop that
+# then", "give it a miss", "bin the idea"): what was asked is not wanted.
+_DROPS_POINTED = re.compile(
+    rf"(?:^|[,;:.!?]\s*|\b(?:so|and|then|but)\s+){_FILLER}"
+    r"(?:(?:so|then|just|please|ok|okay|yeah|actually|in that case|best)\s*,?\s+)*"
+    r"(?:(?:skip|drop|ditch|bin|scrap|cancel|forget|leave|nix|shelve|pass on)\s+"
+    r"(?:it|that|this|them|the idea)|"
+    r"give (?:it|that|this|them) a miss)"
+    r"(?:\s*,?\s*(?:then|for now|please|thanks|thank you|altogether|after all|for the moment))*\W*$",
+    re.IGNORECASE,
+)
+
+
+def drops_pointed(text: str) -> bool:
+    """Whether a clause only tells to let go of what it points at ("so skip it", "drop that
+    then"): for an action that adds or does something, a take-back of it; for one that removes
+    something, the request itself. "leave it at the door" goes on, and is no such command."""
+    return _DROPS_POINTED.search(_norm(text)) is not None
 
 
 # Two or more capitalised words in a row, not opening a sentence: a title or a name.

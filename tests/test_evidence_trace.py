@@ -3186,3 +3186,122 @@ async def test_the_word_only_one_choice_has_still_names_it(alice: tuple[Call, li
         say("Done."),
     )
     assert out == ["Booked."] and done == ["flight Air Canada Toronto 2026-03-10"], c.arguments()
+
+
+@pytest.mark.parametrize(
+    "letting_go",
+    [
+        "he paid me back in cash so skip it",
+        "ah he's paid me back already, drop it then",
+        "actually give it a miss",
+        "hmm, ditch it for now",
+    ],
+)
+async def test_a_command_to_let_go_of_what_was_asked_takes_it_back(
+    alice: tuple[Call, list[str]], letting_go: str
+) -> None:
+    """ "skip it", "drop it then", "give it a miss" said after a request let go of what was asked:
+    for an action that does something (a transfer), a take-back, whatever reason goes before it."""
+    c, done = alice
+    await c.says("please send 200 dollars to ACC-1234", "Sure, is there anything else?")
+    out = await c.turn(letting_go, call("transfer_money", amount=200, to_account="ACC-1234"), say("Shall I?"))
+    assert done == [] and out != ["Sent."], c.last().rule
+    assert c.last().outcome != "act"
+
+
+@pytest.mark.parametrize(
+    "pointer",
+    [
+        "can you email it over to my accountant",
+        "could you check it against last month's first",
+        "remind me about it on friday",
+    ],
+)
+async def test_a_pointer_asking_another_thing_done_with_it_names_no_action(
+    alice: tuple[Call, list[str]], pointer: str
+) -> None:
+    """After the caller says what ("the rent is 200 dollars to ACC-1234"), a turn that points at it
+    and asks for another thing done with it ("email it over to my accountant", "check it",
+    "remind me about it") asks for no transfer."""
+    c, done = alice
+    await c.says("the rent is 200 dollars to account ACC-1234 this month", "Thanks, noted.")
+    out = await c.turn(pointer, call("transfer_money", amount=200, to_account="ACC-1234"), say("Shall I?"))
+    assert done == [] and out != ["Sent."], c.arguments()
+    assert c.last().rule == "evidence.missing", c.last().rule
+
+
+@pytest.mark.parametrize(
+    ("said", "lets_go"),
+    [
+        ("so skip it", True),
+        ("the tooth stopped hurting, drop it then", True),
+        ("the stomach's settled down now so give it a miss", True),
+        ("ok, bin the idea", True),
+        ("leave it at the door", False),
+        ("deliver it friday and don't leave it", False),
+        ("skip the queue and book it", False),
+        ("drop it off on friday", False),
+    ],
+)
+def test_a_command_to_let_go_is_only_that_command(said: str, lets_go: bool) -> None:
+    """Only a clause that ends with letting go of what it points at is one ("drop it off on friday"
+    and "leave it at the door" go on)."""
+    from gate import utterance
+
+    assert utterance.drops_pointed(said) is lets_go
+
+
+@pytest.mark.parametrize(
+    ("said", "acts"),
+    [
+        ("please ship order A-1001 at once", True),
+        ("i need someone to ship order A-1001 today", True),
+        ("could somebody ship order A-1001 for me", True),
+        ("ship order A-1001 once the payment clears", False),
+        ("i need someone to remind me about order A-1001 on friday", False),
+        ("i need somebody to email me the invoice for order A-1001", False),
+    ],
+)
+async def test_at_once_is_no_condition_and_someone_to_do_it_asks_for_its_verb(
+    alice: tuple[Call, list[str]], said: str, acts: bool
+) -> None:
+    """ "at once" says when, and sets no condition ("once the payment clears" still does); a
+    request that someone do a thing asks for that thing, "i need someone to ship ..." shipping
+    and "i need someone to remind me about ..." a reminder."""
+    c, done = alice
+    out = await c.turn(said, call("ship_order", order_id="A-1001"), say("Shall I?"))
+    if acts:
+        assert out == ["Shipped A-1001."] and done == ["shipped A-1001"], c.last().rule
+    else:
+        assert done == [] and c.last().outcome != "act", c.last().rule
+
+
+async def test_letting_go_of_what_the_agent_asked_about_keeps_the_request(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """After the agent asks about something else ("would you like a receipt by email?"), "no, skip
+    it" lets go of that, and the transfer asked for before still stands."""
+    c, done = alice
+    await c.says("please send 200 dollars to ACC-1234", "Would you like a receipt by email?")
+    out = await c.turn("no, skip it", call("transfer_money", amount=200, to_account="ACC-1234"), say("Done."))
+    assert out == ["Sent."] and done == ["sent 200 to ACC-1234"], c.last().rule
+
+
+@pytest.mark.parametrize(
+    ("offer", "traced"),
+    [
+        ("How about Sapori Restaurant Bar on Castro Street? It's well rated.", False),
+        ("How about Sapori Restaurant on Castro Street? It's well rated.", True),
+    ],
+)
+async def test_a_name_that_goes_on_is_not_the_shorter_name_and_its_kind(
+    alice: tuple[Call, list[str]], offer: str, traced: bool
+) -> None:
+    """ "Sapori Restaurant Bar" offers that place, not one called "Sapori" (two capitalised words go
+    on after it, the first a word of its kind); "Sapori Restaurant on Castro Street" offers Sapori."""
+    c, _ = alice
+    await c.says("I want a table for 2 in San Jose on March 10th at 7pm.", offer)
+    table = {"restaurant": "Sapori", "city": "San Jose", "date": "2026-03-10", "time": "19:00", "party": 2}
+    await c.turn("Sounds good, book it.", call("reserve_table", **table), say("Shall I?"))
+    status = c.arguments()["restaurant"]["status"]
+    assert (status == "traced") is traced, c.arguments()["restaurant"]

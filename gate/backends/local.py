@@ -53,7 +53,7 @@ from gate.errors import DecisionNotFound, ReceiptConflict, ServiceError
 from gate.evidence import EvidenceContext, EvidenceMemory, EvidenceSlot, ServiceDecision, ServiceReceipt
 from gate.evidence.forms import search_pattern
 from gate.evidence.meaning import Meaning, vectors_of
-from gate.evidence.reading import base_texts, bearing, texts_for
+from gate.evidence.reading import base_texts, bearing, pointer_texts, texts_for
 from gate.evidence.readings import ReadingCache
 from gate.ledger import Ledger
 from gate.ledger.tables import ServiceDecisionRow, ServiceReceiptRow
@@ -340,7 +340,11 @@ class LocalEngine:
         )
         vectors = {**vectors_of(first), **stored}
         near = bearing(request, remembered, evidence.Prepared(vectors))
-        rest = [t for t in texts_for(request, near) if t not in vectors]
+        rest = [
+            t
+            for t in [*texts_for(request, near), *pointer_texts(request, statements, near)]
+            if t not in vectors
+        ]
         if rest:
             vectors.update(vectors_of(await self._tracer_meaning.prepare(rest)))
         return evidence.Prepared(vectors)

@@ -45,7 +45,7 @@ from gate.backends.base import ForgetResult, remember_and_confirm
 from gate.errors import ConfigError, DecisionNotFound, ReceiptConflict, ServiceError
 from gate.evidence import EvidenceContext, EvidenceMemory, EvidenceSlot, ServiceDecision, ServiceReceipt
 from gate.evidence.meaning import Meaning
-from gate.evidence.reading import base_texts, bearing, texts_for
+from gate.evidence.reading import base_texts, bearing, pointer_texts, texts_for
 from gate.evidence.readings import ReadingCache
 from gate.memory.embedder import judge_embedder
 
@@ -245,7 +245,13 @@ class CloudEngine:
         statements = evidence.combined(evidence.from_memories(memories), call)
         first = await self._meaning.prepare(base_texts(request, statements))
         near = bearing(request, statements, first)
-        prepared = await self._meaning.prepare([*base_texts(request, statements), *texts_for(request, near)])
+        prepared = await self._meaning.prepare(
+            [
+                *base_texts(request, statements),
+                *texts_for(request, near),
+                *pointer_texts(request, statements, near),
+            ]
+        )
         found = evidence.trace(
             request, statements, prepared, since=context.since if context else None, readings=self._readings
         )

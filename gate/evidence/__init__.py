@@ -121,7 +121,8 @@ def judge(
     """Trace ``request`` over the caller's ``memories`` and this ``call``'s turns; the service's answer.
 
     ``meaning``: similarities prepared for these texts (see
-    :func:`gate.evidence.reading.texts_for`); without it only words and values
+    :func:`gate.evidence.reading.texts_for` and, for a memory that points back at the one
+    before it, :func:`gate.evidence.reading.pointer_texts`); without it only words and values
     decide (nothing is close in meaning).
     """
     listed = list(memories)

@@ -1057,6 +1057,12 @@ def _slot(template: str, name: str) -> _Slot | None:
 _NAME_BESIDE = re.compile(r"[a-zà-ÿß0-9£$€][a-zà-ÿß0-9'’.,-]*")
 
 
+# Two capitalised words right after a name, in written text, the first a word of the name's kind:
+# the name goes on ("Americana Apartment Homes" is not "Americana" and its kind; "Look What God
+# Gave Her By Thomas Rhett" is the song and who sings it).
+_LONGER_NAME_AFTER = re.compile(r"[ \t]+([A-Z][\w'’-]*)[ \t]+[A-Z][a-z]")
+
+
 def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
     """Whether the name at ``start:end`` stands alone: no other word of a longer name beside it.
 
@@ -1097,6 +1103,11 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
     gap_after = after_possessive.lstrip()
     if possessive:
         return any(w in cues or _family_word(w, cues) for w in after)
+    longer = _LONGER_NAME_AFTER.match(rest)
+    if longer is not None and (
+        longer.group(1).casefold() in cues or _family_word(longer.group(1).casefold(), cues)
+    ):
+        return False  # "Americana Apartment Homes": a word of the kind, then the name goes on
     for word in after:
         if _beside(word, cues):
             continue

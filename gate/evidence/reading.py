@@ -37,6 +37,8 @@ asks for it only by its words or meaning, never by its values alone.
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import re
 import threading
 from collections import OrderedDict
@@ -235,6 +237,14 @@ def _same_family(verb: str, wanted: Sequence[str]) -> bool:
     )
 
 
+# An object that opens a clause ("update where you deliver to ...", "change what i pay") or is
+# somebody unnamed ("i need someone to come round"): no thing is named after it.
+_CLAUSE_OBJECT = frozenset(
+    {"where", "what", "when", "how", "which", "who", "whom", "whose", "why", "whether", "whatever"}
+    | {"someone", "somebody", "anyone", "anybody", "everyone", "everybody", "whoever", "wherever"}
+)
+
+
 def object_after(text: str, at: int) -> list[str]:
     """The words naming what is asked for, from ``at`` (at most three; values and determiners out)."""
     tokens = re.findall(r"[a-zà-ÿ0-9][a-zà-ÿ0-9'\-]*|[,;.!?]", text.casefold()[at:])
@@ -242,6 +252,8 @@ def object_after(text: str, at: int) -> list[str]:
     for token in tokens[:8]:
         if token in _OBJECT_ENDS or token in ",;.!?":
             break
+        if token in _CLAUSE_OBJECT:
+            break  # "update where you deliver", "i need someone to come": a clause or a person
         if token in _PARTICLES and named:
             break  # "prescription over the phone": a particle after the thing ends it
         if token in _TIMES_OF_DAY and named:
@@ -299,6 +311,36 @@ def asked_verb(text: str, request: TraceRequest) -> str | None:
         if wanted and utterance.opens_with(text, wanted[0]):
             return wanted[0]
     return verb
+
+
+# Verbs that ask to have a thing done without saying what is done ("sort it out", "take care
+# of it", "pop it on my card"): said of what a pointer points to, they ask for that.
+_DOING = frozenset(
+    {"sort", "handle", "deal", "arrange", "process", "action", "organise", "organize", "do", "get"}
+    | {"put", "pop", "stick", "take", "go", "make", "see"}
+)
+# Verbs of telling, showing, keeping or looking into a thing ("email it to my accountant", "check
+# it against the quote", "remind me about it"): another thing done with it, never the action.
+_ABOUT_IT = frozenset(
+    {"email", "e-mail", "forward", "text", "message", "mail", "post", "print", "copy", "scan"}
+    | {"share", "show", "tell", "explain", "describe", "list", "read", "remind", "note", "log"}
+    | {"record", "file", "save", "store", "keep", "track", "check", "look", "find", "compare"}
+    | {"review", "query", "verify", "confirm", "ring", "call", "phone", "write", "mention", "ask"}
+)
+
+
+def asks_it_done(text: str, request: TraceRequest) -> bool:
+    """Whether the statement asks with no verb of its own, a verb of having a thing done
+    (:data:`_DOING`), the action's own or an unknown one ("knock it on the head"): not with
+    another action's, nor one of telling, showing, keeping or looking into it (:data:`_ABOUT_IT`:
+    "email it to my accountant", "check it against the quote", "remind me about it")."""
+    verb = asked_verb(text, request) or utterance.command_verb(text)
+    if verb is None or verb.split()[0] in _DOING:
+        return True
+    wanted = action_words(request)
+    if _same_family(verb, wanted):
+        return True
+    return verb.split()[0] not in _ABOUT_IT and not known_other(verb, wanted)
 
 
 def asked_thing(text: str, request: TraceRequest) -> list[str]:
@@ -468,6 +510,41 @@ def texts_for(request: TraceRequest, statements: Sequence[Statement]) -> list[st
     return out
 
 
+def points_back_to(before: Statement, after: Statement) -> bool:
+    """Whether ``after`` is a caller's memory that names what it asks about with a pronoun
+    ("give him twenty from me", "clear it today") and ``before`` the caller's memory said just
+    before it, which the pronoun may point to: the two are read together as well."""
+    return (
+        after.origin == "memory"
+        and before.origin == "memory"
+        and after.speaker == "caller"
+        and before.speaker == "caller"
+        and points_with_pronoun(after.text)
+    )
+
+
+def joined(before: Statement, after: Statement) -> Statement:
+    """The two memories as one statement (trusted only when both are)."""
+    return dataclasses.replace(
+        after, text=f"{before.text.rstrip(' .')}. {after.text}", trusted=after.trusted and before.trusted
+    )
+
+
+def pointer_texts(
+    request: TraceRequest, statements: Sequence[Statement], near: Sequence[Statement] | None = None
+) -> list[str]:
+    """The texts of each pair :func:`points_back_to` finds in ``statements`` (in the order they
+    were said), for a later memory among ``near`` when given: a pointer's meaning is what it
+    points to, so the pair is compared with the action as one (see
+    :func:`gate.evidence.trace.trace`)."""
+    kept = None if near is None else {id(s) for s in near}
+    out: list[str] = []
+    for before, after in itertools.pairwise(statements):
+        if points_back_to(before, after) and (kept is None or id(after) in kept):
+            out += _statement_texts(request, joined(before, after).text, True)
+    return out
+
+
 _STATEMENT_TEXTS: OrderedDict[tuple[object, ...], tuple[str, ...]] = OrderedDict()
 _STATEMENT_TEXTS_LOCK = threading.Lock()  # engines on several threads of one process share it
 
@@ -586,6 +663,7 @@ class _Clause:
     start: int
     end: int
     # request | value | question | condition | later | denial | put_off | exception | someone_else
+    # | dropped (a command to let go of what it points at)
     stance: str
     denies_action: bool = False
     denied: frozenset[str] = frozenset()
@@ -815,6 +893,8 @@ def _clause(
         return _Clause(start, end, "denial", denies_action, frozenset(denied))
     if utterance.conditional(part):
         return _Clause(start, end, "condition")
+    if not removal and utterance.drops_pointed(part):
+        return _Clause(start, end, "dropped")  # "so skip it": let go of what was asked
     if removal and _goes(part, request) and not utterance.is_question(part, lang):
         return _Clause(start, end, "request")  # "the golf channel can go now"
     if (
@@ -952,8 +1032,8 @@ def known_other(verb: str, wanted: Sequence[str], theirs: str | None = None) -> 
     if verb in words.ARRIVING:
         return False  # "i want to end up in SF" says where, not what to do
     first = verb.split()[0]
-    if first in words.INQUIRY:
-        return True  # "find me a restaurant": to know, not to book
+    if first in words.INQUIRY or first in words.TELLING:
+        return True  # "find me a restaurant": to know, not to book; "remind tom": to tell him
     if first in utterance.opposite_words(wanted[0]) or verb in utterance.opposite_words(wanted[0]):
         return True
     mine = words.VERB_CLASSES.get(first)
@@ -1590,6 +1670,9 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         and not (valued_only and gives_value(values))
         and not answers_only
         and near >= CALL_FLOOR
+        # "can you email it over to my accountant": a pointer asking for another thing done
+        # with what it points at names no action (one asking to have it done still does)
+        and (gives_value(values) or not points_with_pronoun(text) or asks_it_done(text, request))
     )
     bare = only_values and not statement.trusted
     task = _task(text, requests, request, meaning, plainly=plainly, names=names)
@@ -1667,6 +1750,15 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         and not (searching and not utterance.withdraws(text))
     ):
         return Reading(statement, "retraction", "trace.withdrawn", counts=True, **base)  # type: ignore[arg-type]
+    if "dropped" in kinds and not ours:
+        return Reading(
+            statement,
+            "retraction",
+            "trace.withdrawn",
+            counts=True,
+            note="lets go of what it points at",
+            **base,  # type: ignore[arg-type]
+        )
     put_off = [c for c in clauses if c.stance == "put_off"]
     if ours and (
         _taken_back(text, ours[-1], request) or (put_off and not _gives_after(text, put_off[0].end, request))
@@ -1879,7 +1971,13 @@ def _offered_elsewhere(text: str, start: int, end: int, spec: ArgumentSpec, requ
 def _takes_a_stance(text: str, lang: str | None) -> bool:
     """Whether the words take up, turn down, negate or change anything (asked of a memory on each
     decision that reads it, and again by :func:`bearing` before its parts are embedded)."""
-    if _agrees(text) or _refuses(text) or _change_marked(text) or utterance.retracts(text):
+    if (
+        _agrees(text)
+        or _refuses(text)
+        or _change_marked(text)
+        or utterance.retracts(text)
+        or utterance.drops_pointed(text)
+    ):
         return True
     return any(denied.strip() for _, denied in utterance.scopes(text, lang))
 
@@ -1891,10 +1989,21 @@ def _far_from(text: str, request: TraceRequest, plain: float, rendered: float, w
         return False
     if _takes_a_stance(text, request.lang):
         return False
+    if _POINTED_OBJECT.search(text) and (utterance.states_wish(text) or utterance.opens_command(text)):
+        return False  # "please put that in for me": its meaning is what it points at
     return not any(
         forms.value_spans(text, spec, request) or forms.other_value_spans(text, spec, request)
         for spec in request.arguments
     )
+
+
+# A pronoun that is what a request acts on ("put that in", "pay it", "sort them out"), not a
+# "that" opening a clause ("can you note that the boiler needs looking at").
+_POINTED_OBJECT = re.compile(
+    r"\b(?:it|them|him|her|(?:that|this)(?=\s*(?:$|[.,;!?]|(?:in|on|out|off|up|through|for|to|"
+    r"over|back|away|down|from|with|into|onto|at|by|against|as|now|today|please|then)\b)))\b",
+    re.IGNORECASE,
+)
 
 
 def _within(

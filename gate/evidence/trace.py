@@ -43,7 +43,16 @@ from gate.evidence.readings import ReadingCache
 from gate.evidence.request import ArgumentSpec, TraceRequest
 from gate.evidence.statements import Statement, with_parts
 from gate.evidence.types import Accepted, ActionTrace, ArgumentStatus, ArgumentTrace, Trace, Verdict
-from gate.utterance import asks_to_know, clauses, defers, is_question, puts_off, states_wish, without_titles
+from gate.utterance import (
+    asks_to_know,
+    clauses,
+    defers,
+    drops_pointed,
+    is_question,
+    puts_off,
+    states_wish,
+    without_titles,
+)
 
 _OFFER = re.compile(
     r"\b(?:would you like|do you want|shall i|should i|want me to|can i|may i|how about|what about|"
@@ -120,28 +129,34 @@ def _pointers_read(
     """A caller's memory that asks with only a pointer ("so please just shut it down for me") is
     read together with the memory said just before it ("the basic tier is pointless for me
     now"): when the two read as one ask for the action with a request that points back
-    (``trace.points_back``), the later one names the action. Nothing else is taken from the pair.
+    (``trace.points_back``), or name it by meaning while the earlier one only said what and the
+    later one asks to have it done (:func:`gate.evidence.reading.asks_it_done`), the later one
+    names the action. Nothing else is taken from the pair: the values are each memory's own.
+    The pair's texts must have been prepared (:func:`gate.evidence.reading.pointer_texts`);
+    unprepared, it is similar to nothing and only a pointing-back request counts.
     """
     out = list(readings)
     for i in range(1, len(out)):
         r, before = out[i], out[i - 1]
-        s, b = r.statement, before.statement
-        if (
-            r.stance != "request"
-            or r.names_action
-            or r.other_action
-            or s.origin != "memory"
-            or b.origin != "memory"
-            or s.speaker != "caller"
-            or b.speaker != "caller"
-            or not rd.points_with_pronoun(s.text)
-        ):
+        if r.stance != "request" or r.names_action or r.other_action:
             continue
-        joined = dataclasses.replace(
-            s, text=f"{b.text.rstrip(' .')}. {s.text}", trusted=s.trusted and b.trusted
-        )
-        both = read(joined, request, meaning)
-        if both.stance == "request" and both.names_action and both.rule == "trace.points_back":
+        if not rd.points_back_to(before.statement, r.statement):
+            continue
+        both = read(rd.joined(before.statement, r.statement), request, meaning)
+        # Read as one by meaning, the pair names the action only where the earlier memory said
+        # what and asked nothing itself ("the builders sent bill INV-5150 through" ... "sort it
+        # out today"), and the later one asks to have it done, not another thing done with it
+        # ("email it to my accountant"): after a request of its own, the later one is read on
+        # its own ("skip it").
+        told_first = before.stance != "request" or not before.names_action
+        if (
+            both.stance == "request"
+            and both.names_action
+            and (
+                both.rule == "trace.points_back"
+                or (both.names_plainly and told_first and rd.asks_it_done(r.statement.text, request))
+            )
+        ):
             out[i] = dataclasses.replace(
                 r,
                 names_action=True,
@@ -292,6 +307,7 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
             and not _gives_any(r)
             and not asks_another(s.text)
             and _puts_off_now(s.text, request)
+            and not (drops_pointed(s.text) and _agent_asked_other(readings, i, request))
         ):
             # "leave it for now", "let me think", "hold off": said next, it takes the request back.
             found = _ended(r, "withdrawn", "trace.action.withdrawn", "put off right after it was asked")
@@ -316,7 +332,17 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
                 asked_at = None
             continue
         if found.status == "requested" and asked_at is not None and i > asked_at:
-            if r.stance == "retraction" and (r.about >= rd.RELATED or len(rd.content_words(s.text)) <= 6):
+            if (
+                r.stance == "retraction"
+                and (
+                    r.about >= rd.RELATED
+                    or len(rd.content_words(s.text)) <= 6
+                    # "the tooth's fine now, so drop it": lets go of what was asked just before
+                    or (drops_pointed(s.text) and _right_after(readings, asked_at, i))
+                )
+                # "would you like travel insurance?" ... "no, skip it": the insurance it points at
+                and not (drops_pointed(s.text) and _agent_asked_other(readings, i, request))
+            ):
                 found = _ended(r, "withdrawn", "trace.action.withdrawn", "the caller took it back")
                 asked_at = None
             elif (
@@ -380,6 +406,24 @@ def _mentions_bound(r: rd.Reading) -> bool:
 
 def _in_slot(s: Statement) -> bool:
     return s.memory is not None and s.memory.in_slot
+
+
+def _agent_asked_other(readings: Sequence[rd.Reading], i: int, request: TraceRequest) -> bool:
+    """Whether the agent's turn just before ``i`` asked a question of something else than this
+    action ("would you like to add travel insurance?"), not offering it ("shall I book it?"):
+    what the caller's next words point at is that."""
+    before = next((r for r in reversed(readings[:i]) if not r.statement.part), None)
+    if before is None or before.stance != "agent":
+        return False
+    text = before.statement.text
+    if "?" not in text and not is_question(text):
+        return False
+    return not (
+        before.about >= OFFER_ABOUT
+        or rd.shares_word(text, rd.action_words(request))
+        # "shall I go ahead?", "want me to do that?": an offer naming nothing else is this one
+        or (_offers(text) and len(rd.content_words(text)) <= 4)
+    )
 
 
 def _right_after(readings: Sequence[rd.Reading], asked: int, i: int) -> bool:

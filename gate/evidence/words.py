@@ -329,6 +329,11 @@ INQUIRY = frozenset(
         *("busca", "buscar", "encuentra", "chercher", "cherchez", "trouve", "suchen", "finden", "zeigen"),
     }
 )
+# Verbs of telling somebody about a thing or going over it ("remind tom about the 50", "email
+# me the invoice", "verify the amount"): another action than one that books, pays or changes it.
+TELLING = frozenset(
+    {"remind", "notify", "email", "e-mail", "text", "message", "print", "scan", "verify", "review"}
+)
 # The verbs of an inquiry that look for things, not for facts: "find me an apartment" starts
 # another task, "tell me the bus station" asks about this one.
 SEEKING = frozenset(
