@@ -141,6 +141,16 @@ confirm: when_unsure
 timeout_s: 10
 messages: {ask: "{airline} to {destination} on {date}?", abstain: "Not booked."}
 """,
+    # A service whose words ("rooms at a selected place") never say "hotel".
+    "reserve_rooms": """
+tool: reserve_rooms
+action: booking.rooms
+caller: {verified: true}
+evidence: {query: "reserve rooms at a selected place: place name {place_name}, check in date {check_in_date}"}
+confirm: when_unsure
+timeout_s: 10
+messages: {ask: "Rooms at {place_name} from {check_in_date}?", abstain: "Not reserved."}
+""",
     # A query whose thing ("a reservation") is not the word callers use ("an appointment").
     "book_therapist": """
 tool: book_therapist
@@ -289,9 +299,19 @@ def make_tools(done: list[str]) -> list[gate.GatedTool]:
         done.append(f"flight {airline} {destination} {date}")
         return "Booked."
 
+    @gate.gated_tool
+    async def reserve_rooms(
+        place_name: Annotated[str, Field(description="Name of the accommodation")],
+        check_in_date: Annotated[str, Field(description="Check in date for reservation, YYYY-MM-DD")],
+    ) -> str:
+        """Reserve rooms at a selected place for given dates."""
+        done.append(f"rooms {place_name} {check_in_date}")
+        return "Reserved."
+
     return [
         add_event,
         book_flight,
+        reserve_rooms,
         book_therapist,
         buy_event_tickets,
         hire_car,
@@ -3305,3 +3325,79 @@ async def test_a_name_that_goes_on_is_not_the_shorter_name_and_its_kind(
     await c.turn("Sounds good, book it.", call("reserve_table", **table), say("Shall I?"))
     status = c.arguments()["restaurant"]["status"]
     assert (status == "traced") is traced, c.arguments()["restaurant"]
+
+
+async def test_asking_for_other_things_of_the_same_family_turns_the_offer_down(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "What other hotels are there? I want one room." asks for other places of the request's kind
+    (a hotel is an accommodation, though the service never says "hotel"), so it does not take the
+    hotel offered before it."""
+    c, _ = alice
+    await c.says(
+        "What hotels are there in Los Angeles?", "Ac Hotel By Marriott Beverly Hills is a 2 star hotel."
+    )
+    await c.says("What other hotels are there? I want one room.", "Airtel Plaza Hotel has 3 stars.")
+    await c.says("What else is there?", "Banana Bungalow - Hollywood Hostel has 1 star.")
+    await c.says("Okay, that works.", "Do you want to book a room?")
+    wrong = {"place_name": "Ac Hotel By Marriott Beverly Hills", "check_in_date": "2026-03-02"}
+    await c.turn(
+        "Yes, please book a room. I want to check in on March 2nd.", call("reserve_rooms", **wrong), say("?")
+    )
+    assert c.arguments()["place_name"]["status"] != "traced", c.arguments()["place_name"]
+
+
+async def test_what_another_things_place_is_called_offers_no_place_for_this_one() -> None:
+    """ "The bus station is York Interchange", said of the bus the caller then took ("Sure, that's
+    fine!"), offers no pick-up place for the hire car they ask for next (the trace of a call's
+    turns, with the meaning the gate prepares); the place the agent offers for the car is."""
+    from gate.evidence import Meaning, Statement, from_match, reading, trace
+    from gate.memory.embedder import MiniLMEmbedder
+
+    turns = [
+        "I'd like to book a bus.",
+        "How many seats do you need and when do you want to go?",
+        "Three of us, going on the 4th of march.",
+        "Where from and where to, and at what time?",
+        "From Leeds at half past 6 in the evening, going to York.",
+        "Please confirm a bus from Leeds to York on March 4th at 6:30 pm for 3 people.",
+        "Yes, that's right. What's the name of the station we arrive at?",
+        "Sorry, I couldn't book that bus. Anything else I can do?",
+        "Could you try again, but from York to Hull on March 3rd this time?",
+        "Please confirm a bus from York to Hull on March 3rd at 6:30 pm for 3 people.",
+        "Yes, that's fine. Which station does it leave from?",
+        "The bus station is York Interchange and it has no changes, but I could not book that ticket. "
+        "Would you be interested in a bus leaving at 6:45 pm that costs $21?",
+        "Sure, that's fine!",
+        "Your seats are booked!",
+        "Thanks. Could you also find me a hire car please?",
+        "Are you collecting the car in Hull? When would you like it?",
+        "Yes, I'll collect it there at about 5 in the afternoon and keep it until March 9th.",
+        "Do you need it from March 3rd?",
+        "I need it from Thursday next week.",
+        "There's a nice Standard Focus available on March 5th at Hull Paragon Station. "
+        "Would that one suit you?",
+        "Yes, that's perfect!",
+        "Shall I reserve the car now?",
+        "Yes, I'd like to reserve it now.",
+    ]
+    said = [
+        Statement(t, "caller" if n % 2 == 0 else "agent", 1772798400.0 + n, "call", turn=n)
+        for n, t in enumerate(turns)
+    ]
+    meaning = Meaning(MiniLMEmbedder())
+
+    async def pickup_location(place: str) -> str:
+        match = {"pickup_location": place, "pickup_date": "2019-03-05", "dropoff_date": "2019-03-09"}
+        request = from_match(
+            f"Reserve car rental for given dates and location: pickup location {place}, "
+            "pickup date 2019-03-05, dropoff date 2019-03-09",
+            match,
+        )
+        prepared = await meaning.prepare(
+            [*reading.base_texts(request, said), *reading.texts_for(request, said)]
+        )
+        return {a.name: a.status for a in trace(request, said, prepared).arguments}["pickup_location"]
+
+    assert await pickup_location("York Interchange") != "traced"
+    assert await pickup_location("Hull Paragon Station") == "traced"

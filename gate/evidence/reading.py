@@ -1938,6 +1938,12 @@ _PLACE_END_OF = {
 }
 
 
+# "the bus station is ", "the hotel was ": what a thing is called, said right before its name.
+_NAMED_AS = re.compile(
+    r"\bthe\s+((?:[a-zà-ÿ]+\s+){0,2}[a-zà-ÿ]+)\s+(?:is|was|will be|would be)\s+$", re.IGNORECASE
+)
+
+
 def _offered_elsewhere(text: str, start: int, end: int, spec: ArgumentSpec, request: TraceRequest) -> bool:
     """Whether the agent's words give the value at ``start:end`` another part than ``spec``'s: a
     count of another unit or label, or of a thing with no unit in the lists ("1 restaurant"); the
@@ -1961,6 +1967,18 @@ def _offered_elsewhere(text: str, start: int, end: int, spec: ArgumentSpec, requ
         said = next((_PLACE_END_OF[w] for w in reversed(lead) if w in _PLACE_END_OF), None)
         if said is not None and said != spec.role:
             return True
+    if spec.kind == "text":
+        named_as = _NAMED_AS.search(text[:start])
+        if named_as is not None:
+            # "The bus station is Fresno Station": the name of another thing's place (the bus's),
+            # not one put forward for this request's thing (a car's pick-up)
+            thing = named_as.group(1).casefold()
+            wanted = [*query_thing(request), *_thing_words(request)]
+            # the words that say whose it is ("bus" of "the bus station"), not the word for what
+            # it is: "the address is 2455 Bennett Valley Road" names a place for any thing
+            whose = thing.split()[:-1]
+            if not shares_word(thing, wanted) and any(_known_other_thing(w, wanted) for w in whose):
+                return True
     journey = re.search(r"\bfrom\s+(?:\S+\s+){0,4}$", text[:start], re.IGNORECASE) and re.match(
         r"\s+(?:to|into)\s", text[end:], re.IGNORECASE
     )

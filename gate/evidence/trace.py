@@ -1227,6 +1227,7 @@ def _asks_of_another_kind(text: str, request: TraceRequest) -> bool:
     request's own offer stands through it."""
     known = {w for w in re.findall(r"[a-z]+", f"{request.template} {request.description}".casefold())}
     known |= {w for a in request.arguments for w in a.cues}
+    thing = {w for t in rd.query_thing(request) for w in (t, t.rstrip("s"))}
     # The words after "other" or "any" up to the thing they name ("any other spacious cars"):
     # the thing is of the request's kind when any of them is.
     named = [m.group(1).casefold().split() for m in _ASKED_KIND.finditer(text)]
@@ -1234,7 +1235,15 @@ def _asks_of_another_kind(text: str, request: TraceRequest) -> bool:
         return False
 
     def known_word(n: str) -> bool:
-        return n in _ANY_KIND or n in known or n.rstrip("s") in known or n.removesuffix("es") in known
+        return (
+            n in _ANY_KIND
+            or n in known
+            or n.rstrip("s") in known
+            or n.removesuffix("es") in known
+            # "other hotels" for rooms at an accommodation: a word of the family of the request's
+            # thing (not of any of its words: a hotel is no restaurant's "reservation")
+            or any((n in f or n.rstrip("s") in f) and not f.isdisjoint(thing) for f in words.FAMILIES)
+        )
 
     def of_another_kind(phrase: list[str]) -> bool:
         content = [n for n in phrase if n not in _NO_KIND]
