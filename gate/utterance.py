@@ -935,19 +935,16 @@ _SHOWING = (
 )
 # What somebody else said, reported: "the teacher told me she'd like wednesdays", "the landlord
 # says it should be 1200". Their words, whatever they ask for.
+# Whose the subject is, and up to two words before its head ("the landlord", "my gas meter").
+_SUBJECT = rf"^{_FILLER}(?:the|my|our|his|her|their)\s+(?:[a-z]+\s+){{0,2}}?"
 _REPORTED = re.compile(
-    rf"^{_FILLER}(?:the|my|our|his|her|their)\s+(?:[a-z]+\s+){{0,2}}?"
-    r"(?:told|tells|said|says|mentioned|reckons|reckoned|thinks|thought|suggested|recommended|"
-    r"advised|asked|wrote|emailed|texted|rang)\b",
+    rf"{_SUBJECT}(?:told|tells|said|says|mentioned|reckons|reckoned|thinks|thought|suggested|"
+    r"recommended|advised|asked|wrote|emailed|texted|rang)\b",
     re.IGNORECASE,
 )
 # What a document or a device shows is the caller's own reading of it ("the gas meter says 4512",
 # "the bill says 60"), not somebody else's word.
-_SHOWN = re.compile(
-    rf"^{_FILLER}(?:the|my|our|his|her|their)\s+(?:[a-z]+\s+){{0,2}}?(?:{_SHOWING})s?\s+"
-    r"(?:says|said|shows|showed|reads|read)\b",
-    re.IGNORECASE,
-)
+_SHOWN = re.compile(rf"{_SUBJECT}(?:{_SHOWING})s?\s+(?:says|said|shows|showed|reads|read)\b", re.IGNORECASE)
 
 
 def _reported(clause: str) -> bool:

@@ -320,12 +320,15 @@ _DOING = frozenset(
     | {"put", "pop", "stick", "take", "go", "make", "see"}
 )
 # Verbs of telling, showing, keeping or looking into a thing ("email it to my accountant", "check
-# it against the quote", "remind me about it"): another thing done with it, never the action.
-_ABOUT_IT = frozenset(
-    {"email", "e-mail", "forward", "text", "message", "mail", "post", "print", "copy", "scan"}
-    | {"share", "show", "tell", "explain", "describe", "list", "read", "remind", "note", "log"}
-    | {"record", "file", "save", "store", "keep", "track", "check", "look", "find", "compare"}
-    | {"review", "query", "verify", "confirm", "ring", "call", "phone", "write", "mention", "ask"}
+# it against the quote", "remind me about it"): another thing done with it, never the action. The
+# inquiry and telling verbs are another action anywhere (:func:`known_other`); those of keeping or
+# passing a thing on ("log it", "forward it", "call about it") are another only for a pointer,
+# which says nothing else of what it asks.
+_ABOUT_IT = (
+    words.INQUIRY
+    | words.TELLING
+    | {"forward", "mail", "post", "copy", "share", "read", "note", "log", "record", "file", "save"}
+    | {"store", "keep", "track", "query", "confirm", "ring", "call", "phone", "write", "mention"}
 )
 
 
