@@ -606,6 +606,20 @@ class _Composer:
                 self.group = group * 100
             else:
                 return False
+        elif role == "dozen":
+            # "a dozen", "two dozen": twelve of whatever the group counts.
+            if group == 0 and last in ("", "scale", "article"):
+                self.group = Decimal(12)
+            elif 0 < group < 100 and last in ("unit", "teen", "tens", "digit"):
+                self.group = group * 12
+            else:
+                return False
+        elif role == "pair":
+            # "a couple", "a pair": two, only after its article ("the couple" counts nothing).
+            if last != "article" or group != 0:
+                return False
+            self.group = value
+            role = "unit"  # "a couple hundred": then it is multiplied as a unit is
         elif role in ("scale", "scale_after"):
             if role == "scale_after" and not self.started:
                 return False
@@ -846,7 +860,7 @@ class _Scanner:
                 role = "unit"  # "treinta y una", "vingt et un"
             elif role == "article":
                 nxt = self.number_word(j + 1)
-                if nxt is None or nxt[1] not in ("hundred", "scale") or composer.started:
+                if nxt is None or nxt[1] not in ("hundred", "scale", "dozen", "pair") or composer.started:
                     break
             # "quatre-vingt": four twenties.
             if (
@@ -876,7 +890,7 @@ class _Scanner:
     def scale_at(self, j: int) -> Decimal | None:
         """The scale word at token ``j`` ("thousand", "grand", "million"), as its value."""
         entry = self.number_word(j)
-        if entry is None or entry[1] not in ("scale", "scale_after", "hundred"):
+        if entry is None or entry[1] not in ("scale", "scale_after", "hundred", "dozen"):
             return None
         return Decimal(entry[0])
 
@@ -961,7 +975,11 @@ class _Scanner:
                 return None
             value, alt, j = got
             after = self.phrase(j, ((p, "") for p in self.c.half_after))
-            if after is not None and value == value.to_integral_value():
+            counted = self.number_word(j - 1)
+            if after is not None and counted is not None and counted[1] == "dozen":
+                # "a dozen and a half": half a dozen more.
+                value, alt, j = value + 6, None, after[1]
+            elif after is not None and value == value.to_integral_value():
                 # "two and a half", "two and a half grand": the half, then any scale after it.
                 value, alt, j = value + Decimal("0.5"), None, after[1]
                 scale = self.scale_at(j)

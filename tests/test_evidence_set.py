@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+import pytest
 import yaml
 
 import gate
@@ -163,7 +164,7 @@ async def test_paraphrases_never_act_on_a_no_and_are_measured(engine: gate.Local
     report = "\n".join(o.describe() for o in false_supports)
     assert not [o for o in negations if o.decision.outcome == "act"], report
     assert not false_supports, report
-    assert len(found) >= 118, f"found {len(found)} of {len(true_supports)}"
+    assert len(found) >= 122, f"found {len(found)} of {len(true_supports)}"
 
 
 async def test_everyday_requests_never_act_wrongly_and_are_measured(engine: gate.LocalEngine) -> None:
@@ -180,4 +181,22 @@ async def test_everyday_requests_never_act_wrongly_and_are_measured(engine: gate
         if not o.supported:
             print("  missed:", o.describe())
     assert not false_supports, "\n".join(o.describe() for o in false_supports)
-    assert len(found) >= 183, f"found {len(found)} of {len(true_supports)}"
+    assert len(found) >= 185, f"found {len(found)} of {len(true_supports)}"
+
+
+@pytest.mark.parametrize(
+    ("path", "floor"),
+    [(SET, 139), (PARAPHRASES, 120), (EVERYDAY, 184)],
+    ids=["set", "paraphrases", "everyday"],
+)
+async def test_the_sets_said_as_a_call_never_act_wrongly(path: Path, floor: int) -> None:
+    """The same words said as a call's first turns, where a turn may answer the agent and what
+    names the action is read more loosely (``bench/labelled_calls.py``): no false support, and
+    found held at its measured floor."""
+    from bench.labelled_calls import measure
+    from gate.evidence import Meaning
+    from gate.memory.embedder import MiniLMEmbedder
+
+    row = await measure(path, Meaning(MiniLMEmbedder()))
+    assert row["false"] == 0, "\n".join(map(str, row["cases"]))
+    assert row["found"] >= floor, f"found {row['found']} of {row['supports']}"

@@ -164,6 +164,16 @@ confirm: when_unsure
 timeout_s: 10
 messages: {ask: "{therapist} on {date} at {time}?", abstain: "Not booked."}
 """,
+    # A query that ties the action to its thing with "on" ("on order ...").
+    "refund_order": """
+tool: refund_order
+action: payment.refund
+caller: {verified: true}
+evidence: {query: "refund {amount} dollars on order {order_id}"}
+confirm: when_unsure
+timeout_s: 10
+messages: {ask: "Refund {amount} on {order_id}?", abstain: "Not refunded."}
+""",
     # A query that names each part without a preposition, as a service schema does.
     "book_coach": """
 tool: book_coach
@@ -308,7 +318,17 @@ def make_tools(done: list[str]) -> list[gate.GatedTool]:
         done.append(f"rooms {place_name} {check_in_date}")
         return "Reserved."
 
+    @gate.gated_tool
+    async def refund_order(
+        amount: Annotated[float, Field(description="dollars to refund")],
+        order_id: Annotated[str, Field(description="the order's id")],
+    ) -> str:
+        """Refund part of an order."""
+        done.append(f"refund {amount:g} {order_id}")
+        return "Refunded."
+
     return [
+        refund_order,
         add_event,
         book_flight,
         reserve_rooms,
@@ -3401,3 +3421,77 @@ async def test_what_another_things_place_is_called_offers_no_place_for_this_one(
 
     assert await pickup_location("York Interchange") != "traced"
     assert await pickup_location("Hull Paragon Station") == "traced"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "refund the 40 delivery fee on my gym membership, reference A-1042",
+        "please refund 40 dollars on my car insurance, policy number A-1042",
+        "can you refund the 40 booking charge on my dentist appointment, it's A-1042",
+        "refund 40 of the joining fee on our broadband contract A-1042",
+    ],
+)
+async def test_a_thing_said_to_be_another_kinds_is_not_the_requests_thing(
+    alice: tuple[Call, list[str]], said: str
+) -> None:
+    """The action's own verb and values, for something the caller says belongs to a known thing of
+    another kind, in the words the query ties its own thing with ("the delivery fee on my gym
+    membership" for "refund {amount} dollars on order {order_id}"), ask for no refund on an order."""
+    c, done = alice
+    out = await c.turn(said, call("refund_order", amount=40, order_id="A-1042"), say("Shall I?"))
+    assert done == [] and out != ["Refunded."], c.arguments()
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "please refund 40 dollars on order A-1042",
+        "refund the 40 on my order A-1042 please, it arrived broken",
+        "the parcel never came, refund the 40 on my purchase A-1042",
+        "refund 40 of the shipping on my order A-1042",
+    ],
+)
+async def test_a_refund_on_the_callers_own_order_is_still_read(
+    alice: tuple[Call, list[str]], said: str
+) -> None:
+    """The same verb and values on the order itself, or a thing of its kind, ask for the refund."""
+    c, done = alice
+    out = await c.turn(said, call("refund_order", amount=40, order_id="A-1042"), say("Shall I?"))
+    assert out == ["Refunded."] and done == ["refund 40 A-1042"], c.arguments()
+
+
+@pytest.mark.parametrize(
+    "search",
+    [
+        "I prefer a bigger car, please",
+        "i'd rather have an electric car if you've got one",
+        "we really need a roomier car for the luggage",
+        "could you look for a cheaper car",
+    ],
+)
+async def test_asking_for_the_thing_with_a_word_the_offer_never_said_turns_it_down(
+    alice: tuple[Call, list[str]], search: str
+) -> None:
+    """The agent offers a compact car; the caller asks for "a bigger car" (a word for it that the
+    offer never said): what to look for, not a yes. When the agent's next offer is in another city,
+    the compact car first offered is not what the caller took."""
+    c, done = alice
+    await c.says("i need a car in leeds from the 10th to the 14th", "I found a compact Fiesta in Leeds.")
+    await c.says(search, "The nearest one is an SUV in York.")
+    await c.turn("ok that's fine", call("rent_car", **{**CAR_10_14, "car_class": "compact"}), say("Shall I?"))
+    assert done == [] and c.arguments()["car_class"]["status"] != "traced", c.arguments()
+
+
+@pytest.mark.parametrize(
+    "taken", ["i'd like a compact car then", "ok i'll take the car", "book that car please"]
+)
+async def test_asking_for_the_thing_in_the_offers_own_words_takes_it(
+    alice: tuple[Call, list[str]], taken: str
+) -> None:
+    """The same request in the offer's own words, or with none of its own, takes the compact car."""
+    c, done = alice
+    await c.says("i need a car in leeds from the 10th to the 14th", "I found a compact Fiesta in Leeds.")
+    out = await c.turn(taken, call("rent_car", **{**CAR_10_14, "car_class": "compact"}), say("Done."))
+    assert out == ["Reserved."] and c.arguments()["car_class"]["status"] == "traced", c.arguments()
+    assert done == ["car compact Leeds 2026-03-10-2026-03-14"]

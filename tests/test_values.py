@@ -123,6 +123,37 @@ def test_number_words_in_four_languages() -> None:
         assert mentions(text, value), f"{text} (any language)"
 
 
+@pytest.mark.parametrize(
+    ("text", "value", "lang"),
+    [
+        ("can i keep it a couple more days", 2, "en"),
+        ("a pair of tickets please", 2, "en"),
+        ("a couple hundred dollars", 200, "en"),
+        ("a couple thousand", 2000, "en"),
+        ("a dozen of us", 12, "en"),
+        ("two dozen roses", 24, "en"),
+        ("half a dozen of us", 6, "en"),
+        ("a dozen and a half", 18, "en"),
+        ("two and a half dozen", 30, "en"),
+        ("una docena de rosas", 12, "es"),
+        ("un par de días más", 2, "es"),
+        ("deux douzaines", 24, "fr"),
+        ("ein Dutzend Eier", 12, "de"),
+    ],
+)
+def test_counting_words_are_their_counts(text: str, value: int, lang: str) -> None:
+    """A couple and a pair are two, a dozen twelve; "two dozen" is 24, never 2."""
+    assert find_values(text, lang) == [Value("number", str(value))], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the couple next door", "dozens of people called", "couple them together", "pair it with my phone"],
+)
+def test_counting_words_without_their_article_count_nothing(text: str) -> None:
+    assert find_values(text, "en") == [], text
+
+
 def test_at_least_is_not_minus() -> None:
     assert find_values("al menos 30 euros", "es") == [Value("number", "30")]
     assert find_values("au moins 30", "fr") == [Value("number", "30")]

@@ -231,6 +231,20 @@ def _says_abroad(text: str, wanted: Sequence[str]) -> bool | None:
     return shares_word(" ".join(sorted(first)), list(wanted)) or wanted[0] in first
 
 
+def _verb_of_the_action(part: str, request: TraceRequest) -> bool:
+    """Whether the clause asks with the action's own verb, one of its family, or one of the family
+    of the action's thing ("could someone come out on thursday" for a home visit: "come out" is
+    what a visit is)."""
+    verb = asked_verb(part, request)
+    if verb is None:
+        return False
+    wanted = action_words(request)
+    if _same_family(verb, wanted):
+        return True
+    thing = query_thing(request)
+    return bool(thing) and any(verb in f and thing[-1] in f for f in words.FAMILIES)
+
+
 def _same_family(verb: str, wanted: Sequence[str]) -> bool:
     return shares_word(verb, wanted[:1]) or any(
         verb in family and any(w in family for w in wanted[:1]) for family in words.FAMILIES
@@ -1655,6 +1669,13 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             or rendered >= CLEAR_RENDERED
             or ((plain >= ABOUT or rendered >= ABOUT_RENDERED) and shares_word(text, wanted))
             or (carried and _distinctive(_within(values, stated), request, text) and near >= FLOOR)
+            # "could someone come out to the house on thursday": the verb of the action's thing,
+            # with every value of it
+            or (
+                carried
+                and near >= RELATED
+                and any(_verb_of_the_action(text[c.start : c.end], request) for c in told)
+            )
             # "quiero pagar la factura F-22019": the action's verb in the caller's language,
             # with a value of it.
             or (
@@ -2254,14 +2275,23 @@ def _other_thing(
     """
     if _frame_clash(text, request, meaning) or _other_qualifier(text, request, meaning):
         return True
+    if _foreign_other_thing(text, request):
+        return True
     wanted = query_thing(request)
     if strong_only:
         # In a call, only a thing known to be of another kind: "book a visit" in a call that
         # also rents a car is not the car.
         named = asked_thing(text, request)
+        if not wanted:
+            return False
         # the arguments' own words too: "transfer some money" moves the amount, whatever the query
         # says it goes to ("transfer {amount} dollars to account {to_account}")
-        return bool(named and wanted) and _known_other_thing(named[-1], [*wanted, *_thing_words(request)])
+        mine = [*wanted, *_thing_words(request)]
+        if named and _known_other_thing(named[-1], mine):
+            return True
+        # "refund the 40 delivery fee on my gym membership": what it names (a thing no family of
+        # the request's knows, or nothing), said to be a known thing's of another kind, is that's.
+        return (not named or _unknown_thing(named[-1], mine)) and _owned_by_other_kind(text, request, mine)
     if len(wanted) >= 2 and not shares_word(text, wanted[:-1]) and _tied_elsewhere(text, request):
         return True
     named = asked_thing(text, request)
@@ -2272,6 +2302,8 @@ def _other_thing(
         return False  # the thing is named by a value of the request ("a convertible in nice")
     known = _thing_words(request)
     head, wanted_head = named[-1], wanted[-1]
+    if any(_names_foreign(f, (wanted_head, *known)) for f in foreign_families(" ".join(named))):
+        return False  # "una mesa" is a table: the English model cannot say so, the word lists can
     if _kind_named_by_value(text, head, wanted_head, request):
         return False
     head = _as_spelt(head, (wanted_head, *known))
@@ -2345,6 +2377,47 @@ def _known_other_thing(head: str, wanted: Sequence[str]) -> bool:
         return False
     theirs = [f for f in words.FAMILIES if any(w in f for w in wanted)]
     return bool(theirs) and not any(f in theirs for f in mine)
+
+
+def _foreign_other_thing(text: str, request: TraceRequest) -> bool:
+    """Whether the statement names in Spanish, French or German a thing the word lists know to be
+    of another kind than the request's ("ein Zimmer", "un coche" for a table): the English
+    sentence model reads neither word."""
+    wanted = [*query_thing(request), *_thing_words(request)]
+    return any(
+        not _names_foreign(family, wanted)
+        and family.isdisjoint(words.VERB_CLASSES)  # a verb of another action is read as one
+        and any(_known_other_thing(w, wanted) for w in family)
+        for family in foreign_families(_without_values(text, request))
+    )
+
+
+def _names_foreign(family: frozenset[str], wanted: Sequence[str]) -> bool:
+    """Whether the family of a foreign word is a thing of ``wanted``'s ("una mesa" of a table's)."""
+    return family.isdisjoint(words.VERB_CLASSES) and not family.isdisjoint(wanted)
+
+
+def _unknown_thing(head: str, wanted: Sequence[str]) -> bool:
+    """Whether ``head`` is none of ``wanted`` and no family knows it ("fee", "thingy")."""
+    return not shares_word(head, wanted) and not any(head in f for f in words.FAMILIES)
+
+
+# "on my gym membership", "of our car loan": whose the thing named before it is.
+_OWNED_BY = re.compile(r"\b(on|of)\s+(?:my|our|the)\s+([a-zà-ÿ]+(?:\s+[a-zà-ÿ]+)?)", re.IGNORECASE)
+
+
+def _owned_by_other_kind(text: str, request: TraceRequest, wanted: Sequence[str]) -> bool:
+    """Whether the statement says what it names is a known thing's of another kind, in the words
+    the query ties the action to its own thing with ("the delivery fee on my gym membership" for
+    "refund {amount} on order {order_id}"; "the deposit on my flat", for a transfer to an
+    account, ties nothing the query ties)."""
+    thing = query_thing(request)[-1]
+    clean = _without_values(text, request)
+    return any(
+        re.search(rf"\b{m.group(1)}\s+(?:the\s+|my\s+|an?\s+)?{re.escape(thing)}\b", request.template, re.I)
+        and _known_other_thing(m.group(2).split()[-1].casefold(), wanted)
+        for m in _OWNED_BY.finditer(clean)
+    )
 
 
 # Words that add a thing, against words that replace one: "an additional bin" is no replacement.

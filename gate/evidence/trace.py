@@ -657,12 +657,15 @@ def _argument(
             if (
                 standing is not None
                 and r.stance == "request"
-                and _INDEFINITE.search(s.text) is not None
-                and not _asks_for_offered(r, s.text, request)
+                and (
+                    _INDEFINITE.search(s.text) is not None
+                    or _qualified_anew(s.text, standing[0].statement.text, request)
+                )
+                and not _asks_for_offered(r, s.text, request, standing[0].statement.text)
                 and not _takes_up(r, s.text, heard, request.lang)
             ):
-                # "I would like something italian around york": a search for something, in words
-                # that neither take up nor point at what stands offered.
+                # "I would like something italian around york", "I prefer a small car": a search
+                # for something, in words that neither take up nor point at what stands offered.
                 dropped = _dropped(standing, "trace.offer.search", dropped)
                 standing = None
         if offer is not None and s.origin == "call":
@@ -728,7 +731,10 @@ def _argument(
             and (
                 (
                     current is None
-                    and (_asks_for_offered(r, s.text, request) or _takes_up(r, s.text, heard, request.lang))
+                    and (
+                        _asks_for_offered(r, s.text, request, standing[0].statement.text)
+                        or _takes_up(r, s.text, heard, request.lang)
+                    )
                 )
                 # After another value of the caller's own, only a plain yes to the offer takes it:
                 # a new request ("I'd like a small car") may ask for something else again.
@@ -1111,24 +1117,44 @@ _AT_OFFERED = re.compile(
 )
 
 
-def _asks_for_offered(r: rd.Reading, text: str, request: TraceRequest) -> bool:
-    """Whether the caller's request asks for the action on what the agent offered: in the action's
-    own words or meaning ("I'd like tickets to the event you found"), pointing at it ("can you
-    book a table there?"), or in a call's looser sense with at most a day, a time or a count
-    ("on the 14th sounds good to me"). One in that looser sense that names a place or a name ("I
-    would like Baseball around SD") is a new search, not a yes to the offer."""
+def _asks_for_offered(r: rd.Reading, text: str, request: TraceRequest, offered: str | None = None) -> bool:
+    """Whether the caller's request asks for the action on what the agent offered (in ``offered``):
+    in the action's own words or meaning ("I'd like tickets to the event you found"), pointing at
+    it ("can you book a table there?"), or in a call's looser sense with at most a day, a time or
+    a count ("on the 14th sounds good to me"). One in that looser sense that names a place or a
+    name ("I would like Baseball around SD"), or the thing with a word the offer never said ("I
+    prefer a small car"), is a new search, not a yes to the offer."""
     if r.stance != "request" or not r.names_action:
         return False
     if _AT_OFFERED.search(text) is not None:
         return True
-    if _INDEFINITE.search(text) is not None:
-        # "I would like something italian", "find me please any type of car": a search for
-        # something, in the action's own words or not
+    if _INDEFINITE.search(text) is not None or (
+        offered is not None and _qualified_anew(text, offered, request)
+    ):
+        # "I would like something italian", "find me please any type of car", "I prefer a small
+        # car": a search for something, in the action's own words or not
         return False
     if r.names_plainly:
         return True
     kinds = {spec.kind for spec in request.arguments for x in r.said(spec.name) if x.fits}
     return not kinds & {"text", "ident"}
+
+
+def _qualified_anew(text: str, offered: str, request: TraceRequest) -> bool:
+    """Whether the caller asks for a thing of the request's kind with a word for it that neither
+    the offer nor the request says ("I prefer a small car" after "a Standard car, a Honda
+    Civic"): what to look for, not a yes to what was offered."""
+    things = [w for w in rd.query_thing(request) if len(w) > 2]
+    if not things:
+        return False
+    said = set(re.findall(r"[a-zà-ÿ0-9]+", offered.casefold()))
+    own = set(rd.action_words(request)) | {c for a in request.arguments for c in a.cues}
+    pattern = rf"\b(?:a|an)\s+([a-zà-ÿ]+)\s+(?:{'|'.join(re.escape(t) for t in things)})s?\b"
+    for m in re.finditer(pattern, text, re.IGNORECASE):
+        word = m.group(1).casefold()
+        if word not in said and word not in own and word not in words.BESIDE_NAME:
+            return True
+    return False
 
 
 def _offer_taken(
