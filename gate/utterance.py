@@ -1460,6 +1460,9 @@ _pair(
     ),
 )
 _pair(("book", "reserve", "schedule"), ("cancel", "unbook", "free up"))
+_pair(("buy", "purchase"), ("sell", "resell", "sell on"))
+# A delivery brings the thing to the caller; a collection takes it away from them.
+_pair(("deliver", "ship", "send", "drop off", "bring"), ("collect", "pick up", "pickup"))
 _pair(("accept", "approve"), ("reject", "decline", "refuse"))
 _pair(("charge", "pay", "bill"), ("refund", "reimburse", "credit back"))
 _pair(("change", "move", "switch", "update", "swap", "reschedule"), ("keep", "leave"))

@@ -3495,3 +3495,111 @@ async def test_asking_for_the_thing_in_the_offers_own_words_takes_it(
     out = await c.turn(taken, call("rent_car", **{**CAR_10_14, "car_class": "compact"}), say("Done."))
     assert out == ["Reserved."] and c.arguments()["car_class"]["status"] == "traced", c.arguments()
     assert done == ["car compact Leeds 2026-03-10-2026-03-14"]
+
+
+@pytest.mark.parametrize(
+    "others",
+    [
+        "What else is there?",
+        "what else have you got",
+        "what other cars are there?",
+        "what else is available?",
+        "Fine, get me better cars though.",
+        "have you got any cheaper cars?",
+    ],
+)
+async def test_asking_what_else_there_is_turns_the_offer_down(
+    alice: tuple[Call, list[str]], others: str
+) -> None:
+    """ "What else is there?" asks for other options, whatever verb the question is put with: the
+    compact offered before it (and asked about since) is not what a later yes takes."""
+    c, done = alice
+    await c.says("i need a car in leeds from the 10th to the 14th", "I found a compact Fiesta in Leeds.")
+    await c.says("how much is it in total?", "It comes to 180 dollars.")
+    await c.says(
+        f"{others} I'd like to rent the car from the 11th.", "There is a Kuga in Leeds from the 11th."
+    )
+    await c.turn(
+        "ok that's fine",
+        call("rent_car", **{**CAR_10_14, "pickup_date": "2026-03-11", "car_class": "compact"}),
+        say("Shall I?"),
+    )
+    assert done == [] and c.arguments()["car_class"]["status"] != "traced", c.arguments()
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "can you book me a taxi in leeds from the 10th to the 14th",
+        "get me a cab in leeds from the 10th to the 14th please",
+        "i need a ride in leeds from the 10th to the 14th",
+    ],
+)
+async def test_a_thing_of_the_other_sense_of_the_requests_word_is_another_thing(
+    alice: tuple[Call, list[str]], said: str
+) -> None:
+    """ "Car" is a hire car and a ride; a tool that reserves a hire car rules the ride out, so a
+    taxi, a cab or a ride asked for with its values asks for no hire car."""
+    c, done = alice
+    await c.turn(said, call("rent_car", **CAR_10_14), say("Shall I?"))
+    assert done == [], c.arguments()
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "i need a hire car in leeds from the 10th to the 14th",
+        "get me a car in leeds from the 10th to the 14th",
+    ],
+)
+async def test_the_requests_own_sense_of_its_word_still_names_it(
+    alice: tuple[Call, list[str]], said: str
+) -> None:
+    c, done = alice
+    out = await c.turn(said, call("rent_car", **CAR_10_14), say("Done."))
+    assert out == ["Reserved."] and done == ["car standard Leeds 2026-03-10-2026-03-14"], c.arguments()
+
+
+@pytest.mark.parametrize(
+    "said", ["can you collect order A-1001 from me tomorrow", "please pick up order A-1001 from my house"]
+)
+async def test_a_collection_is_no_shipment(alice: tuple[Call, list[str]], said: str) -> None:
+    """Collecting a thing from the caller is the opposite way to shipping it to them."""
+    c, done = alice
+    await c.turn(said, call("ship_order", order_id="A-1001"), say("Shall I?"))
+    assert done == [], c.arguments()
+
+
+@pytest.mark.parametrize("chose", ["ok let's go with someone like you", "someone like you sounds good"])
+async def test_another_item_of_a_list_read_out_is_the_callers_choice(
+    alice: tuple[Call, list[str]], chose: str
+) -> None:
+    """The agent reads out three songs; the caller picks the second: a later "play that song" is
+    for the one picked, not the first of the list."""
+    c, done = alice
+    await c.says(
+        "find me some adele songs",
+        "i found these songs for you. A hello from me, Someone like you, and skyfall",
+    )
+    await c.says(chose, "Anything else?")
+    await c.turn("i would like to play that song please", call("play_song", song="A Hello From Me"), say("?"))
+    assert done == [] and c.arguments()["song"]["status"] != "traced", c.arguments()
+
+
+@pytest.mark.parametrize(
+    "found",
+    ["I found 1 leaving at 9am.", "The search returned 1, at 9am.", "I found only 1 on friday morning."],
+)
+async def test_how_many_a_search_found_counts_no_travellers(
+    alice: tuple[Call, list[str]], found: str
+) -> None:
+    """ "I found 1 leaving at 9am" says how many buses the search found: a yes to it gives no
+    number of travellers."""
+    c, done = alice
+    await c.says("find me a bus from leeds to york on friday", found)
+    await c.turn(
+        "that sounds good, book it",
+        call("buy_bus_tickets", origin="Leeds", destination="York", date="2026-03-13", travelers=1),
+        say("Shall I?"),
+    )
+    assert done == [] and c.arguments()["travelers"]["status"] != "traced", c.arguments()

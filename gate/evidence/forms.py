@@ -328,8 +328,11 @@ def _read_value_spans(
         pairs = _spoken_pairs(text, lang)
         spans = [s for s in spans if not any(p[0] <= s[0] and s[1] <= p[1] and s != p for p in pairs)]
         if spec.unit is not None:
-            # "the stadium is on 1 Blue Jays Way": a house number counts no people or nights.
-            spans = [s for s in spans if not _house_number(text, s[1])]
+            # "the stadium is on 1 Blue Jays Way": a house number counts no people or nights; "I
+            # found 1 in Dublin" counts what a search found.
+            spans = [
+                s for s in spans if not _house_number(text, s[1]) and not _results_count(text, s[0], s[1])
+            ]
     if not spans and spec.kind in ("number", "ident") and spec.norm is not None:
         spans = _spoken_spans(text, spec.norm, lang)
     if not spans and spec.kind == "ident":
@@ -390,6 +393,19 @@ def _in_street_address(text: str, start: int, end: int) -> bool:
         return False
     after = re.findall(r"[a-zà-ÿß]+", text[end:].casefold())[:2]
     return bool(after) and (after[0] in _STREET or (len(after) > 1 and after[1] in _STREET))
+
+
+# What a search found, said before its count: "I found 1 in Dublin", "the search returned 3".
+_FOUND_BEFORE = re.compile(
+    r"\b(?:found|returned|matched|got back)\s+(?:about\s+|around\s+|over\s+|only\s+|just\s+)?$", re.I
+)
+
+
+def _results_count(text: str, start: int, end: int) -> bool:
+    """Whether the number at ``start:end`` says how many things a search found ("I found 1 in
+    Dublin", "found 3 results"): unless what it counts is said and is the argument's kind ("I
+    found 2 seats" is left to the unit's own check)."""
+    return _FOUND_BEFORE.search(text[max(0, start - 30) : start]) is not None and unit_at(text, end) is None
 
 
 def _house_number(text: str, end: int) -> bool:
@@ -1330,6 +1346,8 @@ def judge_span(
             return said("trace.value.label")
         if label is not None and said_label is None and _currency_at(text, start, end) is not None:
             return said("trace.value.label")
+        if _money(spec, slot) and _counts_a_thing(text, start, end, request.lang):
+            return said("trace.value.unit")  # "send 50 flowers to tom": fifty flowers, no money
     if spec.kind in ("time", "date", "weekday"):
         bound = _bound_at(text, start)
         wanted = slot.bound if slot else None
@@ -1359,6 +1377,60 @@ def judge_span(
     ):
         return said("trace.value.name")
     return said("trace.value")
+
+
+# Words of an argument that holds a sum of money.
+_MONEY_CUES = frozenset(
+    {"amount", "price", "cost", "fee", "payment", "sum", "money", "balance", "total", "fare", "rent"}
+    | {"deposit", "charge", "bill", "credit", "debit", "refund", "overpayment", "salary", "tip"}
+)
+# Words said right after a sum that name no other thing: a sum's own nouns and adjectives.
+_OF_A_SUM = frozenset(_MONEY_CUES | {"outstanding", "owed", "due", "remaining", "left", "extra"})
+
+
+def _money(spec: ArgumentSpec, slot: _Slot | None) -> bool:
+    """Whether the argument is a sum of money: its query says a currency, or its words a sum's."""
+    return (slot is not None and slot.currency is not None) or not _MONEY_CUES.isdisjoint(spec.cues)
+
+
+def _counts_a_thing(text: str, start: int, end: int, lang: str | None) -> bool:
+    """Whether the number at ``start:end`` counts a thing said right after it ("50 flowers", "a 50
+    word message"), not money: a plural noun, or a word and then another, neither a currency,
+    a sum's word, a period, a scale or a word that stands beside any value."""
+    if _currency_at(text, start, end) is not None:
+        return False
+    after = _WORD.findall(text[end : end + 40].casefold())[:2]
+    if not after or not re.match(r"\s+[a-zà-ÿ]", text[end:], re.IGNORECASE):
+        return False
+
+    def plain_noun(word: str) -> bool:
+        return (
+            len(word) >= 3
+            and word not in words.BESIDE_NAME
+            and word not in _SMALL
+            and word not in _OF_A_SUM
+            and word not in _PERIOD_WORDS
+            and word not in _NO_NOUN
+            and not _mentions(word, lang)
+            and word not in _spoken_contractions()
+        )
+
+    first = after[0]
+    if not plain_noun(first) or _MORE_AFTER.match(text, end) or not _OF_A_SUM.isdisjoint(after):
+        return False  # "my 48 gas bill": the sum of the bill named after it
+    plural = first.endswith("s") and not first.endswith("ss") and first not in ("is", "was", "has", "this")
+    return plural or (len(after) > 1 and plain_noun(after[1]))
+
+
+# Words after a number that are no noun, some of them ending like a plural.
+_NO_NOUN = frozenset(
+    {"towards", "toward", "afterwards", "always", "perhaps", "plus", "minus", "upwards", "besides"}
+    | {"across", "unless", "whereas", "yes", "thanks", "please", "tops", "max", "odd", "ish"}
+)
+_PERIOD_WORDS = frozenset(
+    {"day", "week", "fortnight", "month", "quarter", "year", "annum", "daily", "weekly", "monthly"}
+    | {"quarterly", "yearly", "annually", "fortnightly", "each", "per", "every"}
+)
 
 
 def ends(spec: ArgumentSpec) -> bool:
@@ -1636,6 +1708,29 @@ _LIST_BODY = re.compile(rf"{READ_OUT_LIST}(?=\s*(?:[.?!]|$))", re.IGNORECASE)
 _ITEM_SEPARATOR = re.compile(r",\s+(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
 
 
+def _listed_items(text: str, start: int, end: int) -> list[str]:
+    """The other items of the list read out that ``start:end`` is in (none when it is in none):
+    "Auntie mame" and "dr. strangelove" beside "A madea Family funeral". Pure."""
+    lists = (_LIST_BODY.match(text, lead.end()) for lead in _LIST_LEAD.finditer(text, 0, start + 1))
+    spans = [m.span() for m in lists if m is not None and m.start() <= start and end <= m.end()]
+    if not spans:
+        return []
+    first, last = max(spans)
+    cuts = [x for sep in _ITEM_SEPARATOR.finditer(text, first, last) for x in sep.span()]
+    bounds = [first, *cuts, last]
+    out = []
+    for a, b in zip(bounds[::2], bounds[1::2], strict=False):
+        said = [w for w in text[a:b].split() if w.casefold() not in _ARTICLES]
+        if not said or said[0].casefold().strip(".,?!") in words.BESIDE_NAME:
+            # "Sakura, on Park Row, with a terrace and a bar", "To whom, and from which account,
+            # checking or savings?": a phrase that opens with a word of the sentence around names
+            # (on, with, to, from) makes the list a description, not names to choose from
+            return []
+        if not (a <= start and end <= b):
+            out.append(text[a:b])
+    return out
+
+
 def _inside_listed_item(text: str, start: int, end: int) -> bool:
     """Whether ``start:end`` is an item's later word in a list read out: another word of the item,
     not an article, comes before it ("A madea Family funeral" has "madea" before "Family"). A
@@ -1692,6 +1787,9 @@ def alternatives(text: str, start: int, end: int) -> list[str]:
         for found in (_NAMED_AFTER.match(text[end:]), _NAMED_BEFORE.search(text[:start])):
             if found is not None and found.group(1).casefold() not in words.BEFORE_NAME:
                 out.append(found.group(1))
+    # A list of three or more read out, whatever the value's own case ("A madea Family funeral"
+    # is found without its article): the list's other items.
+    out += [item for item in _listed_items(text, start, end) if item.casefold() not in words.BEFORE_NAME]
     cleaned = []
     for option in out:
         said = [w for w in option.split() if w.casefold().strip(".,?!") not in words.BESIDE_NAME]

@@ -114,7 +114,9 @@ _NOT_OBJECT = frozenset(
 )
 _WISH_OBJECT = re.compile(
     r"\b(?:(?:i|we)(?:'?d| would)? (?:(?:also|really|just|still|now|then|actually) )?(?:like|want|need)|"
-    r"can i (?:get|have)|could i (?:get|have)|i'?ll take|i'?ll have|i'?m after|looking for)"
+    r"can i (?:get|have)|could i (?:get|have)|i'?ll take|i'?ll have|i'?m after|looking for|"
+    # "can you get me a ride", "sort us a cab": what the caller is to be got
+    r"\b(?:get|sort|grab|fetch|order|arrange) (?:me|us)(?= an? ))"
     r"\s+(?:to\s+\w+\s+)?",
     re.IGNORECASE,
 )
@@ -366,7 +368,12 @@ def asked_thing(text: str, request: TraceRequest) -> list[str]:
     Words of a phrase that names the action itself ("my money back") are not a thing.
     """
     named: list[str] = []
+    # a command's verb by its grammar too ("rent me a car", "sell my 2 tickets"); one that looks
+    # for things is a search, read as one elsewhere
     verb = asked_verb(text, request)
+    if verb is None:
+        commanded = utterance.command_verb(text)
+        verb = commanded if commanded is not None and commanded.split()[0] not in words.INQUIRY else None
     at = _verb_at(text, verb.split()[0]) if verb is not None else -1
     if at < 0:
         wish = _WISH_OBJECT.search(text)
@@ -2278,6 +2285,13 @@ def _other_thing(
     if _foreign_other_thing(text, request):
         return True
     wanted = query_thing(request)
+    named = asked_thing(text, request)
+    if named and (
+        _of_the_other_sense(named[-1], request) or _said_in_another_sense(text, named[-1], request)
+    ):
+        return True
+    if _the_other_way(text, request):
+        return True
     if strong_only:
         # In a call, only a thing known to be of another kind: "book a visit" in a call that
         # also rents a car is not the car.
@@ -2377,6 +2391,97 @@ def _known_other_thing(head: str, wanted: Sequence[str]) -> bool:
         return False
     theirs = [f for f in words.FAMILIES if any(w in f for w in wanted)]
     return bool(theirs) and not any(f in theirs for f in mine)
+
+
+@_per_request
+def _other_senses(request: TraceRequest) -> tuple[frozenset[str], ...]:
+    """The families of the request's thing word that the request's other words rule out.
+
+    A word may be of several families: "car" is a hire car and a ride, "seat" is at a table and
+    on a flight. Where the request's other words (its verb, the rest of its query, its
+    description) name one of them ("rent a car": a rental), the others are
+    another sense of the word, and a thing of only those ("a taxi") is another thing.
+    """
+    thing = query_thing(request)
+    if not thing:
+        return ()
+    # the query's and the description's own words (not the arguments' cues, which add the thing's
+    # other names: "tour" and "view" for a visit's date)
+    said = {
+        w
+        for w in (*action_words(request), *_WORD.findall(request.description.casefold()))
+        if len(w) >= 4 and w not in thing
+    }
+    senses = [f for f in words.FAMILIES if thing[-1] in f]
+    named = [
+        f for f in senses if any(x.startswith(w) or w.startswith(x) for w in said for x in f if len(x) >= 4)
+    ]
+    if not named or len(named) == len(senses):
+        return ()
+    return tuple(f for f in senses if f not in named)
+
+
+def _of_the_other_sense(head: str, request: TraceRequest) -> bool:
+    """Whether ``head`` is a thing only of a sense of the request's thing word that the request
+    rules out ("a taxi" for "rent a car"; see :func:`_other_senses`)."""
+    other = _other_senses(request)
+    thing = query_thing(request)[-1] if other else ""
+    if not other or head == thing:
+        return False
+    mine = [f for f in words.FAMILIES if head in f]
+    # of a ruled-out sense, and of none the request keeps ("van" is a hire car's as well)
+    return any(f in other for f in mine) and not any(thing in f for f in mine if f not in other)
+
+
+def _said_in_another_sense(text: str, head: str, request: TraceRequest) -> bool:
+    """Whether the statement's own words give ``head`` a sense the request's thing is not of
+    ("hire me a car" for "book a taxi": a car one hires is a hire car, not a ride). A word of
+    several families whose other words name none of them says no sense."""
+    senses = [f for f in words.FAMILIES if head in f]
+    thing = query_thing(request)
+    if len(senses) < 2 or not thing:
+        return False
+    said = {w for w in _WORD.findall(text.casefold()) if len(w) >= 4 and w != head}
+    # a family of the action's own verbs ("schedule an appointment") says what is done, not which
+    # thing
+    picked = [
+        f
+        for f in senses
+        if f.isdisjoint(words.VERB_CLASSES)
+        and any(x.startswith(w) or w.startswith(x) for w in said for x in f if len(x) >= 4)
+    ]
+    if not picked or len(picked) == len(senses):
+        return False
+    kept = [f for f in words.FAMILIES if thing[-1] in f and f not in _other_senses(request)]
+    return bool(kept) and not any(f in kept for f in picked)
+
+
+def _the_other_way(text: str, request: TraceRequest) -> bool:
+    """Whether the statement says the other way of what the query says the action is for ("for
+    collection" for "order a {size} pizza for delivery"). A query that names both ways ("pickup
+    location ..., dropoff date ...") says neither is another thing."""
+    said = text.casefold()
+    query = request.masked_query.casefold()
+    for word in re.findall(r"\bfor\s+([a-zà-ÿ]+)", query):
+        ways = [*utterance.opposite_words(word), *utterance.opposite_words(_verb_stem(word))]
+        if any(w.replace(" ", "") in query.replace(" ", "") for w in ways):
+            continue
+        if (
+            ways
+            and word not in said
+            and _verb_stem(word) not in said
+            and any(re.search(rf"\b{re.escape(w)}", said) for w in ways)
+        ):
+            return True
+    return False
+
+
+def _verb_stem(noun: str) -> str:
+    """The verb a noun of doing is made from ("delivery" -> "deliver", "collection" -> "collect")."""
+    for ending in ("ies", "ion", "y"):
+        if noun.endswith(ending) and len(noun) - len(ending) >= 4:
+            return noun[: -len(ending)]
+    return noun
 
 
 def _foreign_other_thing(text: str, request: TraceRequest) -> bool:

@@ -634,9 +634,13 @@ def _argument(
             and not name_spans(o, spec.shown)
         ]
         if chosen and not any(x.same and x.fits for x in r.said(spec.name)):
-            # The agent named this value beside others; the caller took another of them.
+            # The agent named this value beside others; the caller took another of them, and a
+            # later "rent that movie" is for the one taken, not for this one.
             spoken_of = True
             offer = None
+            if standing is not None:
+                dropped = _dropped(standing, "trace.offer.changed", dropped)
+                standing = None
             current = ArgumentTrace(
                 spec.name,
                 spec.value,
@@ -1193,7 +1197,13 @@ _ANOTHER = re.compile(
     # "is there anything more available?", "anything more?": more of them, not more about one
     r"\b(?:anything|something|any)\s+more\b(?!\s+(?:about|on|of|to|than|i|we|you|for|details|info))|"
     r"\b(?:something|anything|somewhere|anywhere|one|ones) (?:cheaper|closer|nearer|better|earlier|later|"
-    r"bigger|smaller|quieter)\b",
+    r"bigger|smaller|quieter)\b|"
+    # "get me better events", "any cheaper flights?": things of the kind, put as better than the
+    # one offered ("the later flight" picks one of those offered)
+    r"(?<!\bthe )\b(?:cheaper|closer|nearer|better|nicer|earlier|later|bigger|smaller|quieter)\s+"
+    r"(?:[a-z]+\s+)?"
+    r"(?:ones|options|choices|times|days|dates|places|restaurants|hotels|events|flights|buses|cars|shows|"
+    r"films|movies|houses|apartments|rooms|songs|doctors|dentists|salons|stylists)\b",
     re.IGNORECASE,
 )
 
@@ -1243,6 +1253,7 @@ _NO_KIND = frozenset(
     | {"available", "left", "results", "suggestions", "recommendations", "ideas", "possibilities"}
     # and the words of the question that goes on after it ("any others you can find?")
     | {"you", "i", "we", "they", "can", "could", "would", "will", "may", "might", "should", "do", "does"}
+    | {"is", "are", "was", "were", "be"}  # "what else is there?"
     | {"please", "find", "see", "recommend", "suggest", "show", "have", "got"}
 )
 

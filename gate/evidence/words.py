@@ -278,10 +278,12 @@ VERB_CLASSES: dict[str, str] = {
     **dict.fromkeys(
         (
             *("cancel", "end", "stop", "terminate", "drop", "close", "delete", "remove", "unsubscribe"),
-            *("quit", "scrap", "ditch", "axe", "lose", "cut", "discontinue", "suspend", "freeze", "block"),
+            *("quit", "scrap", "ditch", "axe", "lose", "cut", "discontinue"),
         ),
         "remove",
     ),
+    # Putting a thing on hold, to be taken up again: not its end ("pause my gold plan").
+    **dict.fromkeys(("pause", "suspend", "freeze", "block", "lock"), "pause"),
     **dict.fromkeys(
         ("move", "change", "switch", "reschedule", "update", "upgrade", "downgrade", "swap", "shift", "push"),
         "change",
@@ -326,6 +328,7 @@ INQUIRY = frozenset(
     {
         *("find", "search", "look", "check", "show", "tell", "see", "know", "list", "browse", "compare"),
         *("recommend", "suggest", "explain", "describe", "ask", "wonder", "quote", "estimate", "price"),
+        *("track", "trace", "locate"),
         *("busca", "buscar", "encuentra", "chercher", "cherchez", "trouve", "suchen", "finden", "zeigen"),
     }
 )
