@@ -3331,14 +3331,17 @@ async def test_letting_go_of_what_the_agent_asked_about_keeps_the_request(
     ("offer", "traced"),
     [
         ("How about Sapori Restaurant Bar on Castro Street? It's well rated.", False),
-        ("How about Sapori Restaurant on Castro Street? It's well rated.", True),
+        ("How about Sapori Restaurant on Castro Street? It's well rated.", False),
+        ("How about Sapori, a restaurant on Castro Street? It's well rated.", True),
+        ("How about the Sapori restaurant on Castro Street? It's well rated.", True),
     ],
 )
 async def test_a_name_that_goes_on_is_not_the_shorter_name_and_its_kind(
     alice: tuple[Call, list[str]], offer: str, traced: bool
 ) -> None:
-    """ "Sapori Restaurant Bar" offers that place, not one called "Sapori" (two capitalised words go
-    on after it, the first a word of its kind); "Sapori Restaurant on Castro Street" offers Sapori."""
+    """ "Sapori Restaurant Bar" and "Sapori Restaurant" offer those places, not one called "Sapori"
+    (a word of its kind written with a capital is part of the name, as "Americana Apartments" is
+    no "Americana"); "the Sapori restaurant" and "Sapori, a restaurant" offer Sapori."""
     c, _ = alice
     await c.says("I want a table for 2 in San Jose on March 10th at 7pm.", offer)
     table = {"restaurant": "Sapori", "city": "San Jose", "date": "2026-03-10", "time": "19:00", "party": 2}
@@ -3506,6 +3509,8 @@ async def test_asking_for_the_thing_in_the_offers_own_words_takes_it(
         "what else is available?",
         "Fine, get me better cars though.",
         "have you got any cheaper cars?",
+        "May I have another suggestion?",
+        "This looks okay but I need to search for some other cars, please do so.",
     ],
 )
 async def test_asking_what_else_there_is_turns_the_offer_down(
@@ -3603,3 +3608,68 @@ async def test_how_many_a_search_found_counts_no_travellers(
         say("Shall I?"),
     )
     assert done == [] and c.arguments()["travelers"]["status"] != "traced", c.arguments()
+
+
+async def test_a_not_with_a_pointer_at_the_offer_refuses_it(alice: tuple[Call, list[str]]) -> None:
+    """ "I don't want to listen to that" points at the song offered and refuses it: a later "that
+    would be fine", after another search, is not for it."""
+    c, done = alice
+    await c.says("play me some country music", "Would you like to hear all on me by devin dawson?")
+    await c.says("from which year?", "It's from 2017.")
+    await c.says(
+        "I don't want to listen to that. Do you have anything by jimmie allen?",
+        "There is 1 song: best shot by jimmie allen.",
+    )
+    await c.turn("That would be fine.", call("play_song", song="All On Me"), say("?"))
+    assert done == [] and c.arguments()["song"]["status"] != "traced", c.arguments()
+
+
+@pytest.mark.parametrize(
+    "another",
+    [
+        "There's another good option in Leeds. It's a compact, a Fiesta.",
+        "How about this: it's a compact, a Fiesta, in Leeds.",
+    ],
+)
+async def test_what_the_agent_puts_forward_before_describing_it_is_a_new_offer(
+    alice: tuple[Call, list[str]], another: str
+) -> None:
+    """The agent puts another option forward and describes it in the next sentence: the car class
+    it gives is that option's, a new offer, not an answer about the one before; the caller's
+    "sounds good" takes it, not the SUV first offered."""
+    c, done = alice
+    await c.says("i need a car in leeds from the 10th to the 14th", "I found an SUV, a Kuga, in Leeds.")
+    await c.says("What esle is available?", another)
+    await c.turn(
+        "Sounds good, can you reserve it for me.",
+        call("rent_car", **{**CAR_10_14, "car_class": "suv"}),
+        say("?"),
+    )
+    assert done == [] and c.arguments()["car_class"]["status"] != "traced", c.arguments()
+
+
+@pytest.mark.parametrize(
+    "search", ["Give me a more moderate priced place please.", "is there a less noisy place around?"]
+)
+async def test_asking_for_a_place_more_or_less_of_something_turns_the_offer_down(
+    alice: tuple[Call, list[str]], search: str
+) -> None:
+    c, done = alice
+    await c.says("i want to eat out in leeds", "Sakura is supposed to be good.")
+    await c.says(search, "Give Nopi a try, also in Leeds.")
+    await c.says("Do they have seating outside?", "No, but they are on Chestnut Street.")
+    await c.turn(
+        "Please set aside a table for two on the 14th at 7pm.", call("reserve_table", **SAKURA_14TH), say("?")
+    )
+    assert done == [] and c.arguments()["restaurant"]["status"] != "traced", c.arguments()
+
+
+async def test_a_name_with_its_kind_written_as_part_of_it_is_not_the_shorter_name(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "Sakura Restaurant is a nice place" offers the restaurant of that name, not one called
+    "Sakura"; the caller taking it up traces no "Sakura"."""
+    c, done = alice
+    await c.says("find me a japanese restaurant in leeds", "Sakura Restaurant is a nice place in Leeds.")
+    await c.turn("great, book it for two on the 14th at 7pm", call("reserve_table", **SAKURA_14TH), say("?"))
+    assert done == [] and c.arguments()["restaurant"]["status"] != "traced", c.arguments()

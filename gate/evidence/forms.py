@@ -1079,6 +1079,14 @@ _NAME_BESIDE = re.compile(r"[a-zà-ÿß0-9£$€][a-zà-ÿß0-9'’.,-]*")
 _LONGER_NAME_AFTER = re.compile(r"[ \t]+([A-Z][\w'’-]*)[ \t]+[A-Z][a-z]")
 
 
+# Words for a town or an area, which a town's name may take or leave ("New York City").
+_PLACE_KINDS = frozenset(
+    {"city", "town", "county", "state", "village", "borough", "district", "area", "region", "island"}
+)
+# A capitalised word right after a name written with capitals, not starting a sentence.
+_KIND_WRITTEN_AFTER = re.compile(r"[ \t]+([A-Z][a-z][\w'’-]*)\b")
+
+
 def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
     """Whether the name at ``start:end`` stands alone: no other word of a longer name beside it.
 
@@ -1124,6 +1132,14 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
         longer.group(1).casefold() in cues or _family_word(longer.group(1).casefold(), cues)
     ):
         return False  # "Americana Apartment Homes": a word of the kind, then the name goes on
+    kind = _KIND_WRITTEN_AFTER.match(rest)
+    if (
+        kind is not None
+        and text[start:end][:1].isupper()
+        and kind.group(1).casefold() not in _PLACE_KINDS
+        and _family_word(kind.group(1).casefold(), cues)
+    ):
+        return False  # "Americana Apartments is a nice property": its kind written as part of it
     for word in after:
         if _beside(word, cues):
             continue

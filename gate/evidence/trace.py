@@ -974,8 +974,9 @@ def _turned_down(
         s.speaker == "caller"
         and r.refuses
         and not any(x.same for x in r.said(spec.name))
-        # "No thanks. Play the song you found please.": the no is to something else
-        and not r.names_action
+        # "No thanks. Play the song you found please.": the no is to something else; "I don't
+        # want to listen to that" is a no to the action on it
+        and (not r.names_action or _NOT_WANTED.search(s.text) is not None)
         and not _asks_for_offered(r, s.text, request)
         and _answered_since(readings, offered, n)
     ):
@@ -1130,8 +1131,10 @@ def _asks_for_offered(r: rd.Reading, text: str, request: TraceRequest, offered: 
     prefer a small car"), is a new search, not a yes to the offer."""
     if r.stance != "request" or not r.names_action:
         return False
-    if _AT_OFFERED.search(text) is not None:
-        return True
+    pointer = _AT_OFFERED.search(text)
+    if pointer is not None:
+        # "I don't want to listen to that": a pointer in a wish said with a not refuses it
+        return _NOT_WANTED.search(_sentence_around(text, pointer.start())[:200]) is None
     if _INDEFINITE.search(text) is not None or (
         offered is not None and _qualified_anew(text, offered, request)
     ):
@@ -1186,7 +1189,8 @@ def _offer_taken(
 _ANOTHER = re.compile(
     r"\b(?:something|anything|somewhere|anywhere|someone)\s+else\b|\b(?:another|other|different)\s+"
     # "other available small cars": words that describe the thing may stand before it
-    r"(?:[a-z]+\s+){0,2}?(?:ones?|options?|choices?|times?|days?|dates?|places?|restaurants?|hotels?|events?|flights?|buses|bus|"
+    r"(?:[a-z]+\s+){0,2}?(?:ones?|options?|choices?|suggestions?|recommendations?|ideas?|results?|matches|"
+    r"times?|days?|dates?|places?|restaurants?|hotels?|events?|flights?|buses|bus|"
     r"cars?|shows?|films?|movies?|houses?|apartments?|rooms?|songs?|doctors?|dentists?|salons?|stylists?)\b|"
     r"\bany(?:thing)? (?:other|others)\b|\bnot (?:that|this) one\b|"
     # "could you show me more results?", "give me more": more of what a search found ("tell me
@@ -1198,6 +1202,9 @@ _ANOTHER = re.compile(
     r"\b(?:anything|something|any)\s+more\b(?!\s+(?:about|on|of|to|than|i|we|you|for|details|info))|"
     r"\b(?:something|anything|somewhere|anywhere|one|ones) (?:cheaper|closer|nearer|better|earlier|later|"
     r"bigger|smaller|quieter)\b|"
+    # "a more moderate priced place": one of the kind put as more or less of something
+    r"\b(?:a|an|some)\s+(?:more|less)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:ones?|places?|options?|restaurants?|hotels?|"
+    r"events?|flights?|cars?|rooms?|houses?|apartments?|songs?|films?|movies?|shows?)\b|"
     # "get me better events", "any cheaper flights?": things of the kind, put as better than the
     # one offered ("the later flight" picks one of those offered)
     r"(?<!\bthe )\b(?:cheaper|closer|nearer|better|nicer|earlier|later|bigger|smaller|quieter)\s+"
@@ -1209,7 +1216,7 @@ _ANOTHER = re.compile(
 
 
 _ASKS = re.compile(
-    r"\b(?:find|show|get|try|suggest|recommend|offer|give|got|have|is there|are there|any|"
+    r"\b(?:find|search|show|get|try|suggest|recommend|offer|give|got|have|is there|are there|any|"
     r"what about|how about|see|check|look|there (?:is|are))\b",
     re.IGNORECASE,
 )
@@ -1223,7 +1230,8 @@ _ONLY_FILLERS = re.compile(
 
 # Asking what else there is: "are there any fantasy movies?", "do you have any cheaper ones?"
 _ANY_MORE = re.compile(
-    r"\b(?:are there|is there|do you have|have you got|you got|got)\s+any\b", re.IGNORECASE
+    r"\b(?:are there|is there|do you have|have you got|you got|got)\s+any(?:thing|one|where)?\b",
+    re.IGNORECASE,
 )
 
 
@@ -1245,6 +1253,9 @@ _ANY_KIND = frozenset(
         "things",
     }
     | {"place", "places", "spot", "spots", "venue", "venues", "that", "this", "which"}
+    # what a search or the agent puts forward, of whatever kind ("another suggestion")
+    | {"suggestion", "suggestions", "recommendation", "recommendations", "idea", "ideas", "result"}
+    | {"results", "match", "matches", "possibility", "possibilities"}
 )
 # Words that stand for the thing asked about without naming a kind: "can you find any others?"
 # asks for more of the request's own kind; "any wifi available?" names its kind in another word.
@@ -1320,6 +1331,14 @@ _ALTERNATIVE = re.compile(
     r"alternatively|also|other|else|one (?:at|that|which)|earlier|later|cheaper|next)\b",
     re.IGNORECASE,
 )
+# A wish said with a not: "I don't want to listen to that", "we'd rather not book it".
+_NOT_WANTED = re.compile(
+    r"\b(?:don'?t|do not|doesn'?t|does not|won'?t|will not|wouldn'?t|would not|rather not|never)\s+"
+    r"(?:really\s+)?(?:want|like|need|fancy|care for|book|take|get|go with|play|listen|watch|buy|reserve)\b",
+    re.IGNORECASE,
+)
+# Words that put another option forward, in a sentence before the one that gives its values.
+_PUT_ANOTHER = re.compile(r"\b(?:another|instead|alternatively|how about|what about)\b", re.IGNORECASE)
 _COMPARED = re.compile(r"\b(?:earlier|later|sooner|cheaper|closer|nearer|better|bigger|smaller|next)\b", re.I)
 
 
@@ -1334,11 +1353,17 @@ def _answers_about_offer(
     on the flight.") puts nothing forward, nor does a question for things of another kind than
     the request's ("are there any stops?")."""
     text = readings[n].statement.text
-    if any(
-        _ALTERNATIVE.search(_sentence_around(text, start))
-        or _OFFERS_TO_DO.search(_sentence_around(text, start))
-        for start, _ in spans
-    ) or (not spans and _ALTERNATIVE.search(text)):
+    if (
+        any(
+            _ALTERNATIVE.search(_sentence_around(text, start))
+            or _OFFERS_TO_DO.search(_sentence_around(text, start))
+            # "There's another good option at McCarran. It's a standard car.": what the sentences
+            # before the value put forward, they describe
+            or _PUT_ANOTHER.search(text[:start])
+            for start, _ in spans
+        )
+        or (not spans and _ALTERNATIVE.search(text))
+    ):
         return False  # "there's one at 5pm", "Would you like to pick it up from York?": put forward
     k = n - 1
     while k >= 0 and readings[k].statement.part:
