@@ -214,13 +214,19 @@ def action_words(request: TraceRequest) -> tuple[str, ...]:
 def foreign_families(text: str) -> list[frozenset[str]]:
     """The families of the Spanish, French or German words ``text`` says, in the order said
     (:data:`words.FOREIGN_VERBS`)."""
-    tokens = re.findall(r"[a-zà-ÿß]+", text.casefold())
+    return list(_foreign_families(text.casefold()))
+
+
+@lru_cache(maxsize=8192)
+def _foreign_families(folded: str) -> tuple[frozenset[str], ...]:
+    # kept: a trace asks it of every clause and every thing named, several times a decision
+    tokens = re.findall(r"[a-zà-ÿß]+", folded)
     found: list[tuple[int, frozenset[str]]] = []
     for english, stems in words.FOREIGN_VERBS:
         at = [i for i, t in enumerate(tokens) for s in stems if (t == s if len(s) <= 3 else t.startswith(s))]
         if at:
             found.append((min(at), english))
-    return [english for _, english in sorted(found, key=lambda x: x[0])]
+    return tuple(english for _, english in sorted(found, key=lambda x: x[0]))
 
 
 def _says_abroad(text: str, wanted: Sequence[str]) -> bool | None:
@@ -367,6 +373,14 @@ def asked_thing(text: str, request: TraceRequest) -> list[str]:
 
     Words of a phrase that names the action itself ("my money back") are not a thing.
     """
+    # kept on the request: a trace asks it of each clause several times
+    kept: dict[str, tuple[str, ...]] = request.__dict__.setdefault("_asked_things", {})
+    if text not in kept:
+        kept[text] = tuple(_asked_thing(text, request))
+    return list(kept[text])
+
+
+def _asked_thing(text: str, request: TraceRequest) -> list[str]:
     named: list[str] = []
     # a command's verb by its grammar too ("rent me a car", "sell my 2 tickets"); one that looks
     # for things is a search, read as one elsewhere
@@ -487,10 +501,16 @@ def _query_thing(request: TraceRequest) -> tuple[str, ...]:
 
 
 def _without_values(text: str, request: TraceRequest) -> str:
-    for spec in request.arguments:
-        for start, end in sorted(forms.value_spans(text, spec, request), reverse=True):
-            text = text[:start] + " " * (end - start) + text[end:]
-    return text
+    # kept on the request: every rule that weighs the words around the values asks it again
+    kept: dict[str, str] = request.__dict__.setdefault("_without_values", {})
+    found = kept.get(text)
+    if found is None:
+        found = text
+        for spec in request.arguments:
+            for start, end in sorted(forms.value_spans(found, spec, request), reverse=True):
+                found = found[:start] + " " * (end - start) + found[end:]
+        kept[text] = found
+    return found
 
 
 without_values = _without_values  # the text around the request's own values
