@@ -1434,7 +1434,7 @@ def _counts_a_thing(text: str, start: int, end: int, lang: str | None) -> bool:
     first = after[0]
     if not plain_noun(first) or _MORE_AFTER.match(text, end) or not _OF_A_SUM.isdisjoint(after):
         return False  # "my 48 gas bill": the sum of the bill named after it
-    plural = first.endswith("s") and not first.endswith("ss") and first not in ("is", "was", "has", "this")
+    plural = first.endswith("s") and not first.endswith("ss")  # "is", "was", "this" stand beside values
     return plural or (len(after) > 1 and plain_noun(after[1]))
 
 
@@ -1443,10 +1443,8 @@ _NO_NOUN = frozenset(
     {"towards", "toward", "afterwards", "always", "perhaps", "plus", "minus", "upwards", "besides"}
     | {"across", "unless", "whereas", "yes", "thanks", "please", "tops", "max", "odd", "ish"}
 )
-_PERIOD_WORDS = frozenset(
-    {"day", "week", "fortnight", "month", "quarter", "year", "annum", "daily", "weekly", "monthly"}
-    | {"quarterly", "yearly", "annually", "fortnightly", "each", "per", "every"}
-)
+# The periods a sum is said per, as a noun or an adverb ("a month", "monthly"), and its words.
+_PERIOD_WORDS = frozenset(_PERIOD_OF) | frozenset(_PERIOD_OF.values()) | {"each", "per", "every"}
 
 
 def ends(spec: ArgumentSpec) -> bool:

@@ -368,19 +368,31 @@ def asks_it_done(text: str, request: TraceRequest) -> bool:
     return verb.split()[0] not in _ABOUT_IT and not known_other(verb, wanted)
 
 
+def _per_request_text(fn: Callable[[str, TraceRequest], _T]) -> Callable[[str, TraceRequest], _T]:
+    """``fn`` of a text and a request, kept on the request by text: a trace asks the same of a
+    statement and its clauses again for each rule that weighs them."""
+
+    @wraps(fn)
+    def kept(text: str, request: TraceRequest) -> _T:
+        memo: dict[Any, Any] = request.__dict__.setdefault("_kept_text", {})
+        key = (fn, text)
+        if key not in memo:
+            memo[key] = fn(text, request)
+        return cast(_T, memo[key])
+
+    return kept
+
+
 def asked_thing(text: str, request: TraceRequest) -> list[str]:
     """What the statement asks for or asks the action on: the words after its verb or its wish.
 
     Words of a phrase that names the action itself ("my money back") are not a thing.
     """
-    # kept on the request: a trace asks it of each clause several times
-    kept: dict[str, tuple[str, ...]] = request.__dict__.setdefault("_asked_things", {})
-    if text not in kept:
-        kept[text] = tuple(_asked_thing(text, request))
-    return list(kept[text])
+    return list(_asked_thing(text, request))
 
 
-def _asked_thing(text: str, request: TraceRequest) -> list[str]:
+@_per_request_text
+def _asked_thing(text: str, request: TraceRequest) -> tuple[str, ...]:
     named: list[str] = []
     # a command's verb by its grammar too ("rent me a car", "sell my 2 tickets"); one that looks
     # for things is a search, read as one elsewhere
@@ -409,7 +421,7 @@ def _asked_thing(text: str, request: TraceRequest) -> list[str]:
             )
             named = object_after(clean, at + after.end()) if after is not None else []
     phrase = _family_phrase_words(text)
-    return [w for w in named if w not in phrase]
+    return tuple(w for w in named if w not in phrase)
 
 
 _GERUND = re.compile(
@@ -500,17 +512,12 @@ def _query_thing(request: TraceRequest) -> tuple[str, ...]:
     return tuple([w for w in labels if w not in _STOP and w != wanted[0]][:2])
 
 
+@_per_request_text
 def _without_values(text: str, request: TraceRequest) -> str:
-    # kept on the request: every rule that weighs the words around the values asks it again
-    kept: dict[str, str] = request.__dict__.setdefault("_without_values", {})
-    found = kept.get(text)
-    if found is None:
-        found = text
-        for spec in request.arguments:
-            for start, end in sorted(forms.value_spans(found, spec, request), reverse=True):
-                found = found[:start] + " " * (end - start) + found[end:]
-        kept[text] = found
-    return found
+    for spec in request.arguments:
+        for start, end in sorted(forms.value_spans(text, spec, request), reverse=True):
+            text = text[:start] + " " * (end - start) + text[end:]
+    return text
 
 
 without_values = _without_values  # the text around the request's own values
@@ -2315,7 +2322,6 @@ def _other_thing(
     if strong_only:
         # In a call, only a thing known to be of another kind: "book a visit" in a call that
         # also rents a car is not the car.
-        named = asked_thing(text, request)
         if not wanted:
             return False
         # the arguments' own words too: "transfer some money" moves the amount, whatever the query
@@ -2328,7 +2334,6 @@ def _other_thing(
         return (not named or _unknown_thing(named[-1], mine)) and _owned_by_other_kind(text, request, mine)
     if len(wanted) >= 2 and not shares_word(text, wanted[:-1]) and _tied_elsewhere(text, request):
         return True
-    named = asked_thing(text, request)
     if not named or not wanted:
         return False
     values = {w for a in request.arguments for w in re.findall(r"[a-zà-ÿ0-9]+", a.shown.casefold())}
@@ -2433,12 +2438,16 @@ def _other_senses(request: TraceRequest) -> tuple[frozenset[str], ...]:
         if len(w) >= 4 and w not in thing
     }
     senses = [f for f in words.FAMILIES if thing[-1] in f]
-    named = [
-        f for f in senses if any(x.startswith(w) or w.startswith(x) for w in said for x in f if len(x) >= 4)
-    ]
+    named = [f for f in senses if _family_named(f, said)]
     if not named or len(named) == len(senses):
         return ()
     return tuple(f for f in senses if f not in named)
+
+
+def _family_named(family: frozenset[str], said: set[str]) -> bool:
+    """Whether one of the words ``said`` is, or starts, a word of ``family`` ("rent" of "rental",
+    "hire" of "hire car"); words of fewer than four letters name none."""
+    return any(x.startswith(w) or w.startswith(x) for w in said for x in family if len(x) >= 4)
 
 
 def _of_the_other_sense(head: str, request: TraceRequest) -> bool:
@@ -2464,12 +2473,7 @@ def _said_in_another_sense(text: str, head: str, request: TraceRequest) -> bool:
     said = {w for w in _WORD.findall(text.casefold()) if len(w) >= 4 and w != head}
     # a family of the action's own verbs ("schedule an appointment") says what is done, not which
     # thing
-    picked = [
-        f
-        for f in senses
-        if f.isdisjoint(words.VERB_CLASSES)
-        and any(x.startswith(w) or w.startswith(x) for w in said for x in f if len(x) >= 4)
-    ]
+    picked = [f for f in senses if f.isdisjoint(words.VERB_CLASSES) and _family_named(f, said)]
     if not picked or len(picked) == len(senses):
         return False
     kept = [f for f in words.FAMILIES if thing[-1] in f and f not in _other_senses(request)]
