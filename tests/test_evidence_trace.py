@@ -174,6 +174,16 @@ confirm: when_unsure
 timeout_s: 10
 messages: {ask: "Refund {amount} on {order_id}?", abstain: "Not refunded."}
 """,
+    # A meeting named by whom it is with.
+    "book_dentist": """
+tool: book_dentist
+action: booking.dentist
+caller: {verified: true}
+evidence: {query: "book a dentist appointment on {date} at {time}"}
+confirm: when_unsure
+timeout_s: 10
+messages: {ask: "The dentist on {date} at {time}?", abstain: "Not booked."}
+""",
     # A query that names each part without a preposition, as a service schema does.
     "book_coach": """
 tool: book_coach
@@ -327,7 +337,17 @@ def make_tools(done: list[str]) -> list[gate.GatedTool]:
         done.append(f"refund {amount:g} {order_id}")
         return "Refunded."
 
+    @gate.gated_tool
+    async def book_dentist(
+        date: Annotated[str, Field(description="the day of the appointment, YYYY-MM-DD")],
+        time: Annotated[str, Field(description="the time of the appointment, HH:MM")],
+    ) -> str:
+        """Book a dentist appointment."""
+        done.append(f"dentist {date} {time}")
+        return "Booked."
+
     return [
+        book_dentist,
         refund_order,
         add_event,
         book_flight,
@@ -3673,3 +3693,98 @@ async def test_a_name_with_its_kind_written_as_part_of_it_is_not_the_shorter_nam
     await c.says("find me a japanese restaurant in leeds", "Sakura Restaurant is a nice place in Leeds.")
     await c.turn("great, book it for two on the 14th at 7pm", call("reserve_table", **SAKURA_14TH), say("?"))
     assert done == [] and c.arguments()["restaurant"]["status"] != "traced", c.arguments()
+
+
+DENTIST_TUESDAY = {"date": "2026-03-10", "time": "09:00"}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I need to see the dentist next Tuesday at 9am.",
+        "could i see a dentist on tuesday the 10th at nine am",
+    ],
+)
+async def test_seeing_whom_the_meeting_is_with_is_having_it(alice: tuple[Call, list[str]], said: str) -> None:
+    """ "See" is a verb of looking into things, except of the one a meeting is with: seeing the
+    dentist is the dentist appointment."""
+    c, done = alice
+    out = await c.turn(said, call("book_dentist", **DENTIST_TUESDAY), say("Done."))
+    assert out == ["Booked."] and done == ["dentist 2026-03-10 09:00"], c.arguments()
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "i'd like to see the dentist's notes from next tuesday at 9am",
+        "move my dentist appointment to next tuesday at 9am",
+        "could you push my appointment with the dentist to tuesday the 10th at 9am",
+    ],
+)
+async def test_seeing_something_else_or_moving_ones_own_books_nothing(
+    alice: tuple[Call, list[str]], said: str
+) -> None:
+    """Seeing what is the dentist's is an inquiry; moving the caller's own appointment changes
+    one they have: neither asks for a new one."""
+    c, done = alice
+    await c.turn(said, call("book_dentist", **DENTIST_TUESDAY), say("Shall I?"))
+    assert done == [], c.arguments()
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "can you add a night onto my rooms at the Hilton from the 10th",
+        "extend my rooms at the Hilton from the 10th",
+    ],
+)
+async def test_adding_to_ones_own_booking_makes_no_new_one(alice: tuple[Call, list[str]], said: str) -> None:
+    c, done = alice
+    await c.turn(
+        said, call("reserve_rooms", place_name="Hilton", check_in_date="2026-03-10"), say("Shall I?")
+    )
+    assert done == [], c.arguments()
+
+
+ORTEGA_TUESDAY = {
+    "restaurant": "Ortega Tapas",
+    "city": "Leeds",
+    "party": 2,
+    "date": "2026-03-10",
+    "time": "19:30",
+}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "its our anniversary can we book ortega tapas in leeds for 2 next tuesday at 7:30pm",
+        "we fancy spanish could we get a table at ortega tapas in leeds for two on tuesday the 10th"
+        " at half seven",
+    ],
+)
+async def test_a_request_put_as_a_question_run_on_after_other_words_is_read(
+    alice: tuple[Call, list[str]], said: str
+) -> None:
+    """Speech-to-text writes no full stop before "can we ...": the request is a clause of its own."""
+    c, done = alice
+    await c.turn(said, call("reserve_table", **ORTEGA_TUESDAY), say("Done."))
+    assert done == ["table Ortega Tapas Leeds 2 2026-03-10 19:30"], c.arguments()
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my wife asked can we book ortega tapas in leeds for 2 next tuesday at 7:30pm",
+        "i was going to ask could we book ortega tapas in leeds for 2 next tuesday at 7:30pm",
+        "we cant do next tuesday at 7:30pm can we book ortega tapas in leeds for 2 another day",
+    ],
+)
+async def test_reported_words_or_another_day_ask_for_nothing_here(
+    alice: tuple[Call, list[str]], said: str
+) -> None:
+    """Somebody else's words, a question the caller meant to ask, or another day asked for beside
+    the one the tool was called with: none of them is this booking."""
+    c, done = alice
+    await c.turn(said, call("reserve_table", **ORTEGA_TUESDAY), say("Shall I?"))
+    assert done == [], c.arguments()

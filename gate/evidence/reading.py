@@ -860,8 +860,22 @@ _NEW_REQUEST = re.compile(
 def _run_on_request() -> re.Pattern[str]:
     verbs = "|".join(sorted(forms.acting_verbs(), key=len, reverse=True))
     return re.compile(
-        rf"\s(?=(?:(?:can|could|would|will)\s+you\s+(?:just\s+)?|just\s+)(?:{verbs})\b)", re.IGNORECASE
+        rf"\s(?=(?:(?:can|could|would|will)\s+you\s+(?:just\s+)?|just\s+)(?:{verbs})\b"
+        # "its our anniversary can we book a table", "the boiler is leaking could he come round":
+        # a request put as a question with another subject
+        r"|(?P<subject>(?:can|could)\s+(?:i|we|they|he|she)\s+(?!not\b)[a-z]+))",
+        re.IGNORECASE,
     )
+
+
+# What opens reported words or a question put off ("my wife asked can we ...", "i was going to
+# ask could he ...", "he wants to know can i ..."): what follows is not the caller's request.
+_REPORTING = re.compile(
+    r"\b(?:ask|asks|asked|asking|wonder|wonders|wondered|wondering|know|knows|said|says|say|saying|"
+    r"told|tell|tells|phoned|rang|called|texted|emailed|messaged|wrote|going to|gonna|meant to|"
+    r"thinking|thought)\b",
+    re.IGNORECASE,
+)
 
 
 def _run_on(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -874,6 +888,8 @@ def _run_on(text: str, start: int, end: int) -> list[tuple[int, int]]:
     cut = start
     for m in _run_on_request().finditer(text, start, end):
         head = text[cut : m.start()]
+        if m.group("subject") is not None and _REPORTING.search(head) is not None:
+            continue
         if len(head.split()) >= 3 and not utterance.is_question(head) and not utterance.asks_to_know(head):
             out.append((cut, m.start()))
             cut = m.end()
@@ -986,6 +1002,10 @@ def _clause(
         return _Clause(start, end, "question")
     if not wish and not modal:
         return _Clause(start, end, "value")
+    another = _another_moment(part, request)
+    if another:
+        # "can they come another day": the day said beside it is the one turned down
+        return _Clause(start, end, "denial", False, another)
     other = _asks_other(part, request, meaning, strong_only=in_call)
     # Where the call's reading found no other action, the full reading differs from it only in
     # the thing (see _asks_other): read that alone.
@@ -1013,6 +1033,35 @@ def _clause(
         asked=modal,
         prefers=prefers,
         loose=loose,
+    )
+
+
+_ANOTHER_MOMENT = re.compile(
+    r"\b(?:another|a different|some other|a later|an earlier|other)\s+(?P<kind>day|date|days|dates|week|"
+    r"weekend|time|times|hour|slot|slots|morning|afternoon|evening|night)\b",
+    re.IGNORECASE,
+)
+_MOMENT_KINDS = {
+    **dict.fromkeys(("day", "date", "days", "dates", "week", "weekend", "night"), ("date", "weekday")),
+    **dict.fromkeys(("time", "times", "hour", "slot", "slots", "morning", "afternoon", "evening"), ("time",)),
+}
+
+
+def _another_moment(part: str, request: TraceRequest) -> frozenset[str]:
+    """The arguments a request clause asks another moment for ("can they come another day", "is
+    there a different time") without saying which: the values of their kind said beside it are
+    turned down."""
+    found = _ANOTHER_MOMENT.search(part)
+    if found is None:
+        return frozenset()
+    kinds = _MOMENT_KINDS[found.group("kind").casefold()]
+    # "book it for another day, the 14th" says the day it wants
+    return frozenset(
+        a.name
+        for a in request.bound
+        if a.kind in kinds
+        and not forms.value_spans(part, a, request)
+        and not forms.other_value_spans(part, a, request)
     )
 
 
@@ -1297,6 +1346,10 @@ def _asks_other(
         return True  # "move my other booking to the 14th": one the caller has besides this
     wanted = action_words(request)
     verb = asked_verb(part, request) or utterance.command_verb(part)
+    if verb is not None and _meets_whom_it_is_with(part, verb, request):
+        return _other_thing(part, request, meaning, strong_only=strong_only)
+    if _acts_on_their_own(part, request):
+        return True
     if verb is not None and wanted and _CAUSATIVE.search(part) and not _same_family(verb, wanted):
         if action_class(request) != "create":
             return True  # "please get it fixed": something done to the thing, not its removal
@@ -1310,6 +1363,7 @@ def _asks_other(
         # "can you change it to one day", "let's change that to the 12th": the request in hand,
         # given a new value, not another action
         and not _changes_it_to_value(part, request)
+        and not _extends_an_argument(part, verb, request)
         and _stem(verb.split()[0]) not in _named_moments(request)
     ):
         # A verb an argument's name speaks of is this action's detail ("leave at 8:15" for
@@ -1320,6 +1374,86 @@ def _asks_other(
     if verb is None and _says_abroad(_without_values(part, request), wanted) is False:
         return True  # "quiero anular ...": a verb of another family, in the caller's language
     return _other_thing(part, request, meaning, strong_only=strong_only)
+
+
+def _extends_an_argument(part: str, verb: str, request: TraceRequest) -> bool:
+    """Whether the clause makes one of the request's values longer or more ("extend the date to
+    the 10th", "increase the number of seats"): a new value for the request in hand. Making the
+    request's thing last longer ("extend the car rental", "extend my hotel") is another action."""
+    if words.VERB_CLASSES.get(verb.split()[0]) != "extend":
+        return False
+    named = asked_thing(part, request)
+    if not named or named[-1] in query_thing(request):
+        return False
+    return any(named[-1] in a.cues for a in request.bound)
+
+
+def _meets_whom_it_is_with(part: str, verb: str, request: TraceRequest) -> bool:
+    """Whether the clause asks to see, meet or visit the one the action's meeting is with ("i
+    need to see the dentist" for "book a dentist appointment"): having that meeting, not an
+    inquiry. Only for an action that makes one (:data:`words.MEETINGS`), and only when what is
+    seen is the word the query names the meeting by ("see the dentist's notes" sees notes)."""
+    if verb.split()[0] not in words.MEETING_VERBS or action_class(request) != "create":
+        return False
+    thing = query_thing(request)
+    if len(thing) < 2 or thing[-1] not in words.MEETINGS:
+        return False
+    named = asked_thing(part, request)
+    whom = {_without_possessive(w) for w in thing[:-1]}
+    return bool(named) and _without_possessive(named[-1]) in whom
+
+
+# A verb that opens a clause, after the words a request opens with ("can you", "please", "i'd
+# like to"), and what follows it.
+_OPENING_VERB = re.compile(
+    r"^\W*(?:(?:so|and|also|then|ok|okay|yeah|right|now|just|please|kindly)\s+)*"
+    r"(?:(?:can|could|would|will)\s+(?:you|we|i)\s+(?:please\s+)?|"
+    r"i(?:'d| would)\s+like\s+(?:you\s+)?to\s+|i\s+(?:want|need)\s+(?:you\s+)?to\s+|"
+    r"(?:please|kindly)\s+)?"
+    r"(?P<verb>[a-z]+)\b(?P<rest>.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+# Where an addition goes ("add two nights onto my room"): to one the caller has.
+_ONTO_THEIRS = re.compile(
+    r"\b(?:to|onto|on to|into|on)\s+(?:my|our)\s+(?P<rest>.*)$", re.IGNORECASE | re.DOTALL
+)
+_THEIRS = re.compile(r"^\s*(?:(?:\S+\s+){0,3}?)(?:my|our)\s+(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
+
+
+def _acts_on_their_own(part: str, request: TraceRequest) -> bool:
+    """Whether the clause does something other than making one to one of the request's things the
+    caller already has, for an action that makes one ("move my physio session to friday", "add
+    two nights onto my hotel room", for a booking): its verb is of another class, or adds to
+    theirs. What the caller owns of the thing is its head word or a word of its family, within
+    three words of "my" or "our"."""
+    if action_class(request) != "create":
+        return False
+    found = _OPENING_VERB.match(part)
+    if found is None:
+        return False
+    verb, rest = found.group("verb").casefold(), found.group("rest")
+    kind = words.VERB_CLASSES.get(verb)
+    if kind is not None and kind not in ("create", "keep"):
+        owned = _THEIRS.match(rest)
+    elif verb in ("add", "put", "stick", "tack"):
+        owned = _ONTO_THEIRS.search(rest)
+    else:
+        return False
+    if owned is None:
+        return False
+    thing = query_thing(request)
+    if not thing:
+        return False
+    named = re.findall(r"[a-zà-ÿ][a-zà-ÿ'\-]*", owned.group("rest").casefold())[:4]
+    return any(w == thing[-1] or _family_word_of(w, thing[-1]) for w in named)
+
+
+def _family_word_of(word: str, head: str) -> bool:
+    return word != head and any(word in f and head in f for f in words.FAMILIES)
+
+
+def _without_possessive(word: str) -> str:
+    return re.sub(r"(?:['’]s|s['’])$", "", word)
 
 
 _TO_BEFORE = re.compile(r"\b(?:down|up|back|right)?\s*(?:to|at)\s+(?:just\s+|only\s+)?$", re.IGNORECASE)

@@ -270,11 +270,15 @@ VERB_CLASSES: dict[str, str] = {
             *("set", "add", "sign", "enrol", "enroll", "register", "play", "call", "send", "transfer", "pay"),
             *("get", "grab", "start", "open", "subscribe", "join", "deliver", "ship", "release", "dispatch"),
             *("wire", "settle", "deposit", "put", "stream", "cast", "watch", "listen", "visit", "see"),
-            *("fit", "pencil", "squeeze", "refill", "renew", "extend", "issue", "create", "apply", "claim"),
-            *("file", "lodge", "submit", "report", "reorder", "top", "raise", "increase"),
+            *("fit", "pencil", "squeeze", "refill", "renew", "issue", "create", "apply", "claim"),
+            *("file", "lodge", "submit", "report", "reorder"),
         ),
         "create",
     ),
+    # Making what the caller already has last longer or come to more: no new one made ("extend my
+    # hotel in rome by 3 nights" books no hotel). Another supply or another term of it ("refill",
+    # "renew") is one more made.
+    **dict.fromkeys(("extend", "top", "raise", "increase", "prolong", "lengthen", "topup"), "extend"),
     **dict.fromkeys(
         (
             *("cancel", "end", "stop", "terminate", "drop", "close", "delete", "remove", "unsubscribe"),
@@ -323,6 +327,13 @@ OTHER_SENSES: dict[str, frozenset[str]] = {
     "drop over": frozenset({"create"}),
     "drop down": frozenset({"change"}),
 }
+
+# Things that are a meeting with whoever the query names them by ("a dentist appointment", "a
+# session with the physio"), and the verbs of having one ("see the dentist").
+MEETINGS = frozenset(
+    {"appointment", "appointments", "consultation", "session", "checkup", "check-up", "meeting", "visit"}
+)
+MEETING_VERBS = frozenset({"see", "meet", "visit", "consult"})
 
 INQUIRY = frozenset(
     {
