@@ -3736,6 +3736,7 @@ async def test_seeing_something_else_or_moving_ones_own_books_nothing(
     [
         "can you add a night onto my rooms at the Hilton from the 10th",
         "extend my rooms at the Hilton from the 10th",
+        "shorten my stay at the Hilton from the 10th",
     ],
 )
 async def test_adding_to_ones_own_booking_makes_no_new_one(alice: tuple[Call, list[str]], said: str) -> None:
@@ -3788,3 +3789,52 @@ async def test_reported_words_or_another_day_ask_for_nothing_here(
     c, done = alice
     await c.turn(said, call("reserve_table", **ORTEGA_TUESDAY), say("Shall I?"))
     assert done == [], c.arguments()
+
+
+async def _searched_anew(c: Call) -> None:
+    await c.says(
+        "Please can you help me find a family counsellor in Leeds?",
+        "Would you like to consult Anna Berg, a family counsellor in Leeds?",
+    )
+    await c.says("Please can I have their contact number?", "You can reach them at 0113 496 0000.")
+    await c.says(
+        "Please can you find some psychologist?", "What about consulting Tom Hale, a psychologist in Leeds?"
+    )
+
+
+async def test_a_search_for_some_other_one_sets_the_offer_aside(alice: tuple[Call, list[str]]) -> None:
+    """ "Can you find some psychologist?" after Anna Berg was offered looks anew: a later yes and
+    request are for the one offered then, not for Anna Berg."""
+    c, done = alice
+    await _searched_anew(c)
+    await c.turn(
+        "That sounds good. Can you schedule an appointment for the 10th at eleven am?",
+        call("book_therapist", therapist="Anna Berg", date="2026-03-10", time="11:00"),
+        say("?"),
+    )
+    assert done == [] and c.arguments()["therapist"]["status"] != "traced", c.arguments()
+
+
+async def test_the_one_offered_after_the_new_search_is_taken(alice: tuple[Call, list[str]]) -> None:
+    c, done = alice
+    await _searched_anew(c)
+    out = await c.turn(
+        "That sounds good. Can you schedule an appointment for the 10th at eleven am?",
+        call("book_therapist", therapist="Tom Hale", date="2026-03-10", time="11:00"),
+        say("Done."),
+    )
+    assert out == ["Booked."] and done == ["therapist Tom Hale 2026-03-10 11:00"], c.arguments()
+
+
+async def test_looking_for_another_kind_of_thing_leaves_the_offer_standing(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "Can you help me find an apartment there?" starts another task: the car the caller took
+    just before stays theirs."""
+    c, done = alice
+    await c.says("Could you help me to get a rental car in Leeds?", "From when until when?")
+    await c.says("From the 10th until the 14th.", "There is a standard car ready for collection in Leeds.")
+    await c.says("That would suit me, now can you help me find an apartment there?", "How many bedrooms?")
+    await c.says("At least 2 bedrooms.", "Bristol Commons has 2 bedrooms.")
+    out = await c.turn("Now please reserve the car.", call("rent_car", **CAR_10_14), say("Done."))
+    assert out == ["Reserved."] and done == ["car standard Leeds 2026-03-10-2026-03-14"], c.arguments()

@@ -138,8 +138,10 @@ def test_a_decision_cut_off_while_the_store_opens_leaves_the_process_free_to_exi
             timeout=60,
         )
 
-    first = run("free")  # a call before: the memory file and its tables exist
-    assert first.returncode == 0 and first.stdout.startswith("placed A-1"), first.stderr
+    # A call before, so the memory file and its tables exist (whether its decisions meet the 50 ms
+    # budget depends on how busy the machine is; only the file matters here).
+    first = run("free")
+    assert first.returncode == 0 and (home / "memory.db").exists(), first.stderr
     done = run("held")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()

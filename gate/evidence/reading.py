@@ -1377,10 +1377,11 @@ def _asks_other(
 
 
 def _extends_an_argument(part: str, verb: str, request: TraceRequest) -> bool:
-    """Whether the clause makes one of the request's values longer or more ("extend the date to
-    the 10th", "increase the number of seats"): a new value for the request in hand. Making the
-    request's thing last longer ("extend the car rental", "extend my hotel") is another action."""
-    if words.VERB_CLASSES.get(verb.split()[0]) != "extend":
+    """Whether the clause makes one of the request's values longer, more or less ("extend the date
+    to the 10th", "reduce the number of seats"): a new value for the request in hand. Making the
+    request's thing last longer or shorter ("extend the car rental", "shorten my hotel booking")
+    is another action."""
+    if words.VERB_CLASSES.get(verb.split()[0]) not in ("extend", "reduce"):
         return False
     named = asked_thing(part, request)
     if not named or named[-1] in query_thing(request):

@@ -34,6 +34,7 @@ import dataclasses
 import itertools
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from gate.evidence import forms, words
 from gate.evidence import reading as rd
@@ -663,6 +664,7 @@ def _argument(
                 and r.stance == "request"
                 and (
                     _INDEFINITE.search(s.text) is not None
+                    or _searches_anew(s.text, request)
                     or _qualified_anew(s.text, standing[0].statement.text, request)
                 )
                 and not _asks_for_offered(r, s.text, request, standing[0].statement.text)
@@ -1113,6 +1115,37 @@ _INDEFINITE = re.compile(
     r"any (?:\w+ )?(?:type|kind|sort|make|model)s? of)\b",
     re.IGNORECASE,
 )
+
+
+@lru_cache(maxsize=1)
+def _new_search() -> re.Pattern[str]:
+    """A verb that looks for things, with an object of no particular one ("can you find some
+    psychologist?", "look for a cheaper place"), and the words that name it."""
+    verbs = "|".join(sorted((re.escape(v) for v in words.SEEKING), key=len, reverse=True))
+    return re.compile(
+        rf"\b(?:{verbs})(?:\s+(?:for|me|us))?\s+(?:some|a|an|another)\s+"
+        r"(?!(?:bit|little|moment|sec|second)\b)(?P<thing>[a-z]+(?:\s+[a-z]+)?)",
+        re.IGNORECASE,
+    )
+
+
+def _searches_anew(text: str, request: TraceRequest) -> bool:
+    """Whether the caller looks anew for things of the request's kind, or of no kind gate knows
+    ("can you find some psychologist?" after a counsellor was offered). Looking for a thing of a
+    family apart from the request's thing ("can you help me find an apartment there?" while a
+    car is on offer) starts another task, and looking with what was offered ("a bus going
+    there") keeps it: the offer stands."""
+    found = _new_search().search(text)
+    if found is None or _AT_OFFERED.search(text[found.start() :]) is not None:
+        return False  # "help me find a bus going there": looking with what was offered
+    thing = {w for t in rd.query_thing(request) for w in (t, t.rstrip("s"))}
+    for word in found.group("thing").casefold().split():
+        families = [f for f in words.FAMILIES if word in f or word.rstrip("s") in f]
+        if families and all(f.isdisjoint(thing) for f in families):
+            return False
+    return True
+
+
 # Words that point at what was offered: "book it", "a table there", "that one", "those tickets".
 _AT_OFFERED = re.compile(
     # "this month", "that evening" say when, not what

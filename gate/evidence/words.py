@@ -279,6 +279,8 @@ VERB_CLASSES: dict[str, str] = {
     # hotel in rome by 3 nights" books no hotel). Another supply or another term of it ("refill",
     # "renew") is one more made.
     **dict.fromkeys(("extend", "top", "raise", "increase", "prolong", "lengthen", "topup"), "extend"),
+    # ... or shorter or less: no new one made either ("shorten my hotel booking to 2 nights").
+    **dict.fromkeys(("shorten", "reduce", "decrease", "lessen", "trim"), "reduce"),
     **dict.fromkeys(
         (
             *("cancel", "end", "stop", "terminate", "drop", "close", "delete", "remove", "unsubscribe"),
