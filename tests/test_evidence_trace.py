@@ -3779,6 +3779,9 @@ async def test_a_request_put_as_a_question_run_on_after_other_words_is_read(
         "my wife asked can we book ortega tapas in leeds for 2 next tuesday at 7:30pm",
         "i was going to ask could we book ortega tapas in leeds for 2 next tuesday at 7:30pm",
         "we cant do next tuesday at 7:30pm can we book ortega tapas in leeds for 2 another day",
+        "before you do anything could i check the table at ortega tapas in leeds for 2 next tuesday"
+        " at 7:30pm",
+        "if it rains can we book ortega tapas in leeds for 2 next tuesday at 7:30pm",
     ],
 )
 async def test_reported_words_or_another_day_ask_for_nothing_here(

@@ -878,6 +878,13 @@ _REPORTING = re.compile(
 )
 
 
+def _asks_to_know_with(modal: str) -> bool:
+    """Whether a question put with another subject asks to know or look into something ("could i
+    check the refund", "can we see the menu"): a question, not a request run on."""
+    verb = modal.split()[-1].casefold()
+    return verb in words.INQUIRY or verb in words.TELLING or verb == "ask"
+
+
 def _run_on(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """A clause split where a request runs on after something said first, as speech-to-text
     writes it without punctuation ("silver isnt worth it for me anymore can you just end it",
@@ -888,7 +895,9 @@ def _run_on(text: str, start: int, end: int) -> list[tuple[int, int]]:
     cut = start
     for m in _run_on_request().finditer(text, start, end):
         head = text[cut : m.start()]
-        if m.group("subject") is not None and _REPORTING.search(head) is not None:
+        if m.group("subject") is not None and (
+            _REPORTING.search(head) is not None or _asks_to_know_with(m.group("subject"))
+        ):
             continue
         if len(head.split()) >= 3 and not utterance.is_question(head) and not utterance.asks_to_know(head):
             out.append((cut, m.start()))
