@@ -3841,3 +3841,36 @@ async def test_looking_for_another_kind_of_thing_leaves_the_offer_standing(
     await c.says("At least 2 bedrooms.", "Bristol Commons has 2 bedrooms.")
     out = await c.turn("Now please reserve the car.", call("rent_car", **CAR_10_14), say("Done."))
     assert out == ["Reserved."] and done == ["car standard Leeds 2026-03-10-2026-03-14"], c.arguments()
+
+
+async def _venue_named_for_a_town(c: Call) -> None:
+    await c.says(
+        "I heard Adele is great. I want something in Knaresborough.",
+        "There is one Adele event on March 13th at Harrogate Convention Centre.",
+    )
+
+
+async def test_a_town_starting_a_venues_name_is_not_offered(alice: tuple[Call, list[str]]) -> None:
+    """ "At Harrogate Convention Centre" names a venue: it puts no town Harrogate forward over the
+    caller's own "Knaresborough"."""
+    c, done = alice
+    await _venue_named_for_a_town(c)
+    await c.turn(
+        "That sounds great. Could you book me tickets?",
+        call("buy_event_tickets", event="Adele", city="Harrogate", date="2026-03-13"),
+        say("?"),
+    )
+    assert done == [] and c.arguments()["city"]["status"] != "traced", c.arguments()
+
+
+async def test_the_callers_town_stands_beside_a_venue_named_for_another(
+    alice: tuple[Call, list[str]],
+) -> None:
+    c, done = alice
+    await _venue_named_for_a_town(c)
+    out = await c.turn(
+        "That sounds great. Could you book me tickets?",
+        call("buy_event_tickets", event="Adele", city="Knaresborough", date="2026-03-13"),
+        say("Done."),
+    )
+    assert out == ["Tickets bought."] and done == ["event Adele Knaresborough 2026-03-13"], c.arguments()

@@ -2146,6 +2146,30 @@ _NAMED_AS = re.compile(
 )
 
 
+# The last word of a venue's name ("Napa Valley Performing Arts Center", "Leeds Grand Theatre").
+_VENUE_WORDS = frozenset(
+    {
+        *("center", "centre", "theatre", "theater", "hall", "arena", "stadium", "auditorium", "museum"),
+        *("gallery", "pavilion", "amphitheatre", "amphitheater", "ballroom", "coliseum", "colosseum"),
+        *("bowl", "field", "garden", "gardens", "playhouse", "opera", "club", "lounge", "church"),
+    }
+)
+_NAME_GOES_ON = re.compile(r"(?:\s+(?:[A-Z][\w'&-]*|of|the|and|&)){1,6}")
+
+
+def _starts_a_venues_name(text: str, end: int, spec: ArgumentSpec) -> bool:
+    """Whether a place the agent says is the start of a venue's name written after it ("at Napa
+    Valley Performing Arts Center"): the venue's, not the town put forward. A hotel's, an
+    airport's or a station's name that holds its town does put the town forward."""
+    if spec.kind != "text" or not (forms.PLACE_CUES & set(spec.cues)):
+        return False
+    found = _NAME_GOES_ON.match(text, end)
+    if found is None:
+        return False
+    last = re.findall(r"[A-Za-z][\w'-]*", found.group(0))
+    return bool(last) and last[-1].casefold() in _VENUE_WORDS
+
+
 def _offered_elsewhere(text: str, start: int, end: int, spec: ArgumentSpec, request: TraceRequest) -> bool:
     """Whether the agent's words give the value at ``start:end`` another part than ``spec``'s: a
     count of another unit or label, or of a thing with no unit in the lists ("1 restaurant"); the
@@ -2153,6 +2177,8 @@ def _offered_elsewhere(text: str, start: int, end: int, spec: ArgumentSpec, requ
     agent names from end to end."""
     rule = forms.judge_span(text, start, end, spec, request, same=True).rule
     if rule in ("trace.value.unit", "trace.value.label", "trace.value.currency"):
+        return True
+    if rule == "trace.value.name" and _starts_a_venues_name(text, end, spec):
         return True
     if spec.kind == "number" and spec.unit is not None:
         # "There's 1 restaurant meeting your criteria", "1 transfer": a count of another thing
