@@ -250,7 +250,12 @@ def _verb_of_the_action(part: str, request: TraceRequest) -> bool:
     if _same_family(verb, wanted):
         return True
     thing = query_thing(request)
-    return bool(thing) and any(verb in f and thing[-1] in f for f in words.FAMILIES)
+    return bool(thing) and _in_one_family(verb, thing[-1])
+
+
+def _in_one_family(a: str, b: str) -> bool:
+    """Whether some family of :data:`words.FAMILIES` holds both words."""
+    return any(a in f and b in f for f in words.FAMILIES)
 
 
 def _same_family(verb: str, wanted: Sequence[str]) -> bool:
@@ -1455,11 +1460,7 @@ def _acts_on_their_own(part: str, request: TraceRequest) -> bool:
     if not thing:
         return False
     named = re.findall(r"[a-zà-ÿ][a-zà-ÿ'\-]*", owned.group("rest").casefold())[:4]
-    return any(w == thing[-1] or _family_word_of(w, thing[-1]) for w in named)
-
-
-def _family_word_of(word: str, head: str) -> bool:
-    return word != head and any(word in f and head in f for f in words.FAMILIES)
+    return any(w == thing[-1] or _in_one_family(w, thing[-1]) for w in named)
 
 
 def _without_possessive(word: str) -> str:

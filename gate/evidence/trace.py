@@ -1138,12 +1138,22 @@ def _searches_anew(text: str, request: TraceRequest) -> bool:
     found = _new_search().search(text)
     if found is None or _AT_OFFERED.search(text[found.start() :]) is not None:
         return False  # "help me find a bus going there": looking with what was offered
-    thing = {w for t in rd.query_thing(request) for w in (t, t.rstrip("s"))}
+    thing = _thing_forms(request)
     for word in found.group("thing").casefold().split():
-        families = [f for f in words.FAMILIES if word in f or word.rstrip("s") in f]
+        families = _families_of(word)
         if families and all(f.isdisjoint(thing) for f in families):
             return False
     return True
+
+
+def _thing_forms(request: TraceRequest) -> set[str]:
+    """The words of the request's thing, each also without a plural "s"."""
+    return {w for t in rd.query_thing(request) for w in (t, t.rstrip("s"))}
+
+
+def _families_of(word: str) -> list[frozenset[str]]:
+    """The families of :data:`words.FAMILIES` that hold ``word``, or it without a plural "s"."""
+    return [f for f in words.FAMILIES if word in f or word.rstrip("s") in f]
 
 
 # Words that point at what was offered: "book it", "a table there", "that one", "those tickets".
@@ -1308,7 +1318,7 @@ def _asks_of_another_kind(text: str, request: TraceRequest) -> bool:
     request's own offer stands through it."""
     known = {w for w in re.findall(r"[a-z]+", f"{request.template} {request.description}".casefold())}
     known |= {w for a in request.arguments for w in a.cues}
-    thing = {w for t in rd.query_thing(request) for w in (t, t.rstrip("s"))}
+    thing = _thing_forms(request)
     # The words after "other" or "any" up to the thing they name ("any other spacious cars"):
     # the thing is of the request's kind when any of them is.
     named = [m.group(1).casefold().split() for m in _ASKED_KIND.finditer(text)]
@@ -1323,7 +1333,7 @@ def _asks_of_another_kind(text: str, request: TraceRequest) -> bool:
             or n.removesuffix("es") in known
             # "other hotels" for rooms at an accommodation: a word of the family of the request's
             # thing (not of any of its words: a hotel is no restaurant's "reservation")
-            or any((n in f or n.rstrip("s") in f) and not f.isdisjoint(thing) for f in words.FAMILIES)
+            or any(not f.isdisjoint(thing) for f in _families_of(n))
         )
 
     def of_another_kind(phrase: list[str]) -> bool:
