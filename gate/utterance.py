@@ -119,6 +119,8 @@ _BOUNDARY = re.compile(
     # A condition is a clause of its own ("... if it doesn't work"), and "please" opens a new
     # request ("i can't afford it anymore please cancel it"); both words stay in the text.
     r"|(?<!\bsee )(?<!\bsee whether )(?=\b(?:if|unless|in case|wenn|falls)\b)|(?<=\s)(?=please\s+\w)"
+    # "no thanks just cancel it": the no, then a request of its own, as speech-to-text writes it
+    r"|(?<=\bno)\s+(?=just\s+\w)|(?<=\bno thanks)\s+(?=just\s+\w)|(?<=\bno thank you)\s+(?=just\s+\w)"
     # "put me on gold and get rid of the silver one": "and" before a command opens a second one.
     r"|\band\s+(?=(?:please\s+)?(?:get rid of|cancel|stop|end|book|reserve|remove|drop|add|send|pay|"
     r"move|change|switch|refund|transfer|ship|deliver|put|take|keep|leave|close|open|upgrade|downgrade)\b)",
@@ -375,6 +377,9 @@ _FILLER = (
     r"(?:(?:so|well|oh|ok|okay|um|uh|erm|hmm|yeah|yes|hi|hello|hey|and|also|actually|just|"
     r"on second thoughts?|in fact|instead|correction|no wait|wait|you know what|"
     r"alright|right|sorry|listen|look|then|great|lovely|perfect|fine|cool|anyway|anyways|anyhow|"
+    # a word of liking said first, as speech-to-text writes it without its comma ("nice get me
+    # three tickets for that")
+    r"nice|awesome|brilliant|excellent|sweet|wonderful|amazing|fantastic|sure|"
     # "now can you help me find an apartment?": "now" opening a request, not a time
     r"now(?=\s*,?\s+(?:can|could|would|will|please|let'?s|i|we)\b)|"
     r"bueno|pues|oui|alors|bon|ja|also|na)\s*,?\s+)*"
@@ -589,11 +594,29 @@ _IMPERATIVE = re.compile(
 )
 # "order a-1042 arrived on time" opens with a noun, not a request: a finite verb follows soon.
 _NARRATIVE = re.compile(
-    r"^\W*(?:\S+\s+){0,2}?(?:is|was|were|are|has|had|have|got|came|went|arrived|broke|worked|"
+    r"^\W*((?:\S+\s+){0,2}?)(is|was|were|are|has|had|have|got|came|went|arrived|broke|worked|"
     r"happened|looks|looked|seems|seemed|costs|cost|said|says|"
     r"(?!(?:hundred|need|wed|bed|red|speed|feed|seed|indeed|shed|weed|unlimited|limited)\b)\w+ed)\b",
     re.IGNORECASE,
 )
+# Words after which a word in -ed describes a thing ("two checked bags", "my booked table"): an
+# adjective, not a verb telling what happened.
+_BEFORE_ADJECTIVE = re.compile(
+    r"(?:^|\s)(?:\d+|a|an|the|my|our|your|their|his|her|some|these|those|this|that|one|two|three|four|"
+    r"five|six|seven|eight|nine|ten|extra|more)\s+$",
+    re.IGNORECASE,
+)
+
+
+def _narrates(rest: str) -> bool:
+    """Whether the words after a clause's first word tell what happened ("order 5521 arrived",
+    "flight 22 was late"): that first word is no command's verb. "add two checked bags" asks."""
+    found = _NARRATIVE.search(rest)
+    if found is None:
+        return False
+    word = found.group(2).casefold()
+    described = word.endswith("ed") and _BEFORE_ADJECTIVE.search(" " + found.group(1)) is not None
+    return not described
 
 
 def states_wish(text: str) -> bool:
@@ -613,7 +636,7 @@ def states_wish(text: str) -> bool:
         if _NEW_STATE.search(clause):
             return True
         opening = _IMPERATIVE.search(clause)
-        if opening is not None and not _NARRATIVE.search(clause[opening.end() :]):
+        if opening is not None and not _narrates(clause[opening.end() :]):
             return True
     return False
 
@@ -629,7 +652,7 @@ def prefers_only(text: str) -> bool:
         if _WISH.search(clause) or _WISH_WITH_OTHERS.search(clause) or _MEANS_TO.search(clause):
             return False
         opening = _IMPERATIVE.search(clause)
-        if opening is not None and not _NARRATIVE.search(clause[opening.end() :]):
+        if opening is not None and not _narrates(clause[opening.end() :]):
             return False
     return True
 
@@ -710,7 +733,7 @@ def command_verb(text: str) -> str | None:
             verb not in _NOT_A_COMMAND
             and verb not in _NOT_VERB
             and not verb.endswith(("ly", "ed", "ing", "s"))
-            and not _NARRATIVE.search(clause[found.end(1) :])
+            and not _narrates(clause[found.end(1) :])
         ):
             return verb
     return None
@@ -751,7 +774,7 @@ def opens_command(text: str) -> bool:
                 verb not in _NOT_A_COMMAND
                 and verb not in _said_values()
                 and not verb.endswith(("ly", "ed", "ing", "s"))
-                and not _NARRATIVE.search(clause[found.end(1) :])
+                and not _narrates(clause[found.end(1) :])
             ):
                 return True
         if _ES_COMMAND.search(clause) or _FR_COMMAND.search(clause) or _DE_COMMAND.search(clause):
@@ -771,7 +794,7 @@ def opens_with(text: str, verb: str) -> bool:
     opener = re.compile(rf"^{_FILLER}(?:please\s+)?{re.escape(verb)}(?![\w'-])", re.IGNORECASE)
     for clause in clauses(_norm(text)):
         opening = opener.search(clause)
-        if opening is not None and not _NARRATIVE.search(clause[opening.end() :]):
+        if opening is not None and not _narrates(clause[opening.end() :]):
             return True
     return False
 
@@ -1240,6 +1263,11 @@ _ASK_VERB = re.compile(
     # "i need someone to remind tom": the verb asked of whoever does it
     r"(?:you\s+|u\s+|someone\s+|somebody\s+|anyone\s+|anybody\s+)?to\s+"
     r"(?P<b>[a-z]+(?:\s+(?:off|up|down|back|out|in)\b)?)|"
+    # "can the doctor call me back", "could he come round on monday": a third party asked to do
+    # it, the verb known by what follows it (whom, or where to: "can my piano lesson be on friday"
+    # names no verb in "lesson")
+    r"\b(?:can|could|would|will)\s+(?:he|she|they|(?:the|my|our|your)\s+[a-z]+)\s+"
+    r"(?P<e>[a-z]+)(?=\s+(?:me|us|him|her|them|round|over|out|back|by|here|there)\b)|"
     r"\b(?:can|could|would|will)\s+(?:you|u|ya|someone|somebody|anyone|anybody)\s+(?:please\s+|kindly\s+|just\s+)?"
     r"(?P<c>[a-z]+(?:\s+(?:off|up|down|back|out|in)\b)?)|"
     r"\blet'?s\s+(?P<d>[a-z]+)",
@@ -1272,6 +1300,8 @@ def requested_verb(text: str) -> str | None:
             return None
         verb = t[opening.start() : opening.end()].split()[-1]
     verb = verb.strip()
+    if verb in ("call", "ring", "phone") and re.search(rf"\b{verb}\s+(?:me|us|him|her|them)\s+back\b", t):
+        verb = f"{verb} back"  # "can the doctor call me back": a call to the caller
     if verb.split()[0] == "see" and re.search(r"\bsee\s+(?:if|whether)\b", t):
         return None  # "i'd like to see if there is a table": asking the agent to try, no verb of its own
     if verb.split()[0] in ("help", "assist"):

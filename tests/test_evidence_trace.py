@@ -3810,23 +3810,37 @@ async def test_a_search_for_some_other_one_sets_the_offer_aside(alice: tuple[Cal
     request are for the one offered then, not for Anna Berg."""
     c, done = alice
     await _searched_anew(c)
+    await _asks_for_anna_berg(
+        c, "That sounds good. Can you schedule an appointment for the 10th at eleven am?"
+    )
+    assert done == [] and c.arguments()["therapist"]["status"] != "traced", c.arguments()
+
+
+async def _asks_for_anna_berg(c: Call, words: str) -> None:
+    """The caller's ``words``, and the model books Anna Berg on the 10th at 11am with them."""
     await c.turn(
-        "That sounds good. Can you schedule an appointment for the 10th at eleven am?",
+        words,
         call("book_therapist", therapist="Anna Berg", date="2026-03-10", time="11:00"),
         say("?"),
     )
-    assert done == [] and c.arguments()["therapist"]["status"] != "traced", c.arguments()
+
+
+async def _books_tom_hale(c: Call, done: list[str], words: str) -> None:
+    """The caller's ``words`` book Tom Hale on the 10th at 11am, the one the agent put forward."""
+    out = await c.turn(
+        words,
+        call("book_therapist", therapist="Tom Hale", date="2026-03-10", time="11:00"),
+        say("Done."),
+    )
+    assert out == ["Booked."] and done == ["therapist Tom Hale 2026-03-10 11:00"], c.arguments()
 
 
 async def test_the_one_offered_after_the_new_search_is_taken(alice: tuple[Call, list[str]]) -> None:
     c, done = alice
     await _searched_anew(c)
-    out = await c.turn(
-        "That sounds good. Can you schedule an appointment for the 10th at eleven am?",
-        call("book_therapist", therapist="Tom Hale", date="2026-03-10", time="11:00"),
-        say("Done."),
+    await _books_tom_hale(
+        c, done, "That sounds good. Can you schedule an appointment for the 10th at eleven am?"
     )
-    assert out == ["Booked."] and done == ["therapist Tom Hale 2026-03-10 11:00"], c.arguments()
 
 
 async def test_looking_for_another_kind_of_thing_leaves_the_offer_standing(
@@ -3874,3 +3888,128 @@ async def test_the_callers_town_stands_beside_a_venue_named_for_another(
         say("Done."),
     )
     assert out == ["Tickets bought."] and done == ["event Adele Knaresborough 2026-03-13"], c.arguments()
+
+
+# Results read out one at a time in the same words around each name, in lower case as
+# speech-to-text writes them, or with a name the reader does not take for one.
+FRAMED_OFFERS = [
+    (
+        "i need a room in leeds from the 10th",
+        "the queens hotel is 3 stars",
+        "i want 4 stars and one room",
+        "the dakota leeds is 4 stars",
+        "The Queens Hotel",
+        "The Dakota Leeds",
+    ),
+    (
+        "i need a room in york from the 10th",
+        "the minster inn is 2 stars, and it has a bar",
+        "i want one with parking",
+        "the grange is 4 stars and has parking",
+        "The Minster Inn",
+        "The Grange",
+    ),
+    (
+        "Rooms in York from the 10th, please.",
+        "I found a guest house called Rose Cottage.",
+        "We need two rooms.",
+        "I found a guest house called Hollins B.",
+        "Rose Cottage",
+        "Hollins B",
+    ),
+    (
+        "can you find me a place to stay in bath from the 10th",
+        "there is the abbey inn which has 2 stars and costs 90 a night",
+        "that is too cheap i want somewhere nicer",
+        "there is the royal crescent which has 5 stars and costs 90 a night",
+        "The Abbey Inn",
+        "The Royal Crescent",
+    ),
+]
+
+
+@pytest.mark.parametrize(("ask", "first", "more", "second", "earlier", "later"), FRAMED_OFFERS)
+async def test_another_name_in_the_same_frame_replaces_the_offer(
+    alice: tuple[Call, list[str]], ask: str, first: str, more: str, second: str, earlier: str, later: str
+) -> None:
+    """The agent puts a second place in the words it put the first in: a yes after it is not for
+    the first, and it is for the second."""
+    c, done = alice
+    await c.says(ask, first)
+    await c.says(more, second)
+    await c.turn(
+        "yes please make a reservation",
+        call("reserve_rooms", place_name=earlier, check_in_date="2026-03-10"),
+        say("?"),
+    )
+    assert done == [] and c.arguments()["place_name"]["status"] != "traced", c.arguments()
+    out = await c.turn(
+        "yes please make a reservation",
+        call("reserve_rooms", place_name=later, check_in_date="2026-03-10"),
+        say("Done."),
+    )
+    assert out == ["Reserved."] and done == [f"rooms {later} 2026-03-10"], c.arguments()
+
+
+@pytest.mark.parametrize(
+    "again",
+    ["it is 3 stars", "the hotel is 3 stars", "the queens is 3 stars", "yes the queens hotel is 3 stars"],
+)
+async def test_the_same_one_said_again_in_the_frame_is_still_offered(
+    alice: tuple[Call, list[str]], again: str
+) -> None:
+    c, _ = alice
+    await c.says("i need a room in leeds from the 10th", "the queens hotel is 3 stars")
+    await c.says("how many stars is it", again)
+    out = await c.turn(
+        "ok book it",
+        call("reserve_rooms", place_name="The Queens Hotel", check_in_date="2026-03-10"),
+        say("Done."),
+    )
+    assert out == ["Reserved."], c.arguments()
+
+
+async def _therapist_away(c: Call) -> None:
+    await c.says(
+        "Can I book an appointment with Anna Berg on the 10th at 11am?",
+        "Anna Berg is away on the 10th, would Tom Hale do instead?",
+    )
+    await c.says("ok tom hale is fine", "Tom Hale on March 10th at 11 am, shall I book it?")
+
+
+async def test_a_value_the_agent_says_is_not_to_be_had_is_no_longer_asked_for(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "Anna Berg is away on the 10th" takes the caller's Anna Berg off the table: the yes after
+    it is to the one put forward in her place."""
+    c, done = alice
+    await _therapist_away(c)
+    await _asks_for_anna_berg(c, "yes")
+    assert done == [] and c.arguments()["therapist"]["rule"] == "trace.offer.unavailable", c.arguments()
+
+
+async def test_the_one_put_in_its_place_is_taken(alice: tuple[Call, list[str]]) -> None:
+    c, done = alice
+    await _therapist_away(c)
+    await _books_tom_hale(c, done, "yes")
+
+
+@pytest.mark.parametrize(
+    ("reply", "ships"),
+    [
+        ("yes please", False),
+        ("sure that's easier", False),
+        ("no thanks just ship it", True),
+        ("no, please ship it to me", True),
+    ],
+)
+async def test_a_yes_to_something_offered_in_the_actions_place_takes_it_back(
+    alice: tuple[Call, list[str]], reply: str, ships: bool
+) -> None:
+    """ "Would you like to collect it from the store instead?" offers another thing in the
+    action's place, with no value of it: a yes to it takes the request back; a no and the request
+    again keeps it."""
+    c, done = alice
+    await c.says("please ship order A-1001", "Would you like to collect it from our store instead?")
+    await c.turn(reply, call("ship_order", order_id="A-1001"), say("Done."))
+    assert (done == ["shipped A-1001"]) is ships, c.last().evidence_json

@@ -895,6 +895,24 @@ def _before_words(text: str, at: int, n: int = 3) -> list[str]:
     return _WORD.findall(text[:at].casefold())[-n:]
 
 
+def _counts_unknown(text: str, end: int) -> bool:
+    """Whether the number ending at ``end`` counts a thing the unit lists do not know ("two
+    popcorns"): a plural noun right after it, not a word of politeness or a function word."""
+    after = _after_words(text, end, 1)
+    if not after:
+        return False
+    word = after[0]
+    return (
+        len(word) > 3
+        and word.endswith("s")
+        and not word.endswith(("ss", "us", "'s"))
+        and word not in words.UNIT_OF
+        and word not in words.BESIDE_NAME
+        and word not in words.CLOSING
+        and word not in words.AGREEMENT
+    )
+
+
 def _after_words(text: str, at: int, n: int = 3) -> list[str]:
     return _WORD.findall(text[at:].casefold())[:n]
 
@@ -1050,6 +1068,15 @@ def _difference_at(text: str, start: int, end: int) -> bool:
     return _MORE_AFTER.match(text, end) is not None or _MORE_BEFORE.search(text[:start]) is not None
 
 
+def _counted_before(before: list[str]) -> str | None:
+    """What a placeholder counts when the query names it right before it, as a service's schema
+    does: "number of tickets {count}", "travellers {count}" ("bill of {amount}": the "of" that
+    counts people in "two of us" names nothing before a value)."""
+    if not before or before[-1] in ("of", "us", "them"):
+        return None
+    return words.UNIT_OF.get(before[-1])
+
+
 @lru_cache(maxsize=1024)
 def _slot(template: str, name: str) -> _Slot | None:
     at = template.find("{" + name + "}")
@@ -1059,7 +1086,9 @@ def _slot(template: str, name: str) -> _Slot | None:
     plain = template[:at] + "\x00" * (end - at) + template[end:]
     before = _before_words(plain, at)
     return _Slot(
-        unit=unit_at(plain, end),
+        # what the value counts, said after it ("{count} tickets") or right before it ("number of
+        # tickets {count}", as a service's schema names it)
+        unit=unit_at(plain, end) or _counted_before(before),
         bound=before[-1] if before and before[-1] in _BOUNDS else None,
         ends_at=bool(before) and before[-1] == "to",
         period=_period_at(plain, end),
@@ -1337,6 +1366,8 @@ def judge_span(
         unit = unit_at(text, end) or unit_before(text, start)
         if unit is not None and unit != (spec.unit or (slot.unit if slot else None)):
             return said("trace.value.unit")
+        if unit is None and (spec.unit or (slot.unit if slot else None)) and _counts_unknown(text, end):
+            return said("trace.value.unit")  # "dune please, two popcorns": not two tickets
         if (spec.unit or (slot.unit if slot else None)) and re.search(r"\d[.,]\d", text[start:end]):
             return said("trace.value.unit")  # "a rating of 4.1": a fraction counts nothing whole
         currency = slot.currency if slot else None

@@ -438,8 +438,51 @@ _GERUND = re.compile(
 
 @lru_cache(maxsize=1)
 def _ceasing_gerund() -> re.Pattern[str]:
+    """A verb that ends what is being done, and what: "stop renewing my plan", or with the thing
+    between, "stop my plan from renewing", "prevent it from auto-renewing" (not "from being
+    cancelled", which keeps it)."""
     ceasing = "|".join(sorted(lang_data.union_words("ceasing_verbs")))
-    return re.compile(rf"\b(?:{ceasing})\s+(?:\w+ly\s+)?[a-z]{{3,}}ing\b", re.IGNORECASE)
+    return re.compile(
+        rf"\b(?:{ceasing})\s+(?:\w+ly\s+)?[a-z]{{3,}}ing\b|"
+        rf"\b(?:{ceasing}|prevent|keep)\s+(?:\S+\s+){{1,5}}?from\s+"
+        r"(?:auto[- ]?)?(?!being\b|getting\b)[a-z]{3,}ing\b",
+        re.IGNORECASE,
+    )
+
+
+# What a verb that hinders keeps from happening: "stop my plan from being cancelled", "prevent
+# them cancelling it", "keep it from renewing" (the word after "from", or after the thing).
+_HINDERED = re.compile(
+    r"\b(?:(?:stop|prevent)\s+(?:[^\s,.;!?]+\s+){0,5}?(?:from\s+)?|keep\s+(?:[^\s,.;!?]+\s+){0,5}?from\s+)"
+    r"(?:being\s+|getting\s+)?(?:auto[- ]?)?([a-z]{3,}(?:ing|ed|d))\b",
+    re.IGNORECASE,
+)
+
+
+def _hinders_the_action(part: str, request: TraceRequest) -> bool:
+    """Whether the clause asks to keep the action itself from happening: "stop my plan from being
+    cancelled", "prevent them cancelling my plan" keep the plan, for cancelling it (a verb of the
+    action's class, hindered). "Stop my plan from renewing" hinders another class's verb, and
+    asks for the end of the plan."""
+    wanted = action_class(request)
+    if wanted is None:
+        return False
+    for m in _HINDERED.finditer(part):
+        if words.VERB_CLASSES.get(_base_verb(m.group(1).casefold())) == wanted:
+            return True
+    return False
+
+
+def _base_verb(form: str) -> str:
+    """The verb of :data:`words.VERB_CLASSES` an inflected form is of ("cancelled", "cancelling",
+    "closing", "closed"), or the form itself."""
+    for ending in ("ling", "led", "ing", "ed", "d"):
+        if form.endswith(ending):
+            base = form[: -len(ending)]
+            for candidate in (base, base + "l", base + "e"):
+                if candidate in words.VERB_CLASSES:
+                    return candidate
+    return form
 
 
 def _ceased_at(text: str, at: int, verb: str | None) -> int | None:
@@ -1798,6 +1841,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
                     and _ceasing_gerund().search(text[c.start : c.end]) is None
                 )
                 or _reverses(text[c.start : c.end], request)
+                or _hinders_the_action(text[c.start : c.end], request)
             )
             and not _opposite_of_another(text, c, clauses, request)
             for c in clauses
@@ -2763,7 +2807,7 @@ _KIND_WORDS = frozenset(w for group in words.ALTERNATIVES for w in group if " " 
 SAME_HEAD = 0.5
 SAME_QUALIFIER = 0.7
 _TIED = re.compile(
-    r"\b(?:on|for|towards|toward|against|off)\s+(?:the|my|our|a|an)\s+([a-zà-ÿ]+(?:\s+[a-zà-ÿ]+)?)", re.I
+    r"\b(?:on|for|to|towards|toward|against|off)\s+(?:the|my|our|a|an)\s+([a-zà-ÿ]+(?:\s+[a-zà-ÿ]+)?)", re.I
 )
 
 
@@ -2772,7 +2816,10 @@ def _tied_elsewhere(text: str, request: TraceRequest) -> bool:
     known = [*action_words(request), *(w for a in request.arguments for w in a.cues)]
     clean = _without_values(text, request)
     for m in _TIED.finditer(clean):
-        noun = m.group(1).split()[-1]
+        said = m.group(1).split()
+        while len(said) > 1 and said[-1] in _STOP:
+            said.pop()  # "to the coast on thursday": the coast
+        noun = said[-1]
         if noun in _STOP or noun in words.BESIDE_NAME or noun in words.UNIT_OF:
             continue
         if not shares_word(m.group(1), known):

@@ -36,7 +36,7 @@ import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from gate.evidence import forms, words
+from gate.evidence import forms, frames, words
 from gate.evidence import reading as rd
 from gate.evidence.forms import Said, alternatives, name_spans, picks, proposed_names
 from gate.evidence.meaning import Similarities
@@ -260,6 +260,27 @@ def _elsewhere(readings: Sequence[rd.Reading], request: TraceRequest) -> frozens
     return frozenset(out)
 
 
+# The agent puts something forward in the place of what was asked for.
+_INSTEAD = re.compile(r"\b(?:instead|rather than|as an alternative|alternatively)\b", re.IGNORECASE)
+
+
+def _takes_instead(r: rd.Reading, reply: rd.Reading, request: TraceRequest) -> bool:
+    """Whether the agent's statement offers something in the action's place, saying no value of
+    the request ("would you like a free month instead?"; "would you like the 5th instead?" offers
+    a value, a change of this request), and the caller's reply takes it up without asking for the
+    action again."""
+    text = r.statement.text
+    return (
+        _INSTEAD.search(text) is not None
+        and _offers(text)
+        and not any(r.values.values())
+        and not any(forms.other_value_spans(text, spec, request, offered=True) for spec in request.bound)
+        and _takes_up(reply, reply.statement.text, text, request.lang)
+        and not reply.names_action
+        and reply.stance not in ("denial", "retraction", "ignored")
+    )
+
+
 def _offers_action(r: rd.Reading, reply: rd.Reading, request: TraceRequest) -> bool:
     """Whether the agent's statement offers to do the action and the caller's reply takes it up."""
     s = r.statement
@@ -276,6 +297,13 @@ def _offers_action(r: rd.Reading, reply: rd.Reading, request: TraceRequest) -> b
             or (reply.stance == "request" and not reply.other_action)
         )
         and reply.stance not in ("denial", "retraction", "ignored")
+        # "Cancel B-7782?" offers the action on another order: a yes to it is that request's
+        and not any(
+            spec.kind == "ident"
+            and not any(x.same for x in r.said(spec.name))
+            and forms.other_value_spans(s.text, spec, request, offered=True)
+            for spec in request.bound
+        )
     )
 
 
@@ -295,6 +323,17 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
                     r, "trace.action.offer", accepted=reply, note="the agent offered it, the caller agreed"
                 )
                 asked_at = readings.index(reply)
+            elif (
+                reply is not None
+                and found.status == "requested"
+                and found.rule != "trace.record"
+                and _takes_instead(r, reply, request)
+            ):
+                # "i want to cancel premium" ... "would you like a free month instead?" ... "yes
+                # please": the caller took something else in its place.
+                note = "the caller took what the agent offered in its place"
+                found = _ended(reply, "withdrawn", "trace.action.instead", note)
+                asked_at = None
             continue
         if s.speaker != "caller" or s.part:
             continue  # a sentence of a turn gives values; the turn as a whole asks or takes back
@@ -541,6 +580,19 @@ def _argument(
                 for x in r.said(spec.name)
                 if searched is None or not _searched_not_started(searched, spec, x, request, r)
             )
+            gone = [x for x in named if spec.kind == "text" and _unavailable(s.text, x)]
+            if gone:
+                # "Sophie is off on Thursday, would Mark do?": the value is not to be had, so it
+                # is not on offer, and what the caller asked for with it is not what a yes now
+                # takes; the caller may ask for it again.
+                named = tuple(x for x in named if x not in gone)
+                if current is not None and current.status == "traced" and any(x.same for x in gone):
+                    spoken_of = True
+                    note = f"the agent said {gone[0].words!r} is not to be had"
+                    current = _said_by(spec, r, "conflict", "trace.offer.unavailable", note)
+                    taken = None
+                if standing is not None and any(x.same for x in gone):
+                    dropped, standing = (standing[0], "trace.offer.unavailable"), None
             if set_aside is not None and standing is None and _none_found(s.text):
                 standing = set_aside
             set_aside = None
@@ -559,6 +611,17 @@ def _argument(
                 # also the Knights on Saturday": the day taken is not the one now on offer.
                 dropped = (taken, "trace.offer.replaced")
                 current = taken = None
+            elif (
+                taken is not None
+                and current is not None
+                and current.rule == "trace.offer"
+                and (framed := _framed((current.words or "", current.span), s.text, spec, request, named))
+                and not _answers_about_offer(readings, n, framed, request)
+            ):
+                # "We need two rooms." took up Rose Cottage; "I found a guest house called Hollins
+                # B." puts another forward in the same words: the one taken is not on offer now.
+                dropped = (taken, "trace.offer.replaced")
+                current = taken = None
             others_asked = False
             if offer is not None and offer[2] == 1:
                 standing = (r, named[0])
@@ -566,6 +629,7 @@ def _argument(
             elif (
                 (other_spans := forms.other_value_spans(s.text, spec, request, offered=True))
                 or offer is not None
+                or (other_spans := _framed(_offered_words(standing), s.text, spec, request, named))
             ) and not _answers_about_offer(readings, n, [x.span for x in named] + other_spans, request):
                 # the agent offers something else now
                 dropped = _dropped(standing, "trace.offer.replaced", dropped)
@@ -945,7 +1009,46 @@ _DROPPED = {
     "trace.offer.replaced": "the agent put another forward",
     "trace.offer.new_results": "the agent reported a new search's results",
     "trace.offer.choice": "it was one of several, and a yes takes none of them",
+    "trace.offer.unavailable": "the agent said it is not to be had",
 }
+
+
+# A name said not to be had, right after it: "Sophie is off on Thursday", "Nopa is fully booked".
+_NOT_TO_BE_HAD = re.compile(
+    r"\s*(?:is|are|'s|was|were)\s+(?:(?:sadly|unfortunately|already|now|completely)\s+)?"
+    r"(?:not available|unavailable|off|away|on holiday|fully booked|booked up|sold out|closed|"
+    r"not (?:working|open|in)|no longer available)\b",
+    re.IGNORECASE,
+)
+
+
+def _unavailable(text: str, said: Said) -> bool:
+    """Whether the agent says the value at ``said`` is not to be had."""
+    return _NOT_TO_BE_HAD.match(text, said.end) is not None
+
+
+def _framed(
+    offered: tuple[str, tuple[int, int] | None] | None,
+    text: str,
+    spec: ArgumentSpec,
+    request: TraceRequest,
+    named: Sequence[Said],
+) -> list[tuple[int, int]]:
+    """Where the agent's ``text`` puts another value in the frame an offer was said in (the
+    offer's words and the value's span in them): "aloft portland airport is 3 stars" ... "the
+    canopy by hilton is 3 stars" puts the other name forward, in words with no capitals to tell
+    it by (``trace.offer.replaced``)."""
+    if offered is None or named or spec.kind != "text":
+        return []
+    words, span = offered
+    if span is None or not words:
+        return []
+    framed = frames.another_in_frame(words, span, text, _own_thing(request))
+    return [framed] if framed is not None else []
+
+
+def _offered_words(standing: tuple[rd.Reading, Said] | None) -> tuple[str, tuple[int, int]] | None:
+    return (standing[0].statement.text, standing[1].span) if standing is not None else None
 
 
 def _dropped(
@@ -1757,7 +1860,14 @@ def _offered_of_kind(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -
         for span in forms.agent_offers(text, other, request)
     }
     own = len(r.said(spec.name))
-    others = len([span for span in forms.other_value_spans(text, spec, request) if span not in claimed])
+    others = len(
+        [
+            span
+            for span in forms.other_value_spans(text, spec, request)
+            # "The 14th is sold out. Would you like the 15th instead?": one day on offer
+            if span not in claimed and _NOT_TO_BE_HAD.match(text, span[1]) is None
+        ]
+    )
     return own + others
 
 

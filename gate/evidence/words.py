@@ -16,6 +16,7 @@ UNIT_FAMILIES: dict[str, frozenset[str]] = {
             *("rider", "riders", "adult", "adults", "ticket", "tickets", "diner", "diners"),
             *("attendee", "attendees", "of", "us", "them", "personas", "personnes", "personen", "gäste"),
             *("friends", "mates", "colleagues", "kids", "children", "pass", "passes"),
+            *("folks", "ppl", "heads", "covers", "tix"),
             # "the size of the group": a group or a party counts people
             *("group", "groups", "grupo", "groupe", "gruppe"),
             # not "places": in English, what was found ("donato enoteca redwood city 3 places")
@@ -163,6 +164,8 @@ _LEGACY_BESIDE = frozenset(
         *("things", "bit", "bits", "lot"),  # "the sports bit": a word that stands for the thing
         *("before", "until", "till", "about", "during", "into", "onto", "off", "out", "up", "down"),
         *("over", "under", "through", "via", "per", "than", "like", "each", "every", "this", "these"),
+        # a verb's particle said after whom it is for ("pay jo back", "send dad round")
+        *("back", "round", "around", "along", "away"),
         *("those", "they", "he", "she", "us", "them", "him", "her", "his", "their", "its", "mine"),
         *("has", "have", "had", "do", "does", "did", "will", "would", "can", "could", "should", "must"),
         *("shall", "may", "might", "be", "been", "being", "were", "am", "what", "where", "how", "why"),
