@@ -281,6 +281,19 @@ def _takes_instead(r: rd.Reading, reply: rd.Reading, request: TraceRequest) -> b
     )
 
 
+def _offers_abroad(text: str, request: TraceRequest) -> bool:
+    """Whether the agent's words say the action's verb in Spanish, French or German ("soll ich
+    buchen?", "¿reservo la mesa?" for booking), and no verb of another class ("soll ich den Tisch
+    stornieren?"): the English sentence model does not reach them, the word lists do."""
+    wanted = rd.action_words(request)
+    if not wanted:
+        return False
+    mine = words.VERB_CLASSES.get(wanted[0])
+    found = rd.foreign_families(text)
+    said = {w for family in found for w in family if w in words.VERB_CLASSES}
+    return any(wanted[0] in family for family in found) and all(words.VERB_CLASSES[w] == mine for w in said)
+
+
 def _offers_action(r: rd.Reading, reply: rd.Reading, request: TraceRequest) -> bool:
     """Whether the agent's statement offers to do the action and the caller's reply takes it up."""
     s = r.statement
@@ -290,6 +303,7 @@ def _offers_action(r: rd.Reading, reply: rd.Reading, request: TraceRequest) -> b
             or rd.shares_word(s.text, rd.action_words(request)[:1])
             # "do you want to visit?" for "schedule a visit": the action said by its thing
             or (r.about >= rd.RELATED and rd.shares_word(s.text, rd.query_thing(request)))
+            or _offers_abroad(s.text, request)
         )
         and _offers(s.text)
         and (
