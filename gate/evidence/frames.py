@@ -32,15 +32,13 @@ _POINTERS = frozenset(
     }
 )  # fmt: skip
 # Words that hold a frame together but say nothing of what is in it: a frame of only these and
-# numbers ("on march 4th", "at # pm") is a date or a time, said of every result alike.
+# marks ("on #" once "march 4th" is shaped, "at # pm") is a date or a time, said of every result
+# alike. Days, months and numbers are marks already (:func:`_shape`).
 _FRAME_ONLY = frozenset(
     {
         "#", "a", "an", "the", "at", "on", "in", "for", "from", "to", "of", "by", "with", "and", "or",
-        "is", "are", "was", "it", "it's", "am", "pm", "o'clock", "today", "tomorrow", "tonight",
-        "morning", "afternoon", "evening", "night", "next", "this", "week", "day", "march",
-        "january", "february", "april", "may", "june", "july", "august", "september", "october",
-        "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
-        "sunday", "1st", "2nd", "3rd",
+        "is", "are", "was", "it", "it's", "am", "pm", "o'clock", "morning", "afternoon", "evening",
+        "night", "next", "this", "week", "day",
     }
 )  # fmt: skip
 _LEADS = frozenset({"the", "a", "an", "and", "also", "then", "or", "so", "but", "well", "ok", "okay"})

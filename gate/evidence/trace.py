@@ -594,7 +594,7 @@ def _argument(
                 for x in r.said(spec.name)
                 if searched is None or not _searched_not_started(searched, spec, x, request, r)
             )
-            gone = [x for x in named if spec.kind == "text" and _unavailable(s.text, x)]
+            gone = [x for x in named if spec.kind == "text" and _unavailable(s.text, x.end)]
             if gone:
                 # "Sophie is off on Thursday, would Mark do?": the value is not to be had, so it
                 # is not on offer, and what the caller asked for with it is not what a yes now
@@ -1036,9 +1036,9 @@ _NOT_TO_BE_HAD = re.compile(
 )
 
 
-def _unavailable(text: str, said: Said) -> bool:
-    """Whether the agent says the value at ``said`` is not to be had."""
-    return _NOT_TO_BE_HAD.match(text, said.end) is not None
+def _unavailable(text: str, end: int) -> bool:
+    """Whether the agent says the value ending at ``end`` is not to be had."""
+    return _NOT_TO_BE_HAD.match(text, end) is not None
 
 
 def _framed(
@@ -1879,7 +1879,7 @@ def _offered_of_kind(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -
             span
             for span in forms.other_value_spans(text, spec, request)
             # "The 14th is sold out. Would you like the 15th instead?": one day on offer
-            if span not in claimed and _NOT_TO_BE_HAD.match(text, span[1]) is None
+            if span not in claimed and not _unavailable(text, span[1])
         ]
     )
     return own + others
