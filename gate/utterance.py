@@ -380,6 +380,8 @@ _FILLER = (
     # a word of liking said first, as speech-to-text writes it without its comma ("nice get me
     # three tickets for that")
     r"nice|awesome|brilliant|excellent|sweet|wonderful|amazing|fantastic|sure|"
+    # a word that says the request stands, said before it ("no thanks, still cancel it")
+    r"still|definitely|honestly|seriously|"
     # "now can you help me find an apartment?": "now" opening a request, not a time
     r"now(?=\s*,?\s+(?:can|could|would|will|please|let'?s|i|we)\b)|"
     r"bueno|pues|oui|alors|bon|ja|also|na)\s*,?\s+)*"
@@ -1011,6 +1013,17 @@ _FOR_OTHER = re.compile(
     rf"(?:{_RELATION}|gran|nan|nana)\s+(?:a|an|in|on|up|into|onto|for)\b",
     re.IGNORECASE,
 )
+
+
+_TO_SOMEONE = re.compile(
+    rf"\bto\s+(?:(?:my|our|his|her|their)\s+(?:\w+\s+)?(?:{_RELATION})\b|(?:him|her|them)\b)",
+    re.IGNORECASE,
+)
+
+
+def to_someone(text: str) -> bool:
+    """Whether the words send something to a person ("to my sister", "to him")."""
+    return _TO_SOMEONE.search(text) is not None
 
 
 @lru_cache(maxsize=4096)

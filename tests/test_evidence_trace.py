@@ -4001,6 +4001,8 @@ async def test_the_one_put_in_its_place_is_taken(alice: tuple[Call, list[str]]) 
         ("sure that's easier", False),
         ("no thanks just ship it", True),
         ("no, please ship it to me", True),
+        ("no thanks, still ship it", True),
+        ("no, ship it anyway", True),
     ],
 )
 async def test_a_yes_to_something_offered_in_the_actions_place_takes_it_back(
@@ -4013,3 +4015,74 @@ async def test_a_yes_to_something_offered_in_the_actions_place_takes_it_back(
     await c.says("please ship order A-1001", "Would you like to collect it from our store instead?")
     await c.turn(reply, call("ship_order", order_id="A-1001"), say("Done."))
     assert (done == ["shipped A-1001"]) is ships, c.last().evidence_json
+
+
+async def test_a_word_only_one_choice_has_describing_another_thing_names_no_choice(
+    alice: tuple[Call, list[str]],
+) -> None:
+    """ "the american fare" asks about a price: the word only American Airlines has among the
+    airlines describes the fare there, so the caller named no airline; the one they pick does."""
+    c, done = alice
+    await c.says("i need a flight to boston on the 13th", "Two flights: one at 9 am, one at noon.")
+    flight = {"airline": "American Airlines", "destination": "Boston", "date": "2026-03-13"}
+    await c.turn("how much is the american fare", call("book_flight", **flight), say("Shall I?"))
+    assert done == [] and c.arguments()["airline"]["status"] != "traced", c.arguments()["airline"]
+    out = await c.turn("ok the american one please", call("book_flight", **flight), say("Done."))
+    assert out == ["Booked."] and c.arguments()["airline"]["status"] == "traced", c.arguments()["airline"]
+
+
+@pytest.mark.parametrize(("reply", "books"), [("yes napoli", False), ("no, bella roma please", True)])
+async def test_the_caller_naming_another_name_the_agent_put_forward_picks_it(
+    alice: tuple[Call, list[str]], reply: str, books: bool
+) -> None:
+    """ "Did you mean Napoli?" ... "yes napoli": the caller takes another name the agent put
+    forward, in lower case and shorter; a yes beside it takes nothing of the first name."""
+    c, done = alice
+    await c.says(
+        "a table at bella roma in leeds for two on the 13th at 7pm",
+        "I have Bella Roma on King Street and Bella Napoli on Park Row. Did you mean Napoli?",
+    )
+    table = {"restaurant": "Bella Roma", "city": "Leeds", "party": 2, "date": "2026-03-13", "time": "19:00"}
+    out = await c.turn(reply, call("reserve_table", **table), say("Booked."))
+    assert (done == ["table Bella Roma Leeds 2 2026-03-13 19:00"]) is books, c.arguments()
+    if not books:
+        assert out != ["Booked."] and c.arguments()["restaurant"]["rule"] == "trace.changed"
+
+
+@pytest.mark.parametrize(
+    ("reply", "refunds"),
+    [
+        ("a replacement please", False),
+        ("the replacement pair", False),
+        ("store credit is fine", False),
+        ("the refund please", True),
+        ("refund it", True),
+    ],
+)
+async def test_taking_the_other_option_the_agent_offered_asks_for_no_refund(
+    alice: tuple[Call, list[str]], reply: str, refunds: bool
+) -> None:
+    """ "Would you like a refund of 40 dollars or a replacement pair?" offers the action beside
+    another thing: the reply that takes the other thing asks for no refund, even after the caller
+    asked for one; the reply that takes the refund does."""
+    c, done = alice
+    await c.says(
+        "i want a refund, the shoes from order a-1042 came broken",
+        "I'm sorry. Would you like a refund of 40 dollars, a replacement pair, or store credit?",
+    )
+    out = await c.turn(reply, call("refund_order", amount=40, order_id="A-1042"), say("Shall I?"))
+    assert (done == ["refund 40 A-1042"]) is refunds, c.arguments()
+    if not refunds:
+        assert out != ["Refunded."] and c.last().outcome != "act"
+
+
+async def test_a_choice_of_where_the_refund_goes_is_still_the_refund(alice: tuple[Call, list[str]]) -> None:
+    """ "the refund to your card or your bank account?" offers two places for the refund, not
+    another action: "bank account" keeps it."""
+    c, done = alice
+    await c.says(
+        "please refund the 40 dollars on order a-1042",
+        "Do you want the refund to your card or your bank account?",
+    )
+    out = await c.turn("bank account", call("refund_order", amount=40, order_id="A-1042"), say("Done."))
+    assert out == ["Refunded."] and done == ["refund 40 A-1042"], c.arguments()

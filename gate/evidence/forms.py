@@ -281,6 +281,21 @@ def _choice_words(spec: ArgumentSpec) -> tuple[str, ...]:
 _PLACE_BEFORE_COMMA = re.compile(r"\b[A-Z][\w'.-]*,\s*$")
 
 
+def _describes_another(text: str, end: int, spec: ArgumentSpec) -> bool:
+    """Whether the word of a choice ending at ``end`` describes another thing said right after it
+    ("the full cost", "a standard fee" name no full-size or standard car): the next word, in the
+    same phrase, is none of the value's own words, the argument's, "one", or a word that stands
+    beside names."""
+    if re.match(r"\s*[,;:.!?]", text[end:]):
+        return False
+    after = _after_words(text, end, 1)
+    if not after:
+        return False
+    word = after[0]
+    mine = set(_WORD.findall(spec.shown.casefold())) | set(spec.cues) | {"one", "ones"}
+    return not (word in mine or word in words.BESIDE_NAME or _is_small(word) or word in words.KINDS_OF_ITEM)
+
+
 def _other_choice_words(spec: ArgumentSpec) -> set[str]:
     own = spec.shown.casefold()
     return {w for c in spec.choices if c.casefold() != own for w in _WORD.findall(c.casefold())}
@@ -318,6 +333,7 @@ def _read_value_spans(
                 and not (set(_before_words(text, s[0], 1) + _after_words(text, s[1], 1)) & theirs)
                 # "go to Toronto, Canada": the country of a place named before it, not "Air Canada"
                 and _PLACE_BEFORE_COMMA.search(text[: s[0]]) is None
+                and not _describes_another(text, s[1], spec)
             ]
         return sorted(spans)
     if spec.kind == "bool":
@@ -952,6 +968,20 @@ def unit_at(text: str, end: int) -> str | None:
     return None
 
 
+# A count said of the speakers themselves ("we're four", "there will be 6 of us" is read after it):
+# people. The past ("we were four") says what was, and nothing of a request.
+_WE_ARE = re.compile(
+    r"\b(?:we|there)\s*(?:['’]re|\s+are|['’]ll be|\s+will be|['’]d be|\s+would be|\s+are going to be)"
+    r"\s+(?:just\s+|only\s+|about\s+|around\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def counts_us(text: str, start: int) -> bool:
+    """Whether the number at ``start`` is how many the speakers are ("we're four", "we'll be 6")."""
+    return _WE_ARE.search(text[max(0, start - 40) : start]) is not None
+
+
 _UNIT_BEFORE = re.compile(
     r"([a-zà-ÿ]+)\s*(?::|=|\b(?:is|are|was|were|must be|should be|will be|would be|needs to be|has to be))"
     r"\s*(?:just\s+|only\s+|about\s+|around\s+)?$",
@@ -1142,7 +1172,7 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
         after = after[:1]
     gap_before = text[:start].rstrip()
     for word in before:
-        if _beside(word, cues):
+        if _beside(word, cues) or _verb_before(gap_before):
             continue
         if re.search(r"(?:s['’]|['’]s)$", gap_before):
             continue  # "Matt Simons' Open Up", "Adele's Hello": whose it is, not part of it
@@ -1178,6 +1208,19 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
             continue
         return False
     return True
+
+
+# A subject pronoun or the words that ask for something ("can you", "please"): the word after
+# them is a verb ("i owe maria 50", "can you lend maria 50"), never the first word of a name.
+_ASKS_OR_SUBJECT = re.compile(
+    r"(?:^|[\s,;.!?])(?:i|we|you|they|he|she|please|pls|plz|(?:can|could|would|will) you)\s+\S+$",
+    re.IGNORECASE,
+)
+
+
+def _verb_before(before: str) -> bool:
+    """Whether the last word of ``before`` stands where a verb does (see :data:`_ASKS_OR_SUBJECT`)."""
+    return _ASKS_OR_SUBJECT.search(before) is not None
 
 
 def _ends_in_s(request: TraceRequest, said: str) -> bool:

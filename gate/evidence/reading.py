@@ -94,6 +94,9 @@ _OBJECT_ENDS = frozenset(
         *("we", "please", "now", "again", "too", "also", "there", "here", "this", "that", "these"),
         *("those", "which", "who", "plus", "or", "toward", "towards", "across", "onto", "over", "through"),
         *("near", "nearby", "around", "within"),
+        # words said of the whole request after its object ("cancel it anyway"): no thing
+        *("anyway", "anyways", "anyhow", "regardless", "though", "altogether", "already", "thanks"),
+        *("rather", "than"),
     }
 )
 _TIMES_OF_DAY = frozenset(
@@ -419,8 +422,9 @@ def _asked_thing(text: str, request: TraceRequest) -> tuple[str, ...]:
         ceased = _ceased_at(clean, at, verb)
         if ceased is not None:
             named = object_after(clean, ceased)  # "stop charging me for the sports package"
-        if named and named[0] in _ACTION_NOUNS:
+        if named and named[0] in _ACTION_NOUNS and not (len(named) > 1 and named[1] not in _ACTION_NOUNS):
             # "make a booking for this bus": the booking is the action; its thing comes after "for".
+            # "a replacement part for the washer": the noun says what sort of part, it is no action.
             after = re.search(
                 rf"\b{re.escape(named[0])}\s+(?:for|of|on)\s+", clean.casefold()[at:], re.IGNORECASE
             )
@@ -539,6 +543,10 @@ def _per_request(fn: Callable[[TraceRequest], _T]) -> Callable[[TraceRequest], _
         return cast(_T, memo[fn])
 
     return kept
+
+
+# For the trace's own per-request facts.
+per_request = _per_request
 
 
 def query_thing(request: TraceRequest) -> list[str]:
@@ -870,6 +878,11 @@ def _denial_in(part: str, request: TraceRequest) -> tuple[bool, frozenset[str]]:
         # "we can't do dinner until the 10th": a no to any day before it, not to the 10th.
         return False, frozenset()
     earliest: set[str] = set()
+    if first in _FITTING and not own_verb:
+        # "r202 doesn't fit", "card 4432 isn't working": said of a thing an identifier names, the
+        # no says the thing is at fault; no identifier is a choice that could fail to suit.
+        kinds = {a.name: a.kind for a in request.arguments}
+        values_here = frozenset(n for n in values_here if kinds.get(n) != "ident")
     action = own_verb or (verb and re.search(rf"(?<![\w-]){re.escape(verb[0])}", part) is not None)
     return bool(action), frozenset(values_here - earliest)
 
@@ -1004,7 +1017,10 @@ def _clause(
     for _, no in utterance.scopes(part, lang, moves=moves):
         if no:
             if removal and (
-                utterance.withdraws(part) or _no_longer_needed(part) or _judged_before_no(no, request)
+                utterance.withdraws(part)
+                or _no_longer_needed(part)
+                or _judged_before_no(no, request)
+                or _no_more_of(part, request)
             ):
                 # "scrap the premier league thing" asks for the removal itself; "i don't need
                 # the sports bit any more" and "gold's no good to me" give the reason for it,
@@ -1015,6 +1031,12 @@ def _clause(
             denied |= values
     if denies_action or denied:
         return _Clause(start, end, "denial", denies_action, frozenset(denied))
+    if (
+        previous is not None
+        and _not_this_moment(part)
+        and _moment_said(text[previous.start : previous.end], request)
+    ):
+        return _Clause(start, end, "value")  # "deliver it on monday, not today": which day, no deferral
     if utterance.conditional(part):
         return _Clause(start, end, "condition")
     if not removal and utterance.drops_pointed(part):
@@ -1023,7 +1045,7 @@ def _clause(
         return _Clause(start, end, "request")  # "the golf channel can go now"
     if (
         removal
-        and _no_longer_wanted(part)
+        and (_no_longer_wanted(part) or _no_more_of(part, request))
         and _names_bound(part, request)
         and not utterance.is_question(part, lang)
     ):
@@ -1174,7 +1196,25 @@ def action_class(request: TraceRequest) -> str | None:
         return None
     if _SETS_TO.search(request.template):
         return "change"
-    return words.VERB_CLASSES.get(wanted[0])
+    return words.VERB_CLASSES.get(_noun_verb(wanted[0], query_thing(request)))
+
+
+def _noun_verb(verb: str, named: Sequence[str]) -> str:
+    """The verb that says what is done: ``verb``, or after a light verb the action its one-word
+    object names ("arrange a return" returns, "make a payment" pays; "arrange a return flight"
+    arranges a flight)."""
+    if verb.split()[0] in words.LIGHT_VERBS and len(named) == 1:
+        return words.ACTION_NOUN_VERBS.get(named[0], verb)
+    return verb
+
+
+def said_action_verb(part: str, verb: str) -> str:
+    """The verb a clause asks with, read past a light verb to the action its object names ("can
+    you set up the return" returns; "reorder it" reorders)."""
+    if verb.split()[0] not in words.LIGHT_VERBS:
+        return verb
+    at = _verb_at(part, verb.split()[-1])
+    return _noun_verb(verb, object_after(part, at) if at >= 0 else [])
 
 
 def known_other(verb: str, wanted: Sequence[str], theirs: str | None = None) -> bool:
@@ -1244,6 +1284,24 @@ _NO_LONGER_WANTED = re.compile(
     r"\b(?:do not|don'?t|dont)\s+(?:really\s+)?want\b[^.!?]*\bany ?more\b",
     re.IGNORECASE,
 )
+
+
+# "no more netflix for me": the thing named right after, wanted no more. Not "no more than",
+# nor a no to what comes of it ("no more emails about netflix" names emails first).
+_NO_MORE = re.compile(
+    r"(?:^|[,;.!?]\s*|\b(?:so|and|ok|okay|right|then|just)\s+)no more\s+"
+    r"(?:of\s+)?(?:the\s+|my\s+|this\s+|that\s+)?",
+    re.IGNORECASE,
+)
+
+
+def _no_more_of(part: str, request: TraceRequest) -> bool:
+    """Whether the clause says "no more" of a value of the request, named right after it."""
+    found = _NO_MORE.search(part)
+    if found is None:
+        return False
+    rest = part[found.end() :]
+    return any(start == 0 for spec in request.bound for start, _ in forms.value_spans(rest, spec, request))
 
 
 def _no_longer_wanted(part: str) -> bool:
@@ -1411,10 +1469,24 @@ def _asks_other(
         if action_class(request) != "create":
             return True  # "please get it fixed": something done to the thing, not its removal
         verb = None  # "get the boiler looked at", for a booking: what the booking is for
+    if _other_action_noun(part, request):
+        return True  # "request a replacement for order b-77" for "request a refund for order ..."
+    light = _light_object(part)
+    if (
+        verb is None
+        and light in words.ACTION_NOUN_VERBS
+        and known_other(words.ACTION_NOUN_VERBS[light], _unlabelled(request), action_class(request))
+        # "can you make the booking for five people instead": the request in hand, a new value
+        and not (action_class(request) == "change" and (_substitutes(part) or _to_value(part, request)))
+        and not _changes_it_to_value(part, request)
+    ):
+        return True  # "make a payment for order r-310": no verb of its own but the payment's
     if (
         verb is not None
         and wanted
-        and known_other(_phrasal(part, verb), wanted, action_class(request))
+        and known_other(
+            said_action_verb(part, _phrasal(part, verb)), _unlabelled(request), action_class(request)
+        )
         # "drop the monthly to 28": whatever the verb, it sets the thing to the value
         and not (action_class(request) == "change" and _to_value(part, request))
         # "can you change it to one day", "let's change that to the 12th": the request in hand,
@@ -1427,10 +1499,103 @@ def _asks_other(
         # leaving_time); a word of its description is not ("check the balance" is no "checking").
         return True
 
+    if _gives_away(part, request) or _comes_to_take_away(part, request):
+        return True
     # The words of a value ("Reservation at The Shuckery" as an event's title) say no verb.
     if verb is None and _says_abroad(_without_values(part, request), wanted) is False:
         return True  # "quiero anular ...": a verb of another family, in the caller's language
     return _other_thing(part, request, meaning, strong_only=strong_only)
+
+
+# Coming to the caller to take something away ("can you come over thursday to pick up the old
+# router"): a collection, whatever the visit it takes.
+_TO_TAKE_AWAY = re.compile(
+    r"\b(?:come|pop|nip|drop|swing)\s+(?:over|round|around|out|by)\b[^.?!]*?\bto\s+"
+    r"(pick\s+up|collect|take\s+away|fetch|remove|get rid of|take back)\b",
+    re.IGNORECASE,
+)
+
+
+def _comes_to_take_away(part: str, request: TraceRequest) -> bool:
+    """Whether the clause asks somebody to come and take something away, for an action that is no
+    taking away of things (a home visit, a repair)."""
+    found = _TO_TAKE_AWAY.search(part)
+    return (
+        found is not None
+        and not shares_word(found.group(1), action_words(request)[:1])
+        and not _removes(request)
+    )
+
+
+# A clause that opens with a light verb (after the words that ask) and its object.
+_LIGHT_OPENING = re.compile(
+    r"^\W*(?:(?:please|pls|just|so|ok|okay|and|can you|could you|would you|will you|can i|could i|"
+    r"i want to|i'?d like to|i need to|i wanna|i'?d like|i want|i need)\s+)*"
+    rf"(?:{'|'.join(sorted(words.LIGHT_VERBS))})(?:\s+(?:up|out|through|in))?\s+(?:me\s+|us\s+)?"
+    r"(?:(?:a|an|the|my|our|another|some)\s+)?([a-z][a-z-]*)",
+    re.IGNORECASE,
+)
+
+
+def _light_object(part: str) -> str | None:
+    """The action noun a clause opening with a light verb names ("make a payment" -> payment)."""
+    found = _LIGHT_OPENING.match(part)
+    if found is None:
+        return None
+    noun = found.group(1).casefold()
+    return noun if noun in words.ACTION_NOUN_VERBS or noun in _ACTION_NOUNS else None
+
+
+@_per_request
+def _query_action_noun(request: TraceRequest) -> str | None:
+    """The action noun the query's light verb names ("request a refund for ..." -> refund)."""
+    wanted = action_words(request)
+    thing = query_thing(request)
+    if not wanted or wanted[0] not in words.LIGHT_VERBS or len(thing) != 1:
+        return None
+    return thing[0] if thing[0] in words.ACTION_NOUN_VERBS or thing[0] in _ACTION_NOUNS else None
+
+
+def _other_action_noun(part: str, request: TraceRequest) -> bool:
+    """Whether a query and a clause that both ask with a light verb name other actions by their
+    nouns ("request a replacement" for "request a refund"; "a payment" and "a repayment" pay)."""
+    theirs = _query_action_noun(request)
+    mine = _light_object(part)
+    if theirs is None or mine is None or mine == theirs:
+        return False
+    verbs = words.ACTION_NOUN_VERBS
+    return not (mine in verbs and theirs in verbs and verbs[mine] == verbs[theirs]) and not _in_one_family(
+        mine, theirs
+    )
+
+
+@_per_request
+def _unlabelled(request: TraceRequest) -> tuple[str, ...]:
+    """The query's words without those that only label a value ("order" of "for order
+    {order_id}"): a caller's verb that is such a label ("order r-310 again") is not the action's."""
+    wanted = action_words(request)
+    labels = {m.casefold() for m in re.findall(r"([a-zà-ÿ]+)\s+\{", request.template)}
+    return (*wanted[:1], *(w for w in wanted[1:] if w not in labels))
+
+
+# A clause that hands something to somebody: one of these verbs, first or after the words that ask.
+_HANDS = re.compile(
+    r"^\W*(?:(?:please|pls|just|so|ok|okay|and|can you|could you|would you|will you|i want to|i'?d like to|"
+    r"i need to|i wanna)\s+)*(transfer|give|send|pass|hand|gift|forward|sell)\b",
+    re.IGNORECASE,
+)
+
+
+def _gives_away(part: str, request: TraceRequest) -> bool:
+    """Whether the clause hands a thing to a person ("transfer 2 tickets for hamilton to my
+    sister", "give my 2 hamilton tickets to my brother") for an action that makes something and
+    has nobody to send it to (buying tickets): giving away what the caller has, not the action."""
+    found = _HANDS.match(part)
+    if found is None or not utterance.to_someone(part) or action_class(request) != "create":
+        return False
+    if shares_word(found.group(1), action_words(request)[:1]):
+        return False  # "send flowers to my mum" for sending flowers
+    return not any(spec.role == "to" or set(spec.cues) & words.RECIPIENT_WORDS for spec in request.arguments)
 
 
 def _extends_an_argument(part: str, verb: str, request: TraceRequest) -> bool:
@@ -1544,7 +1709,11 @@ def _changes_it_to_value(part: str, request: TraceRequest) -> bool:
 def _named_moments(request: TraceRequest) -> frozenset[str]:
     """The stems of the words of the arguments' names and of the verbs callers use for the moments
     they name ("leaving_time": "leav"; "dropoff_date": "return", "bring", "drop")."""
-    named = {w for a in request.arguments for w in re.findall(r"[a-zà-ÿ]+", a.name.casefold())}
+    # An identifier's name says what it identifies, no moment: "order" of order_id is no verb of
+    # the action ("order r-310 again" for a return).
+    named = {
+        w for a in request.arguments if a.kind != "ident" for w in re.findall(r"[a-zà-ÿ]+", a.name.casefold())
+    }
     named |= {v for w in named for v in words.EVENT_VERBS.get(w, ())}
     # The query's own verb for a value's moment ("departing at {time}"), and the other verbs for
     # the same end ("leave", "set off").
@@ -1672,6 +1841,26 @@ def _gives_values(text: str, request: TraceRequest) -> bool:
 
 
 _NOT_OPENING = re.compile(r"^\W*(?:and\s+|but\s+)?(?:not|no|rather than|instead of)\b", re.IGNORECASE)
+
+
+_NOT_THIS_MOMENT = re.compile(
+    r"^\W*(?:but\s+|and\s+)?not\s+(?:today|tonight|tomorrow|now|right now|this week|this weekend)\W*$",
+    re.IGNORECASE,
+)
+
+
+def _not_this_moment(part: str) -> bool:
+    """Whether the clause only says "not today", "not now" and the like."""
+    return _NOT_THIS_MOMENT.match(part) is not None
+
+
+def _moment_said(part: str, request: TraceRequest) -> bool:
+    """Whether the clause names a day, a date or a time of the request's: a "not today" after it
+    says which moment, not that the request waits."""
+    return any(
+        spec.kind in ("weekday", "date", "time") and forms.value_spans(part, spec, request)
+        for spec in request.bound
+    )
 
 
 def _not_the_other(part: str, request: TraceRequest) -> bool:
@@ -2324,7 +2513,11 @@ def _distinctive(values: Mapping[str, tuple[forms.Said, ...]], request: TraceReq
         any(
             x.same
             and x.fits
-            and (a.kind in ("ident", "text") or (a.unit is not None and forms.unit_at(text, x.end) == a.unit))
+            and (
+                a.kind in ("ident", "text")
+                or (a.unit is not None and forms.unit_at(text, x.end) == a.unit)
+                or (a.unit == "people" and forms.counts_us(text, x.start))
+            )
             for x in values.get(a.name, ())
         )
         for a in request.bound

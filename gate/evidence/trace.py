@@ -36,7 +36,7 @@ import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from gate.evidence import forms, frames, words
+from gate.evidence import choices, forms, frames, words
 from gate.evidence import reading as rd
 from gate.evidence.forms import Said, alternatives, name_spans, picks, proposed_names
 from gate.evidence.meaning import Similarities
@@ -368,6 +368,15 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
             asked_at = None
             continue
         if r.stance == "ignored":
+            continue
+        offered = _agent_just_before(readings, i) if s.origin == "call" else None
+        if offered is not None and choices.other_option_taken(offered.statement.text, s.text, request):
+            # "Would you like a refund of 30 pounds or a replacement?" ... "a replacement please":
+            # the caller took the other option, whatever they asked before.
+            if found.status == "requested" and found.rule != "trace.record":
+                note = "the caller took another option the agent offered"
+                found = _ended(r, "withdrawn", "trace.action.instead", note)
+                asked_at = None
             continue
         if (
             r.stance == "request"
@@ -712,6 +721,23 @@ def _argument(
             if any(not any(_overlap(at, c) for c in claimed) for at in name_spans(s.text, o))
             and not name_spans(o, spec.shown)
         ]
+        if (
+            not chosen
+            and spec.kind == "text"
+            and s.origin == "call"
+            and (agent := _agent_just_before(readings, n)) is not None
+            # the agent named this value beside the others: the choice is among values of it
+            and any(x.same for x in agent.said(spec.name))
+            and not any(x.same and x.fits for x in r.said(spec.name))
+            and (
+                other := choices.other_name_picked(
+                    s.text, heard, spec.shown.split(), _known_words(request, spec)
+                )
+            )
+        ):
+            # "I see Maria Lopez and Mario Lopez. Did you mean Mario?" ... "yes mario": the
+            # caller picks another name the agent put forward, whatever a yes beside it says.
+            chosen = [other]
         if chosen and not any(x.same and x.fits for x in r.said(spec.name)):
             # The agent named this value beside others; the caller took another of them, and a
             # later "rent that movie" is for the one taken, not for this one.
@@ -1198,6 +1224,27 @@ def _from_context(
 def _proposes_own(text: str, spec: ArgumentSpec) -> bool:
     names = proposed_names(text)
     return bool(names) and bool(name_spans(names[0], spec.shown))
+
+
+def _agent_just_before(readings: Sequence[rd.Reading], n: int) -> rd.Reading | None:
+    """The agent's words right before the caller's statement ``n`` (its turn's, if a part)."""
+    r = readings[n]
+    k = n - 1
+    while k >= 0 and r.statement.part and readings[k].statement.turn == r.statement.turn:
+        k -= 1
+    return readings[k] if k >= 0 and readings[k].statement.speaker == "agent" else None
+
+
+@rd.per_request
+def _known_words_of(request: TraceRequest) -> frozenset[str]:
+    said = f"{request.template} {request.description} " + " ".join(a.shown for a in request.arguments)
+    return frozenset(w.casefold() for w in re.findall(r"[^\W\d_]+", said))
+
+
+def _known_words(request: TraceRequest, spec: ArgumentSpec) -> frozenset[str]:
+    """The words the request says itself, this value's aside: no name the agent puts forward."""
+    own = {w.casefold() for w in re.findall(r"[^\W\d_]+", spec.shown)}
+    return _known_words_of(request) - own
 
 
 def _answers_agent(readings: Sequence[rd.Reading], n: int, *, any_stance: bool = False) -> bool:

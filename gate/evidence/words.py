@@ -302,6 +302,40 @@ VERB_CLASSES: dict[str, str] = {
     # Seeing to a thing that is wrong: none of the above ("chase her for it"). Not "fix", which
     # also arranges ("fix an appointment for the 10th").
     **dict.fromkeys(("repair", "investigate", "chase", "dispute", "troubleshoot", "mend"), "repair"),
+    # Sharing a cost or a thing with somebody: nothing sent to them, bought or ended ("split the 50
+    # dinner bill with maria" pays Maria nothing by itself).
+    **dict.fromkeys(("split", "share", "divide", "halve"), "share"),
+}
+
+# Verbs that say only that something is to be done: the action is the noun after them ("arrange a
+# return", "make a payment", "set up a transfer", "get a refund"), so its class is the noun's.
+LIGHT_VERBS = frozenset(
+    {"arrange", "make", "set", "place", "request", "organise", "organize", "process", "do", "raise"}
+    | {"initiate", "start", "get", "have", "issue", "sort", "put", "book"}
+)
+
+# The verb an action noun names ("a return" is returning): read after a light verb.
+ACTION_NOUN_VERBS: dict[str, str] = {
+    **dict.fromkeys(("return", "returns"), "return"),
+    **dict.fromkeys(("refund", "refunds"), "refund"),
+    "reimbursement": "reimburse",
+    **dict.fromkeys(("payment", "overpayment", "repayment"), "pay"),
+    "transfer": "transfer",
+    **dict.fromkeys(("cancellation", "termination"), "cancel"),
+    **dict.fromkeys(("booking", "reservation"), "book"),
+    "purchase": "buy",
+    "renewal": "renew",
+    "upgrade": "upgrade",
+    "downgrade": "downgrade",
+    "delivery": "deliver",
+    "repair": "repair",
+    "refill": "refill",
+    "extension": "extend",
+    "suspension": "suspend",
+    "closure": "close",
+    "removal": "remove",
+    "deletion": "delete",
+    "deposit": "deposit",
 }
 
 # Verbs that ask to know or see something, not to change it: a request with one of them is
