@@ -725,6 +725,8 @@ def _argument(
             not chosen
             and spec.kind == "text"
             and s.origin == "call"
+            # a value already set aside keeps the rule that set it aside
+            and (current is None or current.status == "traced")
             and (agent := _agent_just_before(readings, n)) is not None
             # the agent named this value beside the others: the choice is among values of it
             and any(x.same for x in agent.said(spec.name))
