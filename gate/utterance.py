@@ -477,7 +477,16 @@ def asks_with_modal(text: str) -> bool:
         _MODAL_ASK.search(first) is not None
         and _ASKS_IF_POSSIBLE.search(first) is None
         and _ASKS_CONSEQUENCE.search(first) is None
+        and _MIGHT_HAVE_BEEN.search(first) is None
     )
+
+
+# "could it have come on monday?", "would they have refunded it": what might have been, in the past.
+_MIGHT_HAVE_BEEN = re.compile(
+    r"^[¿\s]*\W*(?:\w+\s+){0,2}?(?:could|would|might|may|can)(?:n'?t| not)?\s+(?:\w+\s+){0,2}?(?:have|'ve)\s+"
+    r"(?!to\b|got\b|a\b|an\b|the\b|my\b|your\b|it\b|some\b|any\b)[a-z]+",
+    re.IGNORECASE,
+)
 
 
 _AUX_OPENING = re.compile(
@@ -1286,6 +1295,10 @@ _ASK_VERB = re.compile(
     r"\blet'?s\s+(?P<d>[a-z]+)",
     re.IGNORECASE,
 )
+_DEGREE_IN_WISH = re.compile(
+    r"\b(i|we|i'?d|we'?d|i would|we would)\s+(?:just|really|only|simply|actually|also|still|now|do|"
+    r"honestly|truly)\s+(want|need|wanna|like|love|prefer)\b"
+)
 _NOT_VERB = frozenset(
     {
         *("the", "a", "an", "my", "me", "us", "it", "this", "that", "your", "our", "some", "any"),
@@ -1304,6 +1317,8 @@ def requested_verb(text: str) -> str | None:
     general to tell the action ("get", "make", "do", "have").
     """
     t = _norm(text).casefold()
+    # "i just want to pause it", "i'd really like to book": the wish with a word of degree in it
+    t = _DEGREE_IN_WISH.sub(lambda m: f"{m.group(1)} {m.group(2)}", t)
     found = _ASK_VERB.search(t)
     if found is not None:
         verb = next(g for g in found.groups() if g)
@@ -1312,6 +1327,8 @@ def requested_verb(text: str) -> str | None:
         if opening is None:
             return None
         verb = t[opening.start() : opening.end()].split()[-1]
+        if verb in _ID_LABELS and _LABELLED_SUBJECT.match(t, opening.end()):
+            return None  # "order c88 arrived broken": the order is what the sentence is about
     verb = verb.strip()
     if verb in ("call", "ring", "phone") and re.search(rf"\b{verb}\s+(?:me|us|him|her|them)\s+back\b", t):
         verb = f"{verb} back"  # "can the doctor call me back": a call to the caller
@@ -1326,6 +1343,17 @@ def requested_verb(text: str) -> str | None:
     if verb.split()[0] in _NOT_VERB:
         return None
     return verb
+
+
+# Words that label an identifier ("order c88", "claim a-55"), and an identifier after one followed
+# by a verb said of it: the label opens a subject, not a command ("order c88 arrived broken",
+# "claim a-55 was turned down"; "order c88 again" still asks to order).
+_ID_LABELS = frozenset({"order", "ticket", "claim", "bill", "case", "card", "book", "booking", "parcel"})
+_LABELLED_SUBJECT = re.compile(
+    r"\s*(?:number\s+|no\.?\s*|#)?[a-z]*-?\d[\w-]*\s+"
+    r"(?:[a-z]+ed|is|was|has|had|hasn'?t|hadn'?t|isn'?t|wasn'?t|didn'?t|doesn'?t|won'?t|still|never|"
+    r"came|come|got|went|broke|keeps|needs|looks|seems)\b"
+)
 
 
 _HELPED = re.compile(r"\b(?:help|assist)\s+(?:(?:me|us|him|her|them)\s+)?(?:to\s+|with\s+)?([a-z]+)\b")

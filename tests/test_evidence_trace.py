@@ -4086,3 +4086,101 @@ async def test_a_choice_of_where_the_refund_goes_is_still_the_refund(alice: tupl
     )
     out = await c.turn("bank account", call("refund_order", amount=40, order_id="A-1042"), say("Done."))
     assert out == ["Refunded."] and done == ["refund 40 A-1042"], c.arguments()
+
+
+@pytest.mark.parametrize(
+    ("reply", "refunds"),
+    [
+        ("40 dollars", True),
+        ("it was forty dollars", True),
+        ("40 but i'd rather have store credit", False),
+        ("about 40, let me check my statement first", False),
+        ("how much can you refund", False),
+    ],
+)
+async def test_answering_what_the_agent_asked_to_do_it_takes_it_up(
+    alice: tuple[Call, list[str]], reply: str, refunds: bool
+) -> None:
+    """ "I can refund the extra charge. How much was it?": the agent undertakes the action and
+    asks for its value; a reply that gives that value and nothing else takes it up, though the
+    caller never said "refund" (and "i was charged twice" tells what happened, no wish to be
+    charged). A reply that says more, or asks, takes nothing up."""
+    c, done = alice
+    await c.says(
+        "i was charged twice for order a-1042",
+        "I'm sorry about that. I can refund the extra charge. How much was it?",
+    )
+    await c.turn(reply, call("refund_order", amount=40, order_id="A-1042"), say("Done."))
+    assert (done == ["refund 40 A-1042"]) is refunds, c.last().evidence_json
+    if refunds:
+        assert json.loads(c.last().evidence_json)["action"]["rule"] == "trace.action.offer_answered"
+
+
+@pytest.mark.parametrize(
+    ("undertaking", "ships"),
+    [
+        ("I can ship it out today. What's the order number?", True),
+        ("Let me get that shipped for you. Which order is it?", True),
+        ("I can check on it for you. What's the order number?", False),
+        ("I can email you the tracking link. Which order is it?", False),
+    ],
+)
+async def test_only_an_undertaking_of_the_action_is_taken_up_by_an_answer(
+    alice: tuple[Call, list[str]], undertaking: str, ships: bool
+) -> None:
+    """The order number given in answer takes up the agent's undertaking to ship it; given in
+    answer to an offer to look it up or to send a link, it asks for no shipping."""
+    c, done = alice
+    await c.says("my order still hasn't gone out", undertaking)
+    await c.turn("it's a-1001", call("ship_order", order_id="A-1001"), say("Done."))
+    assert (done == ["shipped A-1001"]) is ships, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("asked", "song", "plays"),
+    [
+        ("any alternatives?", "Always Remember Us This Way", False),
+        ("Do you have an alternative? Something from the same album.", "Always Remember Us This Way", False),
+        ("any alternatives?", "Before I Cry", True),
+        ("I like alternative rock too. That one sounds fine.", "Always Remember Us This Way", True),
+    ],
+)
+async def test_asking_for_alternatives_sets_the_offer_aside(
+    alice: tuple[Call, list[str]], asked: str, song: str, plays: bool
+) -> None:
+    """ "Any alternatives?" asks for another option than the song offered: a yes after the next
+    offer is to that one. "alternative rock" is a kind of music, no option asked for."""
+    c, _ = alice
+    await c.says("play something by lady gaga", "How about Always Remember Us This Way?")
+    await c.says(asked, "I also found Before I Cry by Lady Gaga.")
+    await c.turn("that sounds great, play it", call("play_song", song=song), say("Enjoy."))
+    # confirm: always: the trace says whether the caller's words chose this song
+    assert (c.arguments()["song"]["status"] == "traced") is plays, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["r102 doesn't fit so i'd like my money back", "r102 doesn't fit me, refund the 25 dollars please"],
+)
+async def test_a_fault_of_one_of_two_orders_is_no_no_to_it(alice: tuple[Call, list[str]], said: str) -> None:
+    """ "r102 doesn't fit": a no of fitting said of an identified thing says what is wrong with
+    it, no no to it; the refund asked for in the same breath is of that order."""
+    c, _ = alice
+    await c.says("i have two orders, r101 and r102", "How can I help with them?")
+    await c.turn(said, call("refund_order", amount=25, order_id="R-102"), say("Done."))
+    assert c.arguments()["order_id"]["status"] == "traced", c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    "opening",
+    ["order a-1042 arrived broken, i want my money back", "order a1042 came broken i want my money back"],
+)
+async def test_an_identifiers_label_opening_a_sentence_about_it_is_no_command(
+    alice: tuple[Call, list[str]], opening: str
+) -> None:
+    """ "order a-1042 arrived broken": the label and its identifier are what the sentence is
+    about, not a command to order; the refund asked for after it, and taken up, is asked for."""
+    c, done = alice
+    await c.says(opening, "I'm sorry. The order was 40 dollars. Shall I refund that?")
+    await c.turn("yes please", call("refund_order", amount=40, order_id="A-1042"), say("Done."))
+    assert done == ["refund 40 A-1042"], c.last().evidence_json

@@ -1310,28 +1310,43 @@ def _written_lower(text: str, at: int, word: str, *, after: bool = False) -> boo
     return token[:1].islower()
 
 
-def _value_head(text: str, end: int, spec: ArgumentSpec, request: TraceRequest) -> str | None:
-    """The thing a time or a date is of, when the words right after it name one ("the 8 o'clock show")."""
+def _value_head(
+    text: str, end: int, spec: ArgumentSpec, request: TraceRequest, start: int | None = None
+) -> str | None:
+    """The thing a time or a date is of, when the words right after it name one ("the 8 o'clock
+    show"), or the thing it is said of right before it ("my flight is at six am", "the film
+    finishes at 8"; given ``start``)."""
     if spec.kind not in ("time", "date", "weekday"):
         return None
+    heads = []
+    said_of = _SAID_OF.search(text[:start]) if start is not None else None
+    if said_of is not None:
+        heads.append(said_of.group("head").casefold())
     after = _after_words(text, end, 2)
-    if not after:
-        return None
-    head = after[0]
-    if head in ("o", "clock", "oclock") and len(after) > 1:
-        head = after[1]
-    if head in _SMALL or head in words.BEFORE_NAME or len(head) <= 3:
-        return None
+    if after:
+        heads.append(after[1] if after[0] in ("o", "clock", "oclock") and len(after) > 1 else after[0])
     known = set(_WORD.findall(f"{request.template} {request.description}".casefold()))
     known |= {w for a in request.arguments for w in a.cues}
-    if head in known or head.rstrip("s") in known:
-        return None
-    if head in _THINGS:
-        return head
+    for head in heads:
+        if head in _SMALL or head in words.BEFORE_NAME or len(head) <= 3:
+            continue
+        if head in known or head.rstrip("s") in known:
+            continue
+        if head in _THINGS:
+            return head
     return None
 
 
-# Things a time or a date can be of, besides the request's own: read only right after the value.
+# A thing and what it does at a moment, said right before the moment: "my flight is at",
+# "the film finishes at", "our train gets in at".
+_SAID_OF = re.compile(
+    r"\b(?:my|our|the|his|her|their|your)\s+(?P<head>[a-z]+)\s+"
+    r"(?:is|was|'s|are|were|leaves|departs|starts|begins|lands|arrives|gets in|finishes|ends|opens|"
+    r"closes|kicks off)\s+(?:at|on|from|around|about|by)?\s*$",
+    re.IGNORECASE,
+)
+# Things a time or a date can be of, besides the request's own: read right after the value, or
+# said of before it.
 _THINGS = frozenset(
     {
         *("show", "showing", "screening", "performance", "concert", "match", "game", "film", "movie"),
@@ -1453,7 +1468,7 @@ def judge_span(
         )
         if bound != wanted and not end_point and not earliest and not latest:
             return said("trace.value.bound")
-        if _value_head(text, end, spec, request) is not None:
+        if _value_head(text, end, spec, request, start) is not None:
             return said("trace.value.head")
         if _other_moment(text, start, slot):
             return said("trace.value.moment")

@@ -463,6 +463,26 @@ _HINDERED = re.compile(
 )
 
 
+# Said before a participle, these tell what was done ("was charged", "had been billed").
+_DONE_BEFORE = frozenset({"was", "were", "been", "got", "had", "already", "wrongly"})
+
+
+def _opposite_happened(part: str, wanted: Sequence[str]) -> bool:
+    """Whether every verb of the clause that asks for the opposite of the action is said as what
+    already happened ("i was charged twice", "you billed me for it"): a reason to do the action,
+    not a wish for its opposite (``trace.opposite`` reads a wish)."""
+    said = part.casefold()
+    found = False
+    for word in wanted:
+        for other in utterance.opposite_words(word):
+            for m in re.finditer(rf"\b{re.escape(other)}([a-z]*)", said):
+                found = True
+                before = set(said[: m.start()].split()[-2:])
+                if m.group(1) not in ("ed", "d") and not before & _DONE_BEFORE:
+                    return False
+    return found
+
+
 def _hinders_the_action(part: str, request: TraceRequest) -> bool:
     """Whether the clause asks to keep the action itself from happening: "stop my plan from being
     cancelled", "prevent them cancelling my plan" keep the plan, for cancelling it (a verb of the
@@ -547,6 +567,7 @@ def _per_request(fn: Callable[[TraceRequest], _T]) -> Callable[[TraceRequest], _
 
 # For the trace's own per-request facts.
 per_request = _per_request
+same_family = _same_family
 
 
 def query_thing(request: TraceRequest) -> list[str]:
@@ -878,7 +899,14 @@ def _denial_in(part: str, request: TraceRequest) -> tuple[bool, frozenset[str]]:
         # "we can't do dinner until the 10th": a no to any day before it, not to the 10th.
         return False, frozenset()
     earliest: set[str] = set()
-    if first in _FITTING and not own_verb:
+    # the verb said of the value: "r102 doesn't fit" is a no of fitting, said of r102
+    bare = list(part)
+    for a in request.arguments:
+        if a.kind not in ("bool", "other"):
+            for start, end in forms.value_spans(part, a, request):
+                bare[start:end] = " " * (end - start)
+    verb_said = next((w for w in content_words("".join(bare)) if w not in _DENIAL_SKIP), "")
+    if (first in _FITTING or verb_said in _FITTING) and not own_verb:
         # "r202 doesn't fit", "card 4432 isn't working": said of a thing an identifier names, the
         # no says the thing is at fault; no identifier is a choice that could fail to suit.
         kinds = {a.name: a.kind for a in request.arguments}
@@ -1182,6 +1210,31 @@ def _reverses(part: str, request: TraceRequest) -> bool:
     return said is not None and said.group(1) == _REVERSED[mine.group(1)]
 
 
+def _in_its_place(part: str, request: TraceRequest) -> bool:
+    """Whether the clause puts something in the place of the action itself: "can booking xk7 stay
+    on friday instead of moving", "keep it rather than cancelling it" (its own verb or one of its
+    family after "instead of" or "rather than", with at most a pronoun after it). "instead of
+    moving it to thursday" names another value, a change of this request, not its refusal."""
+    wanted = action_words(request)
+    if not wanted:
+        return False
+    for m in _IN_PLACE_OF.finditer(part.casefold()):
+        verb = m.group("verb")
+        forms_ = {verb}
+        if verb.endswith("ing") and len(verb) > 5:
+            stem = verb[:-3]  # "moving" is "move", "cancelling" "cancel", "shipping" "ship"
+            forms_ |= {stem, stem + "e", stem[:-1] if stem[-1:] == stem[-2:-1] else stem}
+        if any(shares_word(f, wanted[:1]) or _same_family(f, wanted) for f in forms_):
+            return True
+    return False
+
+
+# "instead of moving", "rather than cancelling it": a verb, and nothing after it but a pronoun
+_IN_PLACE_OF = re.compile(
+    r"\b(?:instead of|rather than)\s+(?P<verb>[a-z]+)(?:\s+(?:it|them|that|this))?\s*(?:[,.;!?]|$)"
+)
+
+
 # A general verb that sets a thing to a value ("set the party size to {party}", "make the
 # limit {amount}") changes it, whatever the verb's class alone.
 _SETS_TO = re.compile(r"^\W*(?:set|make|put|turn|get)\b[^{}]*?\b(?:to|at)\s*\{[^{}]+\}", re.IGNORECASE)
@@ -1252,7 +1305,8 @@ _REMOVAL = frozenset(
 _POINTER = re.compile(r"\b(?:it|that|them|this|those|him|her)\b", re.IGNORECASE)
 _NO_LONGER_NEEDED = re.compile(
     r"\b(?:don'?t|dont|do not|doesn'?t|no longer|never)\s+(?:really\s+|even\s+)?"
-    r"(?:need|want|use|require)s?\b",
+    # "i don't want to cancel it" is a no to the verb after it, no reason to remove anything
+    r"(?:need|want|use|require)s?\b(?!\s+to\b)",
     re.IGNORECASE,
 )
 
@@ -2028,9 +2082,12 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
                     utterance.opposes(text[c.start : c.end], wanted[:1])
                     # "stop renewing my plan": ending the opposite of cancelling is cancelling
                     and _ceasing_gerund().search(text[c.start : c.end]) is None
+                    # "i was charged twice for order b221": what happened, the reason to refund
+                    and not (c.stance != "request" and _opposite_happened(text[c.start : c.end], wanted[:1]))
                 )
                 or _reverses(text[c.start : c.end], request)
                 or _hinders_the_action(text[c.start : c.end], request)
+                or _in_its_place(text[c.start : c.end], request)
             )
             and not _opposite_of_another(text, c, clauses, request)
             for c in clauses
@@ -2059,6 +2116,11 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
     points_back = _pointing_back(text, clauses, ours, values, request)
     told = [c for c in ours if not c.asked]  # asked outright, not as a modal question
     stated = [*told, *_leading(clauses, told)]
+    # "can q4410 come on monday instead": for a change, a modal question that puts a value in
+    # another's place asks for it as plainly as a command
+    substituted = stated
+    if _substitutes(text) and action_class(request) == "change":
+        substituted = [*stated, *(c for c in ours if c.asked)]
     # Wished for only as what a value is to be ("INV-5150 should be 1200"): its values and their
     # likeness to the action's words name no action; only the action's own meaning does.
     valued_only = (
@@ -2080,7 +2142,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             or plain >= CLEAR
             or rendered >= CLEAR_RENDERED
             or ((plain >= ABOUT or rendered >= ABOUT_RENDERED) and shares_word(text, wanted))
-            or (carried and _distinctive(_within(values, stated), request, text) and near >= FLOOR)
+            or (carried and _distinctive(_within(values, substituted), request, text) and near >= FLOOR)
             # "could someone come out to the house on thursday": the verb of the action's thing,
             # with every value of it
             or (
@@ -2103,7 +2165,8 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         # in a call, a value said to be something ("ACC-1234 should be 200 dollars in credit")
         # or said to suit ("saturday at 8pm is fine for us to meet") names no action; "this
         # sounds good", with no value, is read as before
-        and not (valued_only and gives_value(values))
+        # "wednesday would be better" for a request with no day: a value of any kind said to suit
+        and not (valued_only and (gives_value(values) or bool(forms.mentions_in(text, request.lang))))
         and not answers_only
         and near >= CALL_FLOOR
         # "can you email it over to my accountant": a pointer asking for another thing done
@@ -2228,7 +2291,48 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             counts=counts,
             **base,  # type: ignore[arg-type]
         )
+    if _states_new_value(text, change, carried, values, request):
+        # "actually we'll be five, not four", "we'll be six now": for an action that sets a
+        # value, the new value stated as a change asks for it
+        return Reading(
+            statement,
+            "request",
+            "trace.request.new_value",
+            names_action=True,
+            names_plainly=True,
+            counts=True,
+            note="states the new value as a change",
+            **base,  # type: ignore[arg-type]
+        )
     return Reading(statement, "value", "trace.value" if counts else "trace.other", counts=counts, **base)  # type: ignore[arg-type]
+
+
+def _states_new_value(
+    text: str,
+    change: bool,
+    carried: bool,
+    values: Mapping[str, tuple[forms.Said, ...]],
+    request: TraceRequest,
+) -> bool:
+    """Whether a statement that asks for nothing gives, as a change ("actually", "now", "not
+    four"), every value of an action that sets a value, each one that cannot come up by chance
+    (a count said with what it counts, "we'll be five"; an identifier; a name): the request to
+    set it. Said in the past ("we were five") it tells what was."""
+    return (
+        change
+        and carried
+        and action_class(request) == "change"
+        and not _TOLD_AS_PAST.search(text)
+        and all(
+            any(x.same and x.fits for x in values.get(a.name, ()))
+            and _distinctive({a.name: values[a.name]}, request, text)
+            for a in request.bound
+        )
+    )
+
+
+# A statement about what was ("we were five last time", "there had been nine of us").
+_TOLD_AS_PAST = re.compile(r"\b(?:was|were|had been|used to be|last time|before)\b", re.IGNORECASE)
 
 
 # A no said last, alone but for a please or thanks ("premium please no", "friday - no, please",

@@ -7,8 +7,9 @@ decided each:
 - **the action** (``trace.action``): the latest statement of the caller that
   asks for it by meaning, or with a pronoun for what they said before it
   (``trace.action.points_back``), or the caller's agreement to the agent's offer to do
-  it (``trace.action.offer``); a later denial (``trace.action.denied``) or
-  withdrawal (``trace.action.withdrawn``) ends it;
+  it (``trace.action.offer``), or their answer giving just the value the agent asked for
+  when it undertook to do it (``trace.action.offer_answered``); a later denial
+  (``trace.action.denied``) or withdrawal (``trace.action.withdrawn``) ends it;
 - **each argument the policy binds**: the caller's latest word on it wins.
   Their own value said in its part (``trace.value``), their answer to the
   agent's question, or the value the agent offered and the caller took up
@@ -36,7 +37,7 @@ import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from gate.evidence import choices, forms, frames, words
+from gate.evidence import choices, forms, frames, offers, words
 from gate.evidence import reading as rd
 from gate.evidence.forms import Said, alternatives, name_spans, picks, proposed_names
 from gate.evidence.meaning import Similarities
@@ -89,7 +90,7 @@ _OFFERS_TO_DO = re.compile(
     re.IGNORECASE,
 )
 # An agent's offer of the action must be at least this close to it in meaning.
-OFFER_ABOUT = 0.45
+OFFER_ABOUT = offers.OFFER_ABOUT
 
 
 def trace(
@@ -311,13 +312,29 @@ def _offers_action(r: rd.Reading, reply: rd.Reading, request: TraceRequest) -> b
             or (reply.stance == "request" and not reply.other_action)
         )
         and reply.stance not in ("denial", "retraction", "ignored")
-        # "Cancel B-7782?" offers the action on another order: a yes to it is that request's
-        and not any(
-            spec.kind == "ident"
-            and not any(x.same for x in r.said(spec.name))
-            and forms.other_value_spans(s.text, spec, request, offered=True)
-            for spec in request.bound
-        )
+        and not _other_ident_offered(r, request)
+    )
+
+
+def _other_ident_offered(r: rd.Reading, request: TraceRequest) -> bool:
+    """Whether the agent's statement names another identifier of a kind the request binds, and
+    not the request's own: "Cancel B-7782?" offers the action on another order, and a yes to it
+    is that request's."""
+    return any(
+        spec.kind == "ident"
+        and not any(x.same for x in r.said(spec.name))
+        and forms.other_value_spans(r.statement.text, spec, request, offered=True)
+        for spec in request.bound
+    )
+
+
+def _offer_answered(r: rd.Reading, reply: rd.Reading, request: TraceRequest) -> bool:
+    """Whether the agent undertook the action and asked for one of its values, and the caller's
+    reply gives that value and nothing else (:mod:`gate.evidence.offers`)."""
+    return (
+        offers.undertakes(r.statement.text, request, r.about)
+        and offers.answers_only(reply, request)
+        and not _other_ident_offered(r, request)
     )
 
 
@@ -336,6 +353,12 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
                 found = _requested(
                     r, "trace.action.offer", accepted=reply, note="the agent offered it, the caller agreed"
                 )
+                asked_at = readings.index(reply)
+            elif reply is not None and _offer_answered(r, reply, request):
+                # "I can move it. Which day suits you?" ... "monday would be better": the caller
+                # gave what the agent asked for to do it, and nothing else.
+                note = "the agent undertook it and asked for its value, the caller gave it"
+                found = _requested(r, "trace.action.offer_answered", accepted=reply, note=note)
                 asked_at = readings.index(reply)
             elif (
                 reply is not None
@@ -1402,6 +1425,9 @@ _ANOTHER = re.compile(
     r"times?|days?|dates?|places?|restaurants?|hotels?|events?|flights?|buses|bus|"
     r"cars?|shows?|films?|movies?|houses?|apartments?|rooms?|songs?|doctors?|dentists?|salons?|stylists?)\b|"
     r"\bany(?:thing)? (?:other|others)\b|\bnot (?:that|this) one\b|"
+    # "any alternatives?", "do you have an alternative": the noun is another option itself
+    # ("alternative rock" is a kind of music, no option asked for)
+    r"\balternatives\b|\b(?:an|any|another|other) alternative\b(?=\s*(?:[?.!,;]|$|to\b|please\b))|"
     # "could you show me more results?", "give me more": more of what a search found ("tell me
     # more" asks about the one offered)
     r"\bmore\s+(?:[a-z]+\s+)?(?:results?|options?|choices?|suggestions?|matches)\b|"
