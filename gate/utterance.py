@@ -1295,10 +1295,6 @@ _ASK_VERB = re.compile(
     r"\blet'?s\s+(?P<d>[a-z]+)",
     re.IGNORECASE,
 )
-_DEGREE_IN_WISH = re.compile(
-    r"\b(i|we|i'?d|we'?d|i would|we would)\s+(?:just|really|only|simply|actually|also|still|now|do|"
-    r"honestly|truly)\s+(want|need|wanna|like|love|prefer)\b"
-)
 _NOT_VERB = frozenset(
     {
         *("the", "a", "an", "my", "me", "us", "it", "this", "that", "your", "our", "some", "any"),
@@ -1317,8 +1313,6 @@ def requested_verb(text: str) -> str | None:
     general to tell the action ("get", "make", "do", "have").
     """
     t = _norm(text).casefold()
-    # "i just want to pause it", "i'd really like to book": the wish with a word of degree in it
-    t = _DEGREE_IN_WISH.sub(lambda m: f"{m.group(1)} {m.group(2)}", t)
     found = _ASK_VERB.search(t)
     if found is not None:
         verb = next(g for g in found.groups() if g)
@@ -1511,7 +1505,11 @@ _pair(
     ("put me on", "put us on", "sign me up", "sign us up", "subscribe me", "join"),
 )
 _pair(("add", "include", "subscribe", "enable", "activate", "turn on", "start", "open"), ("remove",))
-_pair(("enable", "activate", "turn on", "start", "resume"), ("disable", "deactivate", "turn off", "pause"))
+# "take it off hold" resumes what "put it on hold" pauses
+_pair(
+    ("enable", "activate", "turn on", "start", "resume", "off hold", "unfreeze"),
+    ("disable", "deactivate", "turn off", "pause", "on hold", "freeze"),
+)
 _pair(("upgrade",), ("downgrade",))
 _pair(
     ("increase", "raise", "boost", "extend", "lengthen", "prolong"),

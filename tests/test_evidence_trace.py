@@ -4184,3 +4184,44 @@ async def test_an_identifiers_label_opening_a_sentence_about_it_is_no_command(
     await c.says(opening, "I'm sorry. The order was 40 dollars. Shall I refund that?")
     await c.turn("yes please", call("refund_order", amount=40, order_id="A-1042"), say("Done."))
     assert done == ["refund 40 A-1042"], c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("closing", "ships"),
+    [
+        ("no that's all, thanks a lot", True),
+        ("nope, that's everything cheers", True),
+        ("no thanks", True),
+        ("hmm let me think about the shipping first actually", False),
+        ("actually no, don't send it yet", False),
+    ],
+)
+async def test_a_no_to_another_matter_puts_nothing_off(
+    alice: tuple[Call, list[str]], closing: str, ships: bool
+) -> None:
+    """ "Anything else?" ... "no that's all": the no answers whether there is another matter, and
+    leaves the request standing; a no that speaks of the action still puts it off."""
+    c, done = alice
+    await c.says("please ship order a-1001", "Shall I ship A-1001 now?")
+    await c.says("yes please", "Is there anything else I can help you with today?")
+    await c.turn(closing, call("ship_order", order_id="A-1001"), say("Done."))
+    assert (done == ["shipped A-1001"]) is ships, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("amount", "to_account", "sends"),
+    [(20, "ACC-2222", True), (20, "ACC-1111", False), (50, "ACC-2222", False)],
+)
+async def test_a_second_request_keeps_its_own_values(
+    alice: tuple[Call, list[str]], amount: int, to_account: str, sends: bool
+) -> None:
+    """ "and transfer 20 dollars to acc-2222" after 50 to ACC-1111 is a request of its own: its 20
+    is not the first account's, and the first's 50 is not the second's."""
+    c, done = alice
+    await c.says("transfer 50 dollars to account acc-1111", "Done. Anything else?")
+    await c.turn(
+        "and transfer 20 dollars to acc-2222",
+        call("transfer_money", amount=amount, to_account=to_account),
+        say("Sent."),
+    )
+    assert (done == [f"sent {amount} to {to_account}"]) is sends, c.last().evidence_json

@@ -275,6 +275,13 @@ _CLAUSE_OBJECT = frozenset(
 )
 
 
+# Participles of going somewhere: after a thing, they say where or when it goes.
+_GOING = frozenset(
+    {"going", "leaving", "departing", "arriving", "heading", "coming", "travelling", "traveling", "flying"}
+    | {"running", "getting", "stopping", "returning", "headed", "bound"}
+)
+
+
 def object_after(text: str, at: int) -> list[str]:
     """The words naming what is asked for, from ``at`` (at most three; values and determiners out)."""
     tokens = re.findall(r"[a-zà-ÿ0-9][a-zà-ÿ0-9'\-]*|[,;.!?]", text.casefold()[at:])
@@ -294,6 +301,8 @@ def object_after(text: str, at: int) -> list[str]:
             continue
         if token.endswith("ed") and len(token) > 4 and named:
             break  # "the kids add-on removed": a participle ends the thing
+        if token in _GOING and named:
+            break  # "a bus going there", "a flight leaving at 5": where it goes, not what it is
         named.append(token)
         if len(named) == 3:
             break
@@ -2118,9 +2127,10 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
     stated = [*told, *_leading(clauses, told)]
     # "can q4410 come on monday instead": for a change, a modal question that puts a value in
     # another's place asks for it as plainly as a command
-    substituted = stated
-    if _substitutes(text) and action_class(request) == "change":
-        substituted = [*stated, *(c for c in ours if c.asked)]
+    asked_change = (
+        [c for c in ours if c.asked] if _substitutes(text) and action_class(request) == "change" else []
+    )
+    substituted = [*stated, *asked_change]
     # Wished for only as what a value is to be ("INV-5150 should be 1200"): its values and their
     # likeness to the action's words name no action; only the action's own meaning does.
     valued_only = (

@@ -384,6 +384,7 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
             and not _gives_any(r)
             and not asks_another(s.text)
             and _puts_off_now(s.text, request)
+            and not _closing_answered(readings, i, request)
             and not (drops_pointed(s.text) and _agent_asked_other(readings, i, request))
         ):
             # "leave it for now", "let me think", "hold off": said next, it takes the request back.
@@ -446,6 +447,8 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
                     else puts_off(s.text)
                 )
                 and not states_wish(s.text)
+                # "Anything else?" ... "no that's all, thanks": a no to other matters
+                and not _closing_answered(readings, i, request)
             ):
                 found = _ended(r, "withdrawn", "trace.action.withdrawn", "put off right after it was asked")
                 asked_at = None
@@ -510,6 +513,32 @@ def _agent_asked_other(readings: Sequence[rd.Reading], i: int, request: TraceReq
         # "shall I go ahead?", "want me to do that?": an offer naming nothing else is this one
         or (_offers(text) and len(rd.content_words(text)) <= 4)
     )
+
+
+# The agent asking whether there is another matter ("Anything else?", "Is there anything else I
+# can help you with today?", "Can I help with something else?").
+_ANYTHING_ELSE = re.compile(
+    r"\b(?:anything|something) else\b|\b(?:any|another) (?:other )?(?:thing|question|matter)s?\b"
+    r"(?! (?:about|with|on|for) (?:it|that|this|the))",
+    re.IGNORECASE,
+)
+
+
+def _closing_answered(readings: Sequence[rd.Reading], i: int, request: TraceRequest) -> bool:
+    """Whether the caller's statement ``i`` answers the agent's question whether they have another
+    matter, or its question of something else (:func:`_agent_asked_other`), and says nothing of
+    this action (its words or values): their no, their thanks or their "that's all" answer that
+    question and put nothing off ("let me think about the shipping first" still does)."""
+    r = readings[i]
+    if rd.shares_word(r.statement.text, rd.action_words(request)) or _mentions_bound(r):
+        return False
+    before = next((x for x in reversed(readings[:i]) if not x.statement.part), None)
+    if before is None or before.stance != "agent" or _INSTEAD.search(before.statement.text):
+        return False  # "Would you like to collect it from our store instead?": its answer decides
+    if _agent_asked_other(readings, i, request):
+        return True  # "Would you like to add gift wrapping?" ... "no thanks"
+    sentences = [t for t in re.split(r"(?<=[.!?])\s+", before.statement.text.strip()) if t]
+    return bool(sentences) and _ANYTHING_ELSE.search(sentences[-1]) is not None and "?" in sentences[-1]
 
 
 def _right_after(readings: Sequence[rd.Reading], asked: int, i: int) -> bool:
@@ -970,6 +999,8 @@ def _argument(
 
         if others and _another_request(r, spec, request):
             continue
+        if own and spec.kind not in _KEY_KINDS and _asks_for_another_thing(r, spec, request):
+            continue  # "and send 20 dollars to sue" after 50 to Tom: the 20 is Sue's, not Tom's
 
         denied_here = spec.name in r.denied or (
             r.stance == "denial" and r.denies_action and any(x.same for x in said)
@@ -2129,11 +2160,16 @@ def _another_request(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -
     does not say it replaces the first.
     """
     if spec.kind not in _KEY_KINDS or spec.choices or forms.alternatives_of(spec.shown):
-        return False  # a class or a choice ("standard", "full-size") is one per request: a change
+        # a class or a choice ("standard", "full-size") is one per request: a change; unless the
+        # statement asks for the action on another thing ("and send 20 dollars to sue" after 50
+        # to Tom): its amount is that request's
+        return _asks_for_another_thing(r, spec, request)
     if spec.role is not None and forms.PLACE_CUES & set(spec.cues):
         return False  # where a journey starts or ends is one per journey: "I'd like to leave from Washington"
     if r.stance != "request" or not r.names_action or r.change:
         return False
+    if _NO_FIRST.match(r.statement.text) and not _ALSO.search(r.statement.text):
+        return False  # "Okay, 50 dollars to Tom?" ... "no, send it to sue": a correction
     if forms.names_the_thing(r.statement.text):
         return False  # "title it House": the name of the thing in hand, not another thing's
     if forms.PLACE_CUES & set(spec.cues):
@@ -2147,6 +2183,36 @@ def _another_request(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -
             for x in r.said(other.name)
         )
     return True
+
+
+# Words that say a request is one more besides the first ("and also ship A-1002", "as well").
+_ALSO = re.compile(
+    r"\b(?:"
+    + "|".join(
+        sorted(
+            (re.escape(w) for w in words.ALSO_MARKERS if w not in ("and", "second", "another")),
+            key=len,
+            reverse=True,
+        )
+    )
+    + r")\b",
+    re.IGNORECASE,
+)
+
+
+def _asks_for_another_thing(r: rd.Reading, spec: ArgumentSpec, request: TraceRequest) -> bool:
+    """Whether ``r`` is a request of its own, not marked as a change, that names another identifier
+    or name than the request's for another argument and not the request's own."""
+    if r.stance != "request" or not r.names_action or r.change or _NO_FIRST.match(r.statement.text):
+        return False
+    return any(
+        other.name != spec.name
+        and other.kind in _KEY_KINDS
+        and not other.choices
+        and any(x.fits and not x.same for x in r.said(other.name))
+        and not any(x.same for x in r.said(other.name))
+        for other in request.bound
+    )
 
 
 _ASKS_FROM = re.compile(

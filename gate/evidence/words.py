@@ -564,6 +564,7 @@ FOREIGN_VERBS: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = tuple(
             "décal|decal|déplac|deplac",
         ),
         ("deliver|delivery|ship", "entreg|livr|liefer|zustell|tráig|traig|traer|apport"),
+        ("block|freeze|suspend|pause", "sperr|bloque|bloqu|congel|pausier"),
         ("remove|take off|drop|delete", "quít|quitar|quita|sacar|sáca|enlev|entfern|supprim|elimin"),
         ("car|rental|hire car", "alquil|coche|voiture|louer|loue|miet|mietwagen"),
         ("flight|fly|flying", "vuelo|volar|vol|vols|flieg|flug"),
