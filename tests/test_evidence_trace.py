@@ -4104,16 +4104,21 @@ async def test_answering_what_the_agent_asked_to_do_it_takes_it_up(
     """ "I can refund the extra charge. How much was it?": the agent undertakes the action and
     asks for its value; a reply that gives that value and nothing else takes it up, though the
     caller never said "refund" (and "i was charged twice" tells what happened, no wish to be
-    charged). A reply that says more, or asks, takes nothing up."""
+    charged). An answer is no yes: the gate asks once, and the caller's yes refunds. A reply that
+    says more, or asks, takes nothing up."""
     c, done = alice
     await c.says(
         "i was charged twice for order a-1042",
         "I'm sorry about that. I can refund the extra charge. How much was it?",
     )
-    await c.turn(reply, call("refund_order", amount=40, order_id="A-1042"), say("Done."))
-    assert (done == ["refund 40 A-1042"]) is refunds, c.last().evidence_json
+    await c.turn(reply, call("refund_order", amount=40, order_id="A-1042"), say("Refund 40 on A-1042?"))
+    record = json.loads(c.last().evidence_json)
+    assert done == [] and c.last().outcome == "ask", record
+    assert (record["action"]["rule"] == "trace.action.offer_answered") is refunds, record
     if refunds:
-        assert json.loads(c.last().evidence_json)["action"]["rule"] == "trace.action.offer_answered"
+        assert record["verdict"] == "supported", record
+        await c.turn("yes please", call(gate.CONFIRM_TOOL), say("Refunded."))
+        assert done == ["refund 40 A-1042"]
 
 
 @pytest.mark.parametrize(
@@ -4128,12 +4133,13 @@ async def test_answering_what_the_agent_asked_to_do_it_takes_it_up(
 async def test_only_an_undertaking_of_the_action_is_taken_up_by_an_answer(
     alice: tuple[Call, list[str]], undertaking: str, ships: bool
 ) -> None:
-    """The order number given in answer takes up the agent's undertaking to ship it; given in
-    answer to an offer to look it up or to send a link, it asks for no shipping."""
+    """The order number given in answer takes up the agent's undertaking to ship it (the gate asks
+    once); given in answer to an offer to look it up or to send a link, it asks for no shipping."""
     c, done = alice
     await c.says("my order still hasn't gone out", undertaking)
     await c.turn("it's a-1001", call("ship_order", order_id="A-1001"), say("Done."))
-    assert (done == ["shipped A-1001"]) is ships, c.last().evidence_json
+    record = json.loads(c.last().evidence_json)
+    assert done == [] and (record["verdict"] == "supported") is ships, record
 
 
 @pytest.mark.parametrize(

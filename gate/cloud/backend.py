@@ -287,7 +287,11 @@ class CloudEngine:
             [],
             "nothing on file supports this",
             trace=found,
-            rule="evidence.trace" if found.verdict == "supported" and found.trusted else "evidence.missing",
+            rule="evidence.trace"
+            if found.verdict == "supported" and found.trusted
+            else "evidence.untrusted"
+            if found.verdict == "supported"
+            else "evidence.missing",
         )
 
     async def report_execution(

@@ -83,12 +83,17 @@ def decision_of(found: Trace, memories: Sequence[EvidenceMemory] = ()) -> Servic
         pending = [
             replace(m, role="pending", note="supports these arguments, not yet trusted") for m in support
         ]
+        reason = (
+            "the caller's words support this, from memory not yet trusted"
+            if pending
+            else "the caller's words in this call support this; their yes to the question confirms it"
+        )
         return ServiceDecision(
             "",
             "ask",
             pending,
             [m.id for m in pending if not m.trusted],
-            "the caller's words support this, from memory not yet trusted",
+            reason,
             trace=found,
             rule="evidence.untrusted",
         )

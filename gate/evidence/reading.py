@@ -944,6 +944,26 @@ _FINE = re.compile(
     r"fantastic|wonderful|working|in one piece|no problem)\b(?! to| for| by| with)",
     re.IGNORECASE,
 )
+
+
+def _thing_is_fine(part: str, request: TraceRequest) -> bool:
+    """Whether the clause says the action's own thing is fine as it is ("my card is fine", "the
+    boiler's working again"), naming no value, for an action that does something to a thing the
+    caller has (blocks, ends, changes, refunds it): nothing asked of it. For one that makes a new
+    thing, "a table at 8 is fine" takes what was offered."""
+    return (
+        action_class(request) not in (None, "create")
+        and says_fine(part)
+        and shares_word(part, query_thing(request))
+        and not _names_bound(part, request)
+    )
+
+
+def says_fine(text: str) -> bool:
+    """Whether the text says something is fine as it is ("my card is fine", "it's working")."""
+    return _FINE.search(text) is not None
+
+
 # What joins one phrase to another: a value before it is not in the phrase said after it.
 _JOINED = re.compile(r"\b(?:and|but|or|plus|then)\b|[,;:]")
 _UNIVERSAL = re.compile(r"\b(?:all|every|any|everything|anything|each|whole)\b", re.IGNORECASE)
@@ -2170,7 +2190,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
     )
     names = (plainly and not (ours and all(c.loose for c in ours))) or (
         statement.origin == "call"
-        and any(not c.loose for c in told)
+        and any(not c.loose and not _thing_is_fine(text[c.start : c.end], request) for c in told)
         and not other_action
         # in a call, a value said to be something ("ACC-1234 should be 200 dollars in credit")
         # or said to suit ("saturday at 8pm is fine for us to meet") names no action; "this

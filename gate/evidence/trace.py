@@ -316,6 +316,26 @@ def _offers_action(r: rd.Reading, reply: rd.Reading, request: TraceRequest) -> b
     )
 
 
+def _raised_by_caller(readings: Sequence[rd.Reading], i: int) -> bool:
+    """Whether the caller's last turn before the agent's at ``i`` raised a matter the agent may act
+    on: a need or a trouble told ("my parcel never turned up"), a request of this action, or a
+    question that asks for it ("do you have room tonight?"); not one asking to know a fact ("what
+    does the gold plan include?"), one asking for another action ("i just want to check my
+    balance"), a no or a take-back. The agent's undertaking then answers the caller, not its
+    own idea."""
+    last = next(
+        (x for x in reversed(readings[:i]) if x.statement.speaker == "caller" and not x.statement.part), None
+    )
+    if last is None or last.other_action or rd.says_fine(last.statement.text):
+        return False  # "my card is fine, i just want to check my balance"
+    text = last.statement.text
+    if last.stance in ("value", "other"):
+        return True
+    if last.stance == "request":
+        return last.names_action
+    return last.stance == "question" and not asks_to_know(text)
+
+
 def _other_ident_offered(r: rd.Reading, request: TraceRequest) -> bool:
     """Whether the agent's statement names another identifier of a kind the request binds, and
     not the request's own: "Cancel B-7782?" offers the action on another order, and a yes to it
@@ -354,11 +374,20 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
                     r, "trace.action.offer", accepted=reply, note="the agent offered it, the caller agreed"
                 )
                 asked_at = readings.index(reply)
-            elif reply is not None and _offer_answered(r, reply, request):
+            elif (
+                reply is not None
+                and found.status not in ("denied", "withdrawn")
+                and _raised_by_caller(readings, i)
+                and _offer_answered(r, reply, request)
+            ):
                 # "I can move it. Which day suits you?" ... "monday would be better": the caller
-                # gave what the agent asked for to do it, and nothing else.
-                note = "the agent undertook it and asked for its value, the caller gave it"
-                found = _requested(r, "trace.action.offer_answered", accepted=reply, note=note)
+                # gave what the agent asked for to do it, and nothing else. An answer is no yes
+                # (it may only name the thing the agent asked about): it supports asking the
+                # caller once, never acting on its own.
+                note = "the agent undertook it and asked a value, the caller gave it; their yes confirms it"
+                found = dataclasses.replace(
+                    _requested(r, "trace.action.offer_answered", accepted=reply, note=note), trusted=False
+                )
                 asked_at = readings.index(reply)
             elif (
                 reply is not None
