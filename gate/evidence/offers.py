@@ -3,16 +3,20 @@
 "My parcel never came." / "I can arrange a redelivery. What day works best?" / "thursday": the
 caller never says "redeliver", yet a person hearing the call knows they took the agent up on it.
 An answer that gives exactly the value asked for, and nothing else, takes the undertaking up
-(``trace.action.offer_answered``); anything more ("s5521, but i'd rather have my money back",
-"maybe tomorrow, let me check first", another value of the kind) takes nothing up and leaves the
-action to the caller's own words.
+(``trace.action.offer_answered``), as evidence to ask the caller on and never to act on alone: an
+answer is no yes, and may only name what the agent asked about (the trace marks it untrusted,
+and the caller's yes to the gate's question confirms it); anything more ("s5521, but i'd rather
+have my money back", "maybe tomorrow, let me check first", another value of the kind) takes
+nothing up and leaves the action to the caller's own words.
 
 The undertaking must name the action: its own verb, a verb of its family, or a verb of its class
 said of its thing or of "it" when the agent's words are close to it in meaning. "I can look into
 the charge" or "I can check availability" undertakes another thing (a verb known to name another
 action), and an answer to it asks for nothing. The agent's turn must end with its question for a
-value; an undertaking with a closing question of yes or no ("Shall I book it?") is the plain offer
-(``trace.action.offer``), which a yes takes up.
+value, or open with the action as its purpose ("To reschedule your delivery, which day works
+best?"); an undertaking with a closing question of yes or no ("Shall I book it?") is the plain
+offer (``trace.action.offer``), which a yes takes up. Whether the caller raised the matter first
+is the trace's to judge (:mod:`gate.evidence.trace`).
 
 Pure functions of the texts and their readings; nothing here raises on odd text.
 """
