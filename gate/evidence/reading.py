@@ -1108,7 +1108,11 @@ def _clause(
     ):
         return _Clause(start, end, "request")  # "i no longer want the movies bundle"
     masked = _without_values(part, request)
-    if [m for m in _LATER.finditer(masked) if _puts_off_to(_later_phrase(masked, m), request)]:
+    if [
+        m
+        for m in _LATER.finditer(masked)
+        if _puts_off_to(_later_phrase(masked, m), request) and not _happened_after(masked, m)
+    ]:
         return _Clause(start, end, "later")
     if _someone_else(part, request):
         return _Clause(start, end, "someone_else")
@@ -1857,8 +1861,32 @@ def puts_later(text: str, request: TraceRequest | None = None) -> bool:
     if _PUT_LATER.search(text) is not None:
         return True
     return any(
-        request is None or _puts_off_to(_later_phrase(text, m), request) for m in _LATER.finditer(text)
+        (request is None or _puts_off_to(_later_phrase(text, m), request)) and not _happened_after(text, m)
+        for m in _LATER.finditer(text)
     )
+
+
+# A verb in the past said right before "after a week" ("it broke after a week", "the parcel
+# arrived after three weeks").
+_DONE_THEN = re.compile(
+    r"\b([a-z]+ed|broke|came|went|fell|froze|tore|wore|quit|split|began|got|ran|stood|left|gave|took)"
+    r"(?:\s+(?:up|down|out|off|working|again|apart))?\s*$",
+    re.IGNORECASE,
+)
+# ... unless it is the participle of a wish ("i'd like it delivered", "have it sent", "to be paid").
+_WISHED_DONE = re.compile(
+    r"\b(?:like|want|need|have|get|got|be|been|being)\s+(?:it|them|this|that|him|her)?\s*$", re.IGNORECASE
+)
+
+
+def _happened_after(text: str, later: re.Match[str]) -> bool:
+    """Whether "after a week" says when something happened ("the blender broke after a week"),
+    not when something is to be done: said right after a verb in the past."""
+    if not later.group(0).casefold().startswith("after"):
+        return False
+    before = text[: later.start()]
+    done = _DONE_THEN.search(before)
+    return done is not None and _WISHED_DONE.search(before[: done.start()]) is None
 
 
 def _later_phrase(text: str, later: re.Match[str]) -> str:
