@@ -1299,6 +1299,8 @@ _DEGREE_IN_WISH = re.compile(
     r"\b(i|we|i'?d|we'?d|i would|we would)\s+(?:just|really|only|simply|actually|do|honestly|truly)\s+"
     r"(want|need|wanna|like|love|prefer)\b"
 )
+# The English verbs of looking for things (gate.evidence.words.SEEKING, which this module cannot
+# import without a cycle), and "see".
 _SEARCH_VERBS = frozenset({"find", "search", "look", "locate", "browse", "recommend", "suggest", "see"})
 _NOT_VERB = frozenset(
     {
@@ -1322,9 +1324,10 @@ def requested_verb(text: str) -> str | None:
     # degree in it asks with the verb after it, as the plain wish does; a search ("now i just need
     # to find a bus") is read as before, by the wish alone, as what the rest of the call is for.
     plain = _DEGREE_IN_WISH.sub(lambda m: f"{m.group(1)} {m.group(2)}", t)
-    said = _ASK_VERB.search(plain)
-    if said is not None and next(g for g in said.groups() if g).split()[0] not in _SEARCH_VERBS:
-        t = plain
+    if plain != t:
+        said = _ASK_VERB.search(plain)
+        if said is not None and next(g for g in said.groups() if g).split()[0] not in _SEARCH_VERBS:
+            t = plain
     found = _ASK_VERB.search(t)
     if found is not None:
         verb = next(g for g in found.groups() if g)

@@ -115,9 +115,7 @@ def _purpose_is_action(sentence: str, request: TraceRequest) -> bool:
     if not wanted or found is None:
         return False
     verb = rd.said_action_verb(sentence.casefold(), found.group("verb"))
-    return not rd.known_other(verb, wanted) and (
-        rd.shares_word(verb, wanted[:1]) or rd.same_family(verb, wanted)
-    )
+    return not rd.known_other(verb, wanted) and rd.same_family(verb, wanted)
 
 
 # Verbs that have a thing done ("get it shipped", "have it moved").
@@ -136,7 +134,7 @@ def _names_action(sentence: str, request: TraceRequest, about: float) -> bool:
         verb = rd.said_action_verb(lowered, m.group("verb"))
         if rd.known_other(verb, wanted) or _HELD_BACK.search(lowered, m.end()):
             continue
-        if rd.shares_word(verb, wanted[:1]) or rd.same_family(verb, wanted):
+        if rd.same_family(verb, wanted):
             return True
         # "let me get that shipped", "i'll have it moved": the action's verb done to its object
         if verb.split()[0] in _CAUSING and rd.shares_word(

@@ -909,12 +909,7 @@ def _denial_in(part: str, request: TraceRequest) -> tuple[bool, frozenset[str]]:
         return False, frozenset()
     earliest: set[str] = set()
     # the verb said of the value: "r102 doesn't fit" is a no of fitting, said of r102
-    bare = list(part)
-    for a in request.arguments:
-        if a.kind not in ("bool", "other"):
-            for start, end in forms.value_spans(part, a, request):
-                bare[start:end] = " " * (end - start)
-    verb_said = next((w for w in content_words("".join(bare)) if w not in _DENIAL_SKIP), "")
+    verb_said = next((w for w in content_words(_without_values(part, request)) if w not in _DENIAL_SKIP), "")
     if (first in _FITTING or verb_said in _FITTING) and not own_verb:
         # "r202 doesn't fit", "card 4432 isn't working": said of a thing an identifier names, the
         # no says the thing is at fault; no identifier is a choice that could fail to suit.
@@ -1257,7 +1252,7 @@ def _in_its_place(part: str, request: TraceRequest) -> bool:
         if verb.endswith("ing") and len(verb) > 5:
             stem = verb[:-3]  # "moving" is "move", "cancelling" "cancel", "shipping" "ship"
             forms_ |= {stem, stem + "e", stem[:-1] if stem[-1:] == stem[-2:-1] else stem}
-        if any(shares_word(f, wanted[:1]) or _same_family(f, wanted) for f in forms_):
+        if any(_same_family(f, wanted) for f in forms_):
             return True
     return False
 
@@ -2381,11 +2376,7 @@ def _states_new_value(
         and carried
         and action_class(request) == "change"
         and not _TOLD_AS_PAST.search(text)
-        and all(
-            any(x.same and x.fits for x in values.get(a.name, ()))
-            and _distinctive({a.name: values[a.name]}, request, text)
-            for a in request.bound
-        )
+        and all(_distinctive({a.name: values.get(a.name, ())}, request, text) for a in request.bound)
     )
 
 

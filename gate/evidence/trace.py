@@ -530,7 +530,7 @@ def _agent_asked_other(readings: Sequence[rd.Reading], i: int, request: TraceReq
     """Whether the agent's turn just before ``i`` asked a question of something else than this
     action ("would you like to add travel insurance?"), not offering it ("shall I book it?"):
     what the caller's next words point at is that."""
-    before = next((r for r in reversed(readings[:i]) if not r.statement.part), None)
+    before = _turn_before(readings, i)
     if before is None or before.stance != "agent":
         return False
     text = before.statement.text
@@ -561,13 +561,20 @@ def _closing_answered(readings: Sequence[rd.Reading], i: int, request: TraceRequ
     r = readings[i]
     if rd.shares_word(r.statement.text, rd.action_words(request)) or _mentions_bound(r):
         return False
-    before = next((x for x in reversed(readings[:i]) if not x.statement.part), None)
+    before = _turn_before(readings, i)
     if before is None or before.stance != "agent" or _INSTEAD.search(before.statement.text):
         return False  # "Would you like to collect it from our store instead?": its answer decides
     if _agent_asked_other(readings, i, request):
         return True  # "Would you like to add gift wrapping?" ... "no thanks"
-    sentences = [t for t in re.split(r"(?<=[.!?])\s+", before.statement.text.strip()) if t]
-    return bool(sentences) and _ANYTHING_ELSE.search(sentences[-1]) is not None and "?" in sentences[-1]
+    text = before.statement.text
+    spans = _sentences(text)
+    last = text[spans[-1][0] : spans[-1][1]] if spans else ""
+    return _ANYTHING_ELSE.search(last) is not None and "?" in last
+
+
+def _turn_before(readings: Sequence[rd.Reading], i: int) -> rd.Reading | None:
+    """The whole turn said just before statement ``i`` (a turn's sentences aside)."""
+    return next((r for r in reversed(readings[:i]) if not r.statement.part), None)
 
 
 def _right_after(readings: Sequence[rd.Reading], asked: int, i: int) -> bool:
