@@ -29,7 +29,7 @@ from typing import Any
 import yaml
 
 from gate.evidence import Meaning, Statement, from_match
-from gate.evidence.reading import texts_for
+from gate.evidence.reading import pointer_texts, texts_for
 from gate.memory.embedder import MiniLMEmbedder
 
 # The module, not the function ``gate.evidence.trace`` that shadows its name on the package.
@@ -62,7 +62,8 @@ async def measure(path: Path, meaning: Meaning) -> dict[str, Any]:
             Statement(words, "caller", _CALL_STARTS + 10 * i, "call", turn=2 * i)
             for i, words in enumerate(case["memories"])
         ]
-        prepared = await meaning.prepare(texts_for(request, turns))
+        # what a backend prepares for a call's turns: their texts and each pair a pointer joins
+        prepared = await meaning.prepare([*texts_for(request, turns), *pointer_texts(request, turns)])
         supported = _trace.trace(request, turns, prepared).verdict == "supported"
         if case["expect"] == "support":
             supports += 1

@@ -249,6 +249,10 @@ _CONTRAST = re.compile(
     r"en lugar de|en vez de|excepto|menos|au lieu de|sauf|plutôt que|statt|anstatt|außer|ausser)\b",
     re.IGNORECASE,
 )
+# Where the clause a contrast said first leads into begins ("instead of thursday | can it ...").
+_MAIN_AFTER_CONTRAST = re.compile(
+    r"\b(?:can|could|would|will|shall|should|may|might|please|i|we|you|let'?s|just)\b", re.IGNORECASE
+)
 # "move it from thursday to friday": what comes after "from" is what changes away.
 _FROM_TO = re.compile(r"\bfrom\b(.{1,60}?)\bto\b", re.IGNORECASE)
 _CHANGE_VERB = re.compile(
@@ -364,7 +368,13 @@ def _scope(clause: str, lang: str | None, moves: bool = True) -> tuple[str, str]
         return before, after
     contrast = _CONTRAST.search(clause)
     if contrast is not None:
-        return clause[: contrast.start()], clause[contrast.end() :]
+        after = clause[contrast.end() :]
+        main = _MAIN_AFTER_CONTRAST.search(after) if not clause[: contrast.start()].strip() else None
+        if main is not None:
+            # "instead of thursday can it come on friday": said first, it puts aside only what
+            # comes before the clause it leads into
+            return clause[: contrast.start()] + " " + after[main.start() :], after[: main.start()]
+        return clause[: contrast.start()], after
     moved = _FROM_TO.search(clause) if moves else None
     if moved is not None and _CHANGE_VERB.search(clause):
         return clause[: moved.start()] + " " + clause[moved.end() :], moved.group(1)
@@ -603,6 +613,16 @@ _IMPERATIVE = re.compile(
     r"buche|storniere|kündige|zahle|schicke|liefere|ändere)(?![\w'-])",
     re.IGNORECASE,
 )
+
+
+def only_command_verb(words: str) -> bool:
+    """Whether ``words`` are nothing but the verb a request opens with ("give", "please send"):
+    what follows them is the verb's object, not a word of it."""
+    said = _norm(words).strip().casefold()
+    found = _IMPERATIVE.match(said)
+    return found is not None and found.end() == len(said)
+
+
 # "order a-1042 arrived on time" opens with a noun, not a request: a finite verb follows soon.
 _NARRATIVE = re.compile(
     r"^\W*((?:\S+\s+){0,2}?)(is|was|were|are|has|had|have|got|came|went|arrived|broke|worked|"
@@ -684,11 +704,15 @@ _WISH_WITH_OTHERS = re.compile(
     r"(?:(?:really|just|would|'d)\s+)?(?:want|wanna|need|like|love|fancy)\b",
     re.IGNORECASE,
 )
-# What a clause that opens with a command says right after its verb: whom for, or what.
+# What a clause that opens with a command says right after its verb: whom for, or what. A
+# number in digits counts as in words when a word of what it counts follows ("grab 3 seats",
+# "chuck 60 bucks"), not a label's number said alone or with a courtesy ("flight 209 please").
 _OBJECT_AFTER = (
     r"(?:(?:me|us|my|our|the|this|that|these|those|it|them|a|an|some|all|both|"
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty|"
-    r"sixty|seventy|eighty|ninety|hundred|thousand)\b|[$£€])"
+    r"sixty|seventy|eighty|ninety|hundred|thousand)\b|[$£€]|"
+    r"\d+(?:[.,]\d+)?\s+(?!(?:please|thanks|thank|and|or|to|from|at|on|in|for|by|with|is|was|then|now|"
+    r"today|tonight|tomorrow|am|pm|o'?clock|a\.m|p\.m)\b)[a-z])"
 )
 # Words a clause opens with that are not a command's verb.
 _NOT_A_COMMAND = frozenset(
@@ -737,8 +761,8 @@ def command_verb(text: str) -> str | None:
         if _RETRACT.search(clause) or _WITHDRAW.search(clause):
             continue
         found = _EN_COMMAND.search(clause)
-        if found is None:
-            continue
+        if found is None or _foreign_command(clause):
+            continue  # "virez 75 dollars ...": a command in another language, no English verb
         verb = found.group(1).casefold()
         if (
             verb not in _NOT_A_COMMAND
@@ -788,9 +812,68 @@ def opens_command(text: str) -> bool:
                 and not _narrates(clause[found.end(1) :])
             ):
                 return True
-        if _ES_COMMAND.search(clause) or _FR_COMMAND.search(clause) or _DE_COMMAND.search(clause):
+        if _foreign_command(clause):
             return True
     return False
+
+
+def _foreign_command(clause: str) -> bool:
+    """Whether the clause opens with a command in Spanish, French or German."""
+    return bool(
+        _ES_COMMAND.search(clause)
+        or _FR_COMMAND.search(clause)
+        or _DE_COMMAND.search(clause)
+        or _plain_command(clause)
+    )
+
+
+def _plain_command(clause: str) -> bool:
+    """Whether ``clause`` opens with an action verb in a plain command form of a language whose
+    data gives one ("bloquea la tarjeta", "paguen el recibo", "reservad una mesa"): the stem of
+    one of its verbs with an imperative ending, then the word an object opens with (which tells
+    it from a word of another language that looks the same: "quite a lot"), or a number after a
+    verb written with its accent ("envía 40 a carlos")."""
+    from gate.lang.text import fold  # the language data's own folding (accents dropped)
+
+    words = re.findall(r"[^\W_]+", clause.casefold())
+    for skip in (0, 2):  # "por favor, paguen el recibo"
+        if len(words) < skip + 2:
+            break
+        said, after = words[skip], fold(words[skip + 1])
+        verb = fold(said)
+        for stems, endings, objects in _plain_command_forms():
+            # a number after it only where the verb's accent says its language ("envía 40")
+            if (
+                (after in objects or (after.isdigit() and said != verb))
+                and any(
+                    verb.startswith(stem)
+                    and verb[len(stem) :] in endings
+                    # the ending as said, unaccented: "envía" commands, "reservé" and "pagué" narrate
+                    and said[len(stem) :] == verb[len(stem) :]
+                    for stem in stems
+                )
+            ):
+                return True
+    return False
+
+
+@lru_cache(maxsize=1)
+def _plain_command_forms() -> tuple[tuple[frozenset[str], frozenset[str], frozenset[str]], ...]:
+    """Per language with plain commands: its verbs' stems, the imperative endings, the words an
+    object opens with."""
+    from gate import lang as lang_data  # the language data, loaded once on first use
+
+    out = []
+    for language in lang_data.languages():
+        endings = language.words("imperative_endings")
+        if not endings:
+            continue
+        infinitives = tuple(language.words("infinitive_endings"))
+        verbs = {v for family in language.table("families").values() for v in family}
+        stems = {v[: -len(e)] for v in verbs for e in infinitives if v.endswith(e) and len(v) > len(e) + 2}
+        stems |= set(language.phrases("go_ahead_stems"))
+        out.append((frozenset(stems), frozenset(endings), language.words("command_objects")))
+    return tuple(out)
 
 
 def opens_with(text: str, verb: str) -> bool:

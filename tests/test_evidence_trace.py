@@ -4231,3 +4231,89 @@ async def test_a_second_request_keeps_its_own_values(
         say("Sent."),
     )
     assert (done == [f"sent {amount} to {to_account}"]) is sends, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("words", "acts"),
+    [
+        ("Envía 75 dólares a la cuenta ACC-3099, por favor.", True),
+        ("transfiere los 75 dólares a la cuenta acc-3099", True),
+        ("Transferí 75 dólares a la cuenta ACC-3099 ayer.", False),  # the past narrates
+        ("Envía 75 dólares a la cuenta ACC-3098, por favor.", False),
+    ],
+)
+async def test_a_spanish_command_with_no_pronoun_asks_for_the_action(
+    alice: tuple[Call, list[str]], words: str, acts: bool
+) -> None:
+    """ "envía", "transfiere": a Spanish command is the verb's stem and an imperative ending, with
+    no pronoun on it; the same verb in the past tells what was done."""
+    c, done = alice
+    await c.turn(words, call("transfer_money", amount=75, to_account="ACC-3099"), say("Sent."))
+    assert (done == ["sent 75 to ACC-3099"]) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("words", "to_account", "acts"),
+    [
+        ("chuck 75 bucks over to acc-3099", "ACC-3099", True),
+        ("bung 75 dollars across to account acc-3099 for me", "ACC-3099", True),
+        ("chuck 75 bucks over to acc-3099", "ACC-3098", False),
+    ],
+)
+async def test_a_verb_no_list_names_then_a_number_in_digits_is_a_command(
+    alice: tuple[Call, list[str]], words: str, to_account: str, acts: bool
+) -> None:
+    """A verb first, then a number in digits and what it counts, commands as it does with the
+    number in words ("chuck seventy five bucks")."""
+    c, done = alice
+    await c.turn(words, call("transfer_money", amount=75, to_account=to_account), say("Sent."))
+    assert (done == [f"sent 75 to {to_account}"]) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(("time", "acts"), [("20:00", True), ("19:00", False)])
+async def test_the_value_put_aside_for_another_is_not_asked_for(
+    alice: tuple[Call, list[str]], time: str, acts: bool
+) -> None:
+    """ "at 8pm instead of 7pm": the value after "instead of" is the one put aside."""
+    c, done = alice
+    await c.turn(
+        "book a table for 2 at lotus in danville on march 10 at 8pm instead of 7pm",
+        call("reserve_table", restaurant="Lotus", city="Danville", date="2026-03-10", time=time, party=2),
+        say("Booked."),
+    )
+    assert bool(done) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("words", "acts"),
+    [("give priya 30 dollars from my savings", True), ("give priya jones 30 dollars from my savings", False)],
+)
+async def test_a_name_right_after_the_verb_of_a_request_is_its_object(
+    alice: tuple[Call, list[str]], words: str, acts: bool
+) -> None:
+    """ "give priya 30": the verb a request opens with is no word of the name after it; a longer
+    name is another one."""
+    c, done = alice
+    await c.turn(words, call("pay_person", amount=30, payee="Priya", from_account="savings"), say("Sent."))
+    assert bool(done) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("reply", "asked", "acts"),
+    [
+        ("I see that account on file.", "can you sort that out for me now", True),
+        ("Would you like me to set up a standing order for it?", "can you sort that out for me now", False),
+        ("I see that account on file.", "can you email that to my landlord", False),
+    ],
+)
+async def test_a_pointer_is_read_with_the_callers_turn_before_it(
+    alice: tuple[Call, list[str]], reply: str, asked: str, acts: bool
+) -> None:
+    """ "the rent is 75 dollars and it goes to acc-3099" ... "can you sort that out for me now":
+    the pointer asks to have done what the caller's turn before it told, when the agent only
+    acknowledged it; after an offer of something else, or asking for another thing done with
+    it, it asks for nothing here."""
+    c, done = alice
+    await c.says("the rent is 75 dollars and it goes to account acc-3099", reply)
+    await c.turn(asked, call("transfer_money", amount=75, to_account="ACC-3099"), say("Sent."))
+    assert (done == ["sent 75 to ACC-3099"]) is acts, c.last().evidence_json

@@ -17,6 +17,9 @@ said in the argument's part, each check a named rule:
 ``trace.value.name``      "Gold Plus" is another name than "Gold"
 ``trace.value.head``      "the 8 o'clock show" is the time of something the request is not about
 ``trace.value.moment``    "arriving at 7:15" is not "departing at {time}"
+``trace.value.replaced``  "friday instead of thursday", "friday, not thursday": thursday is the
+                          value put aside
+``trace.value.another``   "a taxi at seven, and another one back at six": six is the second one's
 
 Nothing here raises on odd text.
 """
@@ -353,6 +356,8 @@ def _read_value_spans(
         spans = _spoken_spans(text, spec.norm, lang)
     if not spans and spec.kind == "ident":
         spans = _sized_spans(text, spec, lang)
+    if not spans and spec.kind == "number" and spec.unit == "stay" and spec.norm is not None:
+        spans = _week_spans(text, spec.norm.key, lang)
     if not spans and spec.kind == "weekday":
         spans = _plain_spans(_PLURAL_DAY.sub(r"\1", text), spec.value)
     if spec.kind == "date":
@@ -361,7 +366,64 @@ def _read_value_spans(
             for start, end, dates in date_readings(text, today, lang):
                 if wanted in dates and not any(s <= start < e for s, e in spans):
                     spans.append((start, end))
+    if spec.kind == "number":
+        spans = [s for s in spans if not _pronoun_one(text, *s)]
     return sorted(set(spans))
+
+
+# "a shared one", "the cheaper one", "that one": "one" standing for a thing after a determiner.
+_ONE_AFTER = re.compile(
+    r"\b(?:a|an|the|this|that|which|another|each|any|every|no|either|neither)\s+"
+    # what describes it, never a preposition: "a table for one" counts one
+    r"(?:(?!(?:for|to|of|with|at|in|on|by|from|per|but|just|only)\b)[a-z'-]+\s+){0,2}$",
+    re.IGNORECASE,
+)
+
+
+def _pronoun_one(text: str, start: int, end: int) -> bool:
+    """Whether "one" at ``start:end`` stands for a thing ("How about a shared one?"), not a count:
+    after a determiner and what describes it, with no word of what it counts after it."""
+    return (
+        text[start:end].casefold() in ("one", "ones")
+        and _ONE_AFTER.search(text[:start]) is not None
+        and unit_at(text, end) is None
+    )
+
+
+# A stay said in weeks ("a week", "another week", "two weeks", "a fortnight"), not a rate ("85
+# a week" counts money, and a number said with it is no stay).
+_WEEKS = re.compile(
+    r"\b(?:(?P<one>an?|another|one more|one extra|an extra)\s+)?(?P<unit>weeks?|fortnights?)\b", re.I
+)
+
+
+def _week_spans(text: str, key: str, lang: str | None) -> list[tuple[int, int]]:
+    """Where a stay of ``key`` days or nights is said in weeks: seven a week, fourteen a fortnight."""
+    try:
+        wanted = Decimal(key)
+    except ArithmeticError:
+        return []
+    mentions = find_mentions(text, lang)
+    out = []
+    for m in _WEEKS.finditer(text):
+        size = 14 if m.group("unit").casefold().startswith("fortnight") else 7
+        start = m.start()
+        count: Decimal | None = Decimal(1) if m.group("one") else None
+        if count is None:
+            before = [
+                x for x in mentions if x.value.kind == "number" and text[x.end : m.start()].strip() == ""
+            ]
+            if not before:
+                continue
+            count, start = Decimal(before[-1].value.key), before[-1].start
+        rate = m.group("one") in ("a", "an") and _RATE_BEFORE.search(text[:start]) is not None
+        if count * size == wanted and not rate:
+            out.append((start, m.end()))
+    return out
+
+
+# What makes "a week" a rate: a number or a frequency right before it ("85 a week", "twice a week").
+_RATE_BEFORE = re.compile(r"(?:\d|\b(?:once|twice|times|hours?|pounds|dollars|euros|quid|bucks))\s*$", re.I)
 
 
 _SIZED = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]+)")
@@ -585,7 +647,47 @@ def other_value_spans(
         if any(_overlaps((m.start, m.end), o) for o in own):
             continue
         out.append((m.start, m.end))
+    if spec.kind == "time":
+        out += [
+            s for s in _hour_changes(text, spec, request.lang) if not any(_overlaps(s, o) for o in own + out)
+        ]
     return out
+
+
+# A change said with a bare hour ("make it seven", "change it to 8"): for a time, another time,
+# whichever half of the day.
+_CHANGE_TO = re.compile(
+    r"\b(?:make (?:it|that)|change (?:it|that) to|move (?:it|that) to|switch (?:it|that) to|"
+    r"push (?:it|that) to|bring (?:it|that) forward to)\s+$",
+    re.IGNORECASE,
+)
+
+
+def _hour_changes(text: str, spec: ArgumentSpec, lang: str | None) -> list[tuple[int, int]]:
+    """Where a change to another hour is said with a bare number ("make it seven" for 6am)."""
+    hour = _hour_of(spec.shown)
+    out = []
+    for m in _mentions(text, lang):
+        if m.value.kind != "number" or _CHANGE_TO.search(text[: m.start]) is None:
+            continue
+        if unit_at(text, m.end) is not None or _currency_at(text, m.start, m.end) is not None:
+            continue  # "make it 3 people", "make it 40 dollars": a count or a sum, no hour
+        try:
+            said = int(Decimal(m.value.key))
+        except (ArithmeticError, ValueError):
+            continue
+        if 1 <= said <= 12 and said != hour:
+            out.append((m.start, m.end))
+    return out
+
+
+def _hour_of(shown: str) -> int | None:
+    """The hour of a time on the clock face (1 to 12), or None."""
+    found = re.match(r"\s*(\d{1,2})(?::\d{2})?\s*([ap]\.?m\.?)?", shown.casefold())
+    if found is None:
+        return None
+    hour = int(found.group(1)) % 12
+    return hour or 12
 
 
 @lru_cache(maxsize=4096)
@@ -1172,7 +1274,7 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
         after = after[:1]
     gap_before = text[:start].rstrip()
     for word in before:
-        if _beside(word, cues) or _verb_before(gap_before):
+        if _beside(word, cues) or _verb_before(gap_before) or _opening_verb(text, start):
             continue
         if re.search(r"(?:s['’]|['’]s)$", gap_before):
             continue  # "Matt Simons' Open Up", "Adele's Hello": whose it is, not part of it
@@ -1185,7 +1287,14 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
         return False
     gap_after = after_possessive.lstrip()
     if possessive:
-        return any(w in cues or _family_word(w, cues) for w in after)
+        # "amelia's class outing", "priya's savings" (a value the request gives another argument)
+        valued = {
+            w
+            for a in request.arguments
+            for said in (a.shown, *a.choices)
+            for w in _WORD.findall(str(said).casefold())
+        }
+        return after[0] in valued or any(w in cues or _family_word(w, cues) for w in after)
     longer = _LONGER_NAME_AFTER.match(rest)
     if longer is not None and (
         longer.group(1).casefold() in cues or _family_word(longer.group(1).casefold(), cues)
@@ -1216,6 +1325,13 @@ _ASKS_OR_SUBJECT = re.compile(
     r"(?:^|[\s,;.!?])(?:i|we|you|they|he|she|please|pls|plz|(?:can|could|would|will) you)\s+\S+$",
     re.IGNORECASE,
 )
+
+
+def _opening_verb(text: str, start: int) -> bool:
+    """Whether the only words of the sentence before ``start`` are the verb a request opens with
+    ("give maria fifty dollars"): the name is its object."""
+    opening = max(text.rfind(mark, 0, start) for mark in ".,;:!?") + 1
+    return utterance.only_command_verb(text[opening:start])
 
 
 def _verb_before(before: str) -> bool:
@@ -1566,6 +1682,7 @@ def said_in(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[Said]:
             else x
             for x in out
         ]
+    out = _of_another_one(text, _put_aside(text, out))
     slot = _slot(request.template, spec.name)
     if spec.kind == "number" and (spec.unit == "people" or (slot is not None and slot.unit == "people")):
         counted = people_counts(text)
@@ -1582,6 +1699,61 @@ def said_in(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[Said]:
             if x.same or x.words.casefold() not in ("one", "ones") or unit_at(text, x.end) is not None
         ]
     return sorted(out, key=lambda s: s.start)
+
+
+# Words that put the value after them aside for another ("friday instead of thursday"); "not"
+# does so only after another value of the argument in the same sentence ("friday, not thursday";
+# "not thursday" alone is a no to it, read as one).
+_ASIDE_BEFORE = re.compile(
+    r"\b(?P<words>instead of|rather than|in place of|and not|but not|not)\s+"
+    r"(?:(?:on|at|for|in|by|to|from|the|a|an)\s+){0,2}$",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.!?;]")
+
+
+def _put_aside(text: str, out: list[Said]) -> list[Said]:
+    """``out`` with every value said as the one another takes the place of marked
+    ``trace.value.replaced``: after "instead of", "rather than" or "in place of", or after "not"
+    that follows another value of the argument in the same sentence."""
+    marked = []
+    for x in out:
+        found = _ASIDE_BEFORE.search(text[max(0, x.start - 40) : x.start])
+        if found is not None:
+            plain_not = found.group("words").casefold() in ("not", "and not", "but not")
+            before = text[: x.start - (len(found.group(0)))]
+            if not plain_not or any(
+                y is not x and y.end <= len(before) and _SENTENCE_END.search(text[y.end : x.start]) is None
+                for y in out
+            ):
+                x = dataclasses.replace(x, rule="trace.value.replaced")
+        marked.append(x)
+    return marked
+
+
+# A second one of the thing, asked for after the first in the same sentence ("a taxi at seven,
+# and another one back at six").
+_ANOTHER_ONE = re.compile(
+    r"\b(?:and|plus|also|then|with)\s+(?:another|a second)\s+(?:one|of (?:those|them|these))\b", re.IGNORECASE
+)
+
+
+def _of_another_one(text: str, out: list[Said]) -> list[Said]:
+    """``out`` with every value said for a second one of the thing, after a value of the
+    argument said for the first in the same sentence, marked ``trace.value.another``: it is the
+    second one's, and changes nothing of the first's."""
+    marked = []
+    for x in out:
+        if any(
+            y is not x
+            and y.end <= x.start
+            and _SENTENCE_END.search(text[y.end : x.start]) is None
+            and _ANOTHER_ONE.search(text[y.end : x.start]) is not None
+            for y in out
+        ):
+            x = dataclasses.replace(x, rule="trace.value.another")
+        marked.append(x)
+    return marked
 
 
 _NUMBER_WORDS = {

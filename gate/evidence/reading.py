@@ -38,7 +38,6 @@ asks for it only by its words or meaning, never by its values alone.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import re
 import threading
 from collections import OrderedDict
@@ -53,6 +52,7 @@ from gate.evidence import forms, words
 from gate.evidence.meaning import Similarities
 from gate.evidence.request import ArgumentSpec, TraceRequest
 from gate.evidence.statements import Statement
+from gate.lang.text import fold
 
 _T = TypeVar("_T")
 
@@ -97,6 +97,8 @@ _OBJECT_ENDS = frozenset(
         # words said of the whole request after its object ("cancel it anyway"): no thing
         *("anyway", "anyways", "anyhow", "regardless", "though", "altogether", "already", "thanks"),
         *("rather", "than"),
+        # the same in the other languages callers use ("mi suscripción de netflix")
+        *("de", "del", "du", "des", "von", "vom", "para", "pour", "für", "por", "con", "avec", "mit"),
     }
 )
 _TIMES_OF_DAY = frozenset(
@@ -111,6 +113,10 @@ _NOT_OBJECT = frozenset(
         *("additional", "more", "few", "couple", "kindly", "also", "really", "please", "like", "um", "uh"),
         *("erm", "kinda", "sorta", "maybe", "actually", "literally", "basically", "quickly", "sent", "paid"),
         *("done", "gone", "made", "put", "got", "given", "taken", "set", "sorted", "somewhere", "something"),
+        # Determiners of the other languages callers use ("mi suscripción", "mon abonnement").
+        *("mi", "mis", "tu", "tus", "su", "sus", "el", "la", "los", "las", "un", "una", "mon", "ma"),
+        *("mes", "le", "les", "une", "mein", "meine", "meinen", "meinem", "den", "die", "das", "der"),
+        *("ein", "eine", "einen", "unser", "unsere", "unseren", "notre", "nos", "nuestro", "nuestra"),
         # Words a tool's description uses for "the one the caller picks": no kind of thing.
         *("selected", "chosen", "particular", "specific", "desired", "preferred", "certain", "specified"),
     }
@@ -220,13 +226,21 @@ def foreign_families(text: str) -> list[frozenset[str]]:
     return list(_foreign_families(text.casefold()))
 
 
+def foreign_things(text: str) -> list[frozenset[str]]:
+    """The families of the things in Spanish, French or German ``text`` names, in the order said
+    (:data:`words.FOREIGN_THINGS`)."""
+    return list(_foreign_families(text.casefold(), things=True))
+
+
 @lru_cache(maxsize=8192)
-def _foreign_families(folded: str) -> tuple[frozenset[str], ...]:
+def _foreign_families(folded: str, things: bool = False) -> tuple[frozenset[str], ...]:
     # kept: a trace asks it of every clause and every thing named, several times a decision
-    tokens = re.findall(r"[a-zà-ÿß]+", folded)
+    # accents aside ("cancélala" is "cancelar"'s, as "cancela" is)
+    tokens = [fold(t) for t in re.findall(r"[a-zà-ÿß]+", folded)]
     found: list[tuple[int, frozenset[str]]] = []
-    for english, stems in words.FOREIGN_VERBS:
-        at = [i for i, t in enumerate(tokens) for s in stems if (t == s if len(s) <= 3 else t.startswith(s))]
+    for english, stems in words.FOREIGN_THINGS if things else words.FOREIGN_VERBS:
+        plain = [fold(s) for s in stems]
+        at = [i for i, t in enumerate(tokens) for s in plain if (t == s if len(s) <= 3 else t.startswith(s))]
         if at:
             found.append((min(at), english))
     return tuple(english for _, english in sorted(found, key=lambda x: x[0]))
@@ -239,7 +253,13 @@ def _says_abroad(text: str, wanted: Sequence[str]) -> bool | None:
     if not found or not wanted:
         return None
     first = found[0]
-    return shares_word(" ".join(sorted(first)), list(wanted)) or wanted[0] in first
+    if shares_word(" ".join(sorted(first)), list(wanted)) or wanted[0] in first:
+        return True
+    # "cambiar al plan platinum" for an upgrade: a verb that sets a thing to a value, as the
+    # action's does (a change of any other class stays another action)
+    return words.VERB_CLASSES.get(wanted[0]) == "change" and any(
+        words.VERB_CLASSES.get(w) == "change" for w in first
+    )
 
 
 def _verb_of_the_action(part: str, request: TraceRequest) -> bool:
@@ -297,6 +317,8 @@ def object_after(text: str, at: int) -> list[str]:
             break  # "a table saturday evening": when, not what
         if token in ("you", "they", "he", "she") and named:
             break  # "the song you found": who did something to it, not what it is
+        if token in ("it", "them") and not named:
+            break  # "cancel it outright": the object is a pointer; what follows says how
         if token in _NOT_OBJECT or token in _PARTICLES or token[0].isdigit():
             continue
         if token.endswith("ed") and len(token) > 4 and named:
@@ -648,16 +670,64 @@ def texts_for(request: TraceRequest, statements: Sequence[Statement]) -> list[st
 
 
 def points_back_to(before: Statement, after: Statement) -> bool:
-    """Whether ``after`` is a caller's memory that names what it asks about with a pronoun
-    ("give him twenty from me", "clear it today") and ``before`` the caller's memory said just
-    before it, which the pronoun may point to: the two are read together as well."""
+    """Whether ``after`` is the caller's words that name what they ask about with a pronoun
+    ("give him twenty from me", "clear it today") and ``before`` what the caller said just before
+    (a memory before a memory; in a call, their turn before, see :func:`pointer_pairs`), which
+    the pronoun may point to: the two are read together as well."""
     return (
-        after.origin == "memory"
-        and before.origin == "memory"
+        after.origin == before.origin
         and after.speaker == "caller"
         and before.speaker == "caller"
+        and not after.part
+        and not before.part
         and points_with_pronoun(after.text)
     )
+
+
+# The agent offering, putting something forward or proposing to do something: a reply that does
+# more than acknowledge ("I found 1 leaving at 9am", "There is a table at 8").
+_AGENT_OFFERS = re.compile(
+    r"\b(?:shall i|should i|would you like|do you want|want me to|i'll|i will|let me|how about|"
+    r"what about|i (?:found|have|see|can offer|could offer)|there (?:is|are|'s)|there's|available|"
+    r"option|options|instead|alternatively)\b",
+    re.IGNORECASE,
+)
+
+
+def _only_acknowledges(text: str) -> bool:
+    """Whether the agent's words only acknowledge what the caller said ("Thanks.", "I see that
+    account on file."): short, no question, nothing offered or put forward, no value of any kind
+    (what a search found, "The search returned 1, at 9am", puts something forward)."""
+    return (
+        len(_WORD.findall(text.casefold())) <= 10
+        and "?" not in text
+        and _AGENT_OFFERS.search(text) is None
+        and not re.search(r"\d", text)
+        and not forms.mentions_in(text, None)
+    )
+
+
+def pointer_pairs(statements: Sequence[Statement]) -> list[tuple[int, int]]:
+    """The (earlier, later) positions in ``statements`` that :func:`points_back_to` pairs: two
+    memories one after the other, or two turns of the caller's in a call with at most the
+    agent's one reply between them ("the gas meter shows 7730" ... "Okay." ... "please pop that
+    in for me"), when that reply only acknowledges: one that asks or offers something ("Would you
+    like me to set up a direct debit for it?") may be what the pronoun points at. Sentences read
+    on their own (``part``) are skipped."""
+    out: list[tuple[int, int]] = []
+    for i, after in enumerate(statements):
+        j = i - 1
+        while j >= 0 and statements[j].part:
+            j -= 1
+        if after.origin == "call" and j >= 0 and statements[j].speaker == "agent":
+            if not _only_acknowledges(statements[j].text):
+                continue
+            j -= 1
+            while j >= 0 and statements[j].part:
+                j -= 1
+        if j >= 0 and points_back_to(statements[j], after):
+            out.append((j, i))
+    return out
 
 
 def joined(before: Statement, after: Statement) -> Statement:
@@ -676,8 +746,10 @@ def pointer_texts(
     :func:`gate.evidence.trace.trace`)."""
     kept = None if near is None else {id(s) for s in near}
     out: list[str] = []
-    for before, after in itertools.pairwise(statements):
-        if points_back_to(before, after) and (kept is None or id(after) in kept):
+    for j, i in pointer_pairs(statements):
+        before, after = statements[j], statements[i]
+        # a call's turns always bear on the request (``near`` lists memories)
+        if kept is None or id(after) in kept or after.origin == "call":
             out += _statement_texts(request, joined(before, after).text, True)
     return out
 
@@ -1078,6 +1150,8 @@ def _clause(
                 # the sports bit any more" and "gold's no good to me" give the reason for it,
                 # and say no to nothing ("not the gold one" still does).
                 continue
+            if utterance.opposes(_first_denied(no), action_words(request)[:1]):
+                continue  # "i won't be renewing the plan": a no to the opposite says no to nothing
             action, values = _denial_in(_noun_scope(part, no), request)
             denies_action = denies_action or action
             denied |= values
@@ -1111,7 +1185,17 @@ def _clause(
         return _Clause(start, end, "later")
     if _someone_else(part, request):
         return _Clause(start, end, "someone_else")
-    if utterance.asks_if_possible(part):
+    # "is it possible for d330 to come saturday instead": for a change, asking whether a value
+    # can take another's place asks for it, as a modal question does ("can d330 come saturday
+    # instead"); otherwise it asks whether something would suit
+    possible_change = (
+        (utterance.asks_if_possible(part) or _IS_IT_POSSIBLE.search(part) is not None)
+        and action_class(request) == "change"
+        and _substitutes(part)
+        and _names_bound(part, request)
+        and _TO_LEARN.search(part) is None  # "is it possible to see friday's slots instead"
+    )
+    if utterance.asks_if_possible(part) and not possible_change:
         return _Clause(start, end, "question")  # "would wednesday work for the engineer visit"
     if utterance.asks_for_details(part) and not _names_bound(part, request):
         return _Clause(start, end, "question")  # "can i have more details of it?": to know about it
@@ -1132,7 +1216,7 @@ def _clause(
             not own and utterance.takes_back_after(part, 0)
         ):
             return _Clause(start, end, "put_off")
-    modal = not wish and utterance.asks_with_modal(part)
+    modal = not wish and (utterance.asks_with_modal(part) or possible_change)
     if utterance.is_question(part, lang) and not wish and not modal:
         return _Clause(start, end, "question")
     if not wish and not modal:
@@ -1584,8 +1668,13 @@ def _asks_other(
     if _gives_away(part, request) or _comes_to_take_away(part, request):
         return True
     # The words of a value ("Reservation at The Shuckery" as an event's title) say no verb.
-    if verb is None and _says_abroad(_without_values(part, request), wanted) is False:
-        return True  # "quiero anular ...": a verb of another family, in the caller's language
+    foreign_verb = (
+        verb is not None and lang_data.family_of(verb.split()[0]) is None and bool(foreign_families(verb))
+    )
+    if (verb is None or foreign_verb) and _says_abroad(_without_values(part, request), wanted) is False:
+        # "quiero anular ...", "cancela la tarjeta": a verb of another family, in the caller's
+        # language (the verb found may be that word itself)
+        return True
     return _other_thing(part, request, meaning, strong_only=strong_only)
 
 
@@ -1737,6 +1826,8 @@ def _acts_on_their_own(part: str, request: TraceRequest) -> bool:
     if found is None:
         return False
     verb, rest = found.group("verb").casefold(), found.group("rest")
+    if _same_family(_phrasal(part, verb), action_words(request)):
+        return False  # "drop my package round": with its particle, the action's own verb
     kind = words.VERB_CLASSES.get(verb)
     if kind is not None and kind not in ("create", "keep"):
         owned = _THEIRS.match(rest)
@@ -1969,6 +2060,36 @@ def _moment_said(part: str, request: TraceRequest) -> bool:
     )
 
 
+_COURTESY = re.compile(
+    r"^\W*(?:please|pls|por favor|s'?il vous pla[iî]t|s'?il te pla[iî]t|bitte(?: sch[öo]n)?|thanks|"
+    r"thank you|gracias|merci|danke)\W*$",
+    re.IGNORECASE,
+)
+
+
+def _courtesy_only(part: str) -> bool:
+    """Whether the clause is a word of courtesy and nothing else ("por favor", "please")."""
+    return _COURTESY.match(part) is not None
+
+
+def _opposite_denied(part: str, wanted: Sequence[str], lang: str | None) -> bool:
+    """Whether what opposes the action in ``part`` is what a no says no to, right after it ("i
+    won't be renewing it", "i don't want to keep it"): the same as asking for the action, no
+    opposite of it. ("disregard the thursday change, i'll keep the dates" keeps them.)"""
+    return any(no and utterance.opposes(_first_denied(no), wanted) for _, no in utterance.scopes(part, lang))
+
+
+# A no's own word, after which comes what it says no to.
+_NO_WORD = re.compile(r"\b(?:not|never|no longer|no|\w+n'?t)\b", re.IGNORECASE)
+
+
+def _first_denied(no: str) -> str:
+    """The first three words a no's scope says no to: those right after its no word, if it holds
+    one ("i won't be renewing it": "be renewing it"), else its first three."""
+    found = _NO_WORD.search(no)
+    return " ".join((no[found.end() :] if found else no).split()[:3])
+
+
 def _not_the_other(part: str, request: TraceRequest) -> bool:
     """Whether a clause only says no to another value of the request's kind ("not four")."""
     return (
@@ -1995,8 +2116,12 @@ def _opposite_of_another(
 
 
 def _gives_other(text: str, request: TraceRequest) -> bool:
+    """Whether ``text`` says another value of the request's kind in its part, or one it puts
+    aside ("five, not four": the four is what the change replaces)."""
     return any(
-        x.fits and not x.same for spec in request.arguments for x in forms.said_in(text, spec, request)
+        (x.fits or x.rule == "trace.value.replaced") and not x.same
+        for spec in request.arguments
+        for x in forms.said_in(text, spec, request)
     )
 
 
@@ -2134,6 +2259,8 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
                     utterance.opposes(text[c.start : c.end], wanted[:1])
                     # "stop renewing my plan": ending the opposite of cancelling is cancelling
                     and _ceasing_gerund().search(text[c.start : c.end]) is None
+                    # "i won't be renewing the plan": the opposite said with a no
+                    and not _opposite_denied(text[c.start : c.end], wanted[:1], request.lang)
                     # "i was charged twice for order b221": what happened, the reason to refund
                     and not (c.stance != "request" and _opposite_happened(text[c.start : c.end], wanted[:1]))
                 )
@@ -2147,7 +2274,8 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             and (c.stance == "request" or _names_bound(text[c.start : c.end], request))
         )
     )
-    requests = [c for c in clauses if c.stance == "request"]
+    # "..., por favor": a clause of courtesy alone asks for nothing of its own
+    requests = [c for c in clauses if c.stance == "request" and not _courtesy_only(text[c.start : c.end])]
     ours = [c for c in requests if not c.other]
     kinds = {c.stance for c in clauses}
     whole_question = utterance.is_question(text, request.lang) and not requests
@@ -2880,6 +3008,14 @@ def _other_thing(
         return True
     if _the_other_way(text, request):
         return True
+    # "two seats on the bus to hamilton": had on, in or at a known thing of another kind (not on
+    # what the caller holds, which carries every extra: "the movies extra on my account")
+    if wanted and any(
+        _known_other_thing(m.group(1).casefold(), [*wanted, *_thing_words(request)])
+        and m.group(1).casefold() not in _HOLDERS
+        for m in _HAD_IN.finditer(_without_values(text, request))  # not a word of a value's name
+    ):
+        return True
     if strong_only:
         # In a call, only a thing known to be of another kind: "book a visit" in a call that
         # also rents a car is not the car.
@@ -2888,7 +3024,13 @@ def _other_thing(
         # the arguments' own words too: "transfer some money" moves the amount, whatever the query
         # says it goes to ("transfer {amount} dollars to account {to_account}")
         mine = [*wanted, *_thing_words(request)]
-        if named and _known_other_thing(named[-1], mine):
+        # a word of several kinds ("seats": at a table, on a flight, on a bus) is another thing
+        # only against a thing of a known kind: "3 seats" may be a show's ("buy 3 tickets")
+        if (
+            named
+            and _known_other_thing(named[-1], mine)
+            and (_kinds_of(named[-1]) < 2 or any(_of_a_known_kind(w) for w in wanted))
+        ):
             return True
         # "refund the 40 delivery fee on my gym membership": what it names (a thing no family of
         # the request's knows, or nothing), said to be a known thing's of another kind, is that's.
@@ -2902,10 +3044,19 @@ def _other_thing(
         return False  # the thing is named by a value of the request ("a convertible in nice")
     known = _thing_words(request)
     head, wanted_head = named[-1], wanted[-1]
-    if any(_names_foreign(f, (wanted_head, *known)) for f in foreign_families(" ".join(named))):
+    said = " ".join(named)
+    if any(
+        _names_foreign(f, (wanted_head, *known)) for f in [*foreign_families(said), *foreign_things(said)]
+    ):
         return False  # "una mesa" is a table: the English model cannot say so, the word lists can
     if _kind_named_by_value(text, head, wanted_head, request):
         return False
+    if (
+        head in words.KINDS_OF_ITEM
+        and wanted_head in words.KINDS_OF_ITEM
+        and values & set(_WORD.findall(text.casefold()))
+    ):
+        return False  # "mi suscripción de netflix": a word for what a caller holds, with its name
     head = _as_spelt(head, (wanted_head, *known))
     named = [*named[:-1], head]  # "an appintment": the appointment it misspells
     if (
@@ -2968,6 +3119,17 @@ def _kind_named_by_value(text: str, head: str, wanted_head: str, request: TraceR
             if re.match(rf"[\s-]+{re.escape(head)}\b", lowered[end:]):
                 return True
     return False
+
+
+def _of_a_known_kind(word: str) -> bool:
+    """Whether a family of :data:`words.FAMILIES` holds ``word`` (or the word it is the plural of)."""
+    return _kinds_of(word) > 0
+
+
+def _kinds_of(word: str) -> int:
+    """How many families of :data:`words.FAMILIES` hold ``word`` (or the word it is the plural of)."""
+    single = word[:-1] if word.endswith("s") and len(word) > 3 else word
+    return sum(1 for f in words.FAMILIES if word in f or single in f)
 
 
 def _known_other_thing(head: str, wanted: Sequence[str]) -> bool:
@@ -3110,6 +3272,25 @@ def _owned_by_other_kind(text: str, request: TraceRequest, wanted: Sequence[str]
     )
 
 
+# What a caller holds, on which any extra is had ("on my account", "in my package").
+_HOLDERS = words.KINDS_OF_ITEM | {"account", "accounts", "card", "policy", "contract"}
+# A question of whether something can be done ("is it possible for d330 to come saturday"), not
+# whether something was ("is it possible kt4 was moved").
+_IS_IT_POSSIBLE = re.compile(
+    r"^\W*(?:is|would|will)\s+(?:it|that|this)\s+(?:be\s+)?possible\s+(?:for\s+\S+(?:\s+\S+)?\s+)?to\b",
+    re.IGNORECASE,
+)
+# A verb of learning or looking, what a question of what is possible may ask to do instead.
+_TO_LEARN = re.compile(
+    r"\b(?:see|check|look|know|find|hear|view|search|browse|compare|ask)\b|"
+    + "|".join(rf"\b{re.escape(w)}\b" for w in sorted(words.SEEKING)),
+    re.IGNORECASE,
+)
+# Where a thing is had: on, in or at another thing ("seats on the bus", "seats at the restaurant").
+_HAD_IN = re.compile(
+    r"\b(?:on|in|at|aboard|onto)\s+(?:the|a|an|my|our|this|that)\s+([a-zà-ÿ]+)", re.IGNORECASE
+)
+
 # Words that add a thing, against words that replace one: "an additional bin" is no replacement.
 _ADDING = frozenset({"additional", "extra", "second", "another", "spare", "more"})
 _REPLACING = frozenset({"replacement", "replacing", "substitute"})
@@ -3133,6 +3314,8 @@ def _other_qualifier(text: str, request: TraceRequest, meaning: Similarities | N
         word = m.group(1)
         if word in qualifiers or word in _STOP or word in words.BESIDE_NAME or word in _NOT_OBJECT:
             continue
+        if word in _DOERS:
+            continue  # "can someone visit me at home": who does it, said before the verb
         if shares_word(word, qualifiers) or word.endswith(("'s", "s'")):
             continue
         if word in _KIND_WORDS or any(word == c.casefold() for a in request.arguments for c in a.choices):
@@ -3143,6 +3326,9 @@ def _other_qualifier(text: str, request: TraceRequest, meaning: Similarities | N
         return True
     return False
 
+
+# Somebody not named, who does the thing ("can someone visit"): a subject, never a kind of it.
+_DOERS = frozenset({"someone", "somebody", "anyone", "anybody", "everyone", "everybody", "nobody"})
 
 # One-word kinds a booking offers (sizes, classes of car or seat): said before the thing's head
 # word, they pick a kind of it ("a small car" for a rental car), not another thing.

@@ -138,12 +138,12 @@ def _pointers_read(
     unprepared, it is similar to nothing and only a pointing-back request counts.
     """
     out = list(readings)
-    for i in range(1, len(out)):
-        r, before = out[i], out[i - 1]
+    for j, i in rd.pointer_pairs([r.statement for r in readings]):
+        r, before = out[i], out[j]
         if r.stance != "request" or r.names_action or r.other_action:
             continue
-        if not rd.points_back_to(before.statement, r.statement):
-            continue
+        if any(r.said(a.name) for a in request.arguments if a.kind in ("ident", "text")):
+            continue  # "r102 doesn't fit, i'd like to send it back": it is the thing it names
         both = read(rd.joined(before.statement, r.statement), request, meaning)
         # Read as one by meaning, the pair names the action only where the earlier memory said
         # what and asked nothing itself ("the builders sent bill INV-5150 through" ... "sort it

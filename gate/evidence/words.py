@@ -167,6 +167,7 @@ _LEGACY_BESIDE = frozenset(
         # a verb's particle said after whom it is for ("pay jo back", "send dad round")
         *("back", "round", "around", "along", "away"),
         *("those", "they", "he", "she", "us", "them", "him", "her", "his", "their", "its", "mine"),
+        *("my", "our", "your", "yours", "ours"),
         *("has", "have", "had", "do", "does", "did", "will", "would", "can", "could", "should", "must"),
         *("shall", "may", "might", "be", "been", "being", "were", "am", "what", "where", "how", "why"),
         *("no", "nor", "yet", "still", "even", "only", "else", "matter", "either", "neither", "both"),
@@ -176,6 +177,7 @@ _LEGACY_BESIDE = frozenset(
         *("active", "inactive", "open", "running", "going", "enabled", "working", "alone", "unchanged"),
         # Order and quantity, which say which one, not what kind ("a second visit").
         *("first", "second", "third", "another", "next", "other", "extra", "additional", "further"),
+        *("more", "less", "fewer", "some", "much", "enough"),
         *("same", "usual", "regular", "normal", "quick", "short", "follow", "later", "earlier", "last"),
         # Determiners and possessives of the other languages callers use.
         *("mein", "meine", "meinen", "meinem", "meiner", "den", "die", "das", "der", "dem", "ein"),
@@ -410,6 +412,20 @@ PARTNERS = frozenset(
     }
 )
 
+# Things callers name in Spanish, French and German, as :data:`FOREIGN_VERBS` gives them (stems
+# matched at a word's start, three letters or fewer as whole words): read only for what a request
+# asks the action on ("envía 75 dólares a la cuenta ...": the account), never as its verb.
+FOREIGN_THINGS: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = tuple(
+    (frozenset(english.split("|")), tuple(stems.split("|")))
+    for english, stems in (
+        ("account|bank account", "cuenta|compte|konto"),
+        ("card|bank card", "tarjeta|carte|karte"),
+        ("subscription|plan|membership", "suscripci|subscripci|abonnement|abo"),
+        ("invoice|bill", "factura|facture|rechnung|recibo"),
+        ("order", "pedido|commande|bestellung"),
+    )
+)
+
 # Words callers use for the same action or the same thing in customer-service speech.
 FAMILIES: tuple[frozenset[str], ...] = tuple(
     frozenset(group.split("|"))
@@ -420,16 +436,19 @@ FAMILIES: tuple[frozenset[str], ...] = tuple(
         "refund|money back|reimburse|repay|refunded|credit back|my money|give me back|give me my",
         "return|send back|sending back|bring back|give back|take back",
         "pay|settle|payment|transfer|send|wire|move money|deposit",
-        "deliver|delivery|deliveries|drop off|drop it|bring|ship|shipping|parcel|receive|courier|"
-        "leave|send|post",
+        "deliver|delivery|deliveries|drop off|drop it|drop round|drop by|bring round|bring|ship|shipping|"
+        "parcel|receive|courier|leave|send|post",
+        # A package is also what a plan is sold as: the thing delivered, in a family of its own.
+        "parcel|parcels|package|packages|packet|delivery|box|boxes",
         "visit|come out|come round|come over|come by|call out|callout|technician|engineer|appointment",
         "home|house|flat|apartment|my place",
         "book|reserve|schedule|booking|reservation|appointment|slot|sign up|sign me up|enrol|enroll|register|"
-        "join|get in|fit me in|put me down|see the",
+        "join|get in|fit me in|put me down|see the|come in|pop in",
         # A seat is had at a table, on a flight or on a bus: in each of their families.
         "table|restaurant|dinner|lunch|breakfast|brunch|seat|seats",
         "flight|fly|flying|plane|airline|trip|seat|seats",
         "bus|seat|seats|trip|journey",
+        "train|trains|rail|railway",
         "hotel|room|stay|check in|check-in|accommodation|reservation",
         "move|change|switch|reschedule|push|shift|update|swap|put|redirect|forward|send",
         "address|live|living|moved|moving|residence",
@@ -442,7 +461,9 @@ FAMILIES: tuple[frozenset[str], ...] = tuple(
         "car|vehicle|wheels|hire car|rental|van",
         "phone|mobile|line|sim",
         "mail|post|letters|correspondence",
-        "tour|trip|excursion|outing|visit",
+        "tour|trip|excursion|outing|visit|walk|walking tour",
+        "bag|bags|suitcase|suitcases|luggage|holdall",
+        "bin|bins|wheelie|wheelies|wheelie bin|tonne|poubelle|cubo",
         "taxi|cab|car|ride|minicab|lift",
     )
 )
@@ -466,6 +487,9 @@ KINDS_OF_ITEM = frozenset(
     {
         *("plan", "subscription", "membership", "package", "pack", "tariff", "bundle", "tier", "deal"),
         *("service", "add-on", "addon", "extra", "bolt-on", "option", "one", "thing", "bit", "product"),
+        # the same words in the other languages callers use ("Starter-Tarif", "forfait gold")
+        *("tarif", "tarifa", "paket", "abo", "abonnement", "vertrag", "forfait", "paquete", "contrato"),
+        *("suscripción", "suscripcion", "mitgliedschaft", "membresía", "membresia", "adhésion"),
     }
 )
 
