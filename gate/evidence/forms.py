@@ -665,7 +665,7 @@ _CHANGE_TO = re.compile(
 
 def _hour_changes(text: str, spec: ArgumentSpec, lang: str | None) -> list[tuple[int, int]]:
     """Where a change to another hour is said with a bare number ("make it seven" for 6am)."""
-    hour = _hour_of(spec.shown)
+    hour = _hour_of(spec.norm.key) if spec.norm is not None else None
     out = []
     for m in _mentions(text, lang):
         if m.value.kind != "number" or _CHANGE_TO.search(text[: m.start]) is None:
@@ -681,13 +681,12 @@ def _hour_changes(text: str, spec: ArgumentSpec, lang: str | None) -> list[tuple
     return out
 
 
-def _hour_of(shown: str) -> int | None:
-    """The hour of a time on the clock face (1 to 12), or None."""
-    found = re.match(r"\s*(\d{1,2})(?::\d{2})?\s*([ap]\.?m\.?)?", shown.casefold())
+def _hour_of(key: str) -> int | None:
+    """The hour on the clock face (1 to 12) of a time's key ("18:30" is 6), or None."""
+    found = re.match(r"(\d{1,2}):", key)
     if found is None:
         return None
-    hour = int(found.group(1)) % 12
-    return hour or 12
+    return int(found.group(1)) % 12 or 12
 
 
 @lru_cache(maxsize=4096)

@@ -226,6 +226,13 @@ def foreign_families(text: str) -> list[frozenset[str]]:
     return list(_foreign_families(text.casefold()))
 
 
+@lru_cache(maxsize=2)
+def _folded_stems(things: bool) -> tuple[tuple[frozenset[str], tuple[str, ...]], ...]:
+    """:data:`words.FOREIGN_THINGS` or :data:`words.FOREIGN_VERBS`, their stems folded once."""
+    table = words.FOREIGN_THINGS if things else words.FOREIGN_VERBS
+    return tuple((english, tuple(fold(s) for s in stems)) for english, stems in table)
+
+
 def foreign_things(text: str) -> list[frozenset[str]]:
     """The families of the things in Spanish, French or German ``text`` names, in the order said
     (:data:`words.FOREIGN_THINGS`)."""
@@ -238,8 +245,7 @@ def _foreign_families(folded: str, things: bool = False) -> tuple[frozenset[str]
     # accents aside ("cancélala" is "cancelar"'s, as "cancela" is)
     tokens = [fold(t) for t in re.findall(r"[a-zà-ÿß]+", folded)]
     found: list[tuple[int, frozenset[str]]] = []
-    for english, stems in words.FOREIGN_THINGS if things else words.FOREIGN_VERBS:
-        plain = [fold(s) for s in stems]
+    for english, plain in _folded_stems(things):
         at = [i for i, t in enumerate(tokens) for s in plain if (t == s if len(s) <= 3 else t.startswith(s))]
         if at:
             found.append((min(at), english))
@@ -2060,16 +2066,18 @@ def _moment_said(part: str, request: TraceRequest) -> bool:
     )
 
 
-_COURTESY = re.compile(
-    r"^\W*(?:please|pls|por favor|s'?il vous pla[iî]t|s'?il te pla[iî]t|bitte(?: sch[öo]n)?|thanks|"
-    r"thank you|gracias|merci|danke)\W*$",
-    re.IGNORECASE,
-)
-
-
 def _courtesy_only(part: str) -> bool:
-    """Whether the clause is a word of courtesy and nothing else ("por favor", "please")."""
-    return _COURTESY.match(part) is not None
+    """Whether the clause is a phrase of courtesy and nothing else ("por favor", "please"): the
+    language data's ``politeness``."""
+    return " ".join(_WORDS_OF.findall(fold(part))) in _courtesies()
+
+
+_WORDS_OF = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+
+
+@lru_cache(maxsize=1)
+def _courtesies() -> frozenset[str]:
+    return frozenset(" ".join(_WORDS_OF.findall(p)) for p in lang_data.union_phrases("politeness"))
 
 
 def _opposite_denied(part: str, wanted: Sequence[str], lang: str | None) -> bool:
@@ -3280,11 +3288,10 @@ _IS_IT_POSSIBLE = re.compile(
     r"^\W*(?:is|would|will)\s+(?:it|that|this)\s+(?:be\s+)?possible\s+(?:for\s+\S+(?:\s+\S+)?\s+)?to\b",
     re.IGNORECASE,
 )
-# A verb of learning or looking, what a question of what is possible may ask to do instead.
+# A verb of learning or looking (:data:`words.INQUIRY`), what a question of what is possible may
+# ask to do instead.
 _TO_LEARN = re.compile(
-    r"\b(?:see|check|look|know|find|hear|view|search|browse|compare|ask)\b|"
-    + "|".join(rf"\b{re.escape(w)}\b" for w in sorted(words.SEEKING)),
-    re.IGNORECASE,
+    "|".join(rf"\b{re.escape(w)}\b" for w in sorted(words.INQUIRY | words.SEEKING)), re.IGNORECASE
 )
 # Where a thing is had: on, in or at another thing ("seats on the bus", "seats at the restaurant").
 _HAD_IN = re.compile(
