@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gate.evidence import Meaning
+from gate.evidence import Meaning, Statement, from_match, trace
 
 
 class SlowEmbedder:
@@ -123,3 +123,46 @@ async def test_a_fault_of_work_started_ahead_is_met_by_the_decision() -> None:
 
 async def test_an_embedder_that_cannot_begin_ahead_starts_nothing() -> None:
     assert Meaning(SlowEmbedder()).start(["ship order A-1001"]) is None
+
+
+class RecordingEmbedder:
+    """MiniLM, recording every text it is asked to embed."""
+
+    def __init__(self) -> None:
+        from gate.memory.embedder import MiniLMEmbedder
+
+        self.inner = MiniLMEmbedder()
+        self.asked: list[str] = []
+
+    async def embed(
+        self, texts: list[str], *, urgent: bool = False, decision: bool = False
+    ) -> list[list[float]]:
+        self.asked += texts
+        return await self.inner.embed(texts, urgent=urgent, decision=decision)
+
+
+@pytest.mark.parametrize("wanted", ["A-1001", "A-1002", "INV-2207"])
+async def test_other_identifiers_in_the_call_are_other_things_without_the_encoder(wanted: str) -> None:
+    """Each order or invoice the caller named is its own request, and the decision for one of them
+    sends none of the others' identifiers to the encoder (an identifier names one thing, not a
+    kind: its words say nothing an encoder can compare)."""
+    from gate.evidence.reading import base_texts, texts_for
+
+    turns = [
+        ("please ship order A-1001", "caller"),
+        ("Sure.", "agent"),
+        ("and ship order A-1002 as well", "caller"),
+        ("Noted.", "agent"),
+        ("also pay invoice INV-2207 please", "caller"),
+    ]
+    call = [Statement(text, who, 1000.0 + 10 * i, "call", turn=i) for i, (text, who) in enumerate(turns)]
+    if wanted.startswith("INV"):
+        request = from_match(f"pay invoice {wanted}", {"invoice": wanted})
+    else:
+        request = from_match(f"ship order {wanted}", {"order": wanted})
+    embedder = RecordingEmbedder()
+    prepared = await Meaning(embedder).prepare([*base_texts(request, call), *texts_for(request, call)])
+    assert trace(request, call, prepared).verdict == "supported"
+    others = {"a-1001", "a-1002", "inv-2207"} - {wanted.casefold()}
+    things = {t for o in others for t in (o, f"order {o}", f"invoice {o}")}
+    assert not [t for t in embedder.asked if t.casefold() in things]

@@ -781,7 +781,8 @@ def _statement_texts(request: TraceRequest, text: str, caller: bool) -> tuple[st
     out.append(text)
     if caller:
         named = asked_thing(text, request)
-        if named:
+        # an identifier's thing is compared by its shape alone (see :func:`_other_thing`)
+        if named and not _an_identifier(named[-1]):
             out += [" ".join(named), named[-1]]
             spelt = _as_spelt(named[-1], (*wanted[-1:], *_thing_words(request)))
             if spelt != named[-1]:
@@ -2606,6 +2607,8 @@ def _task(
         return None  # "can you tell me the name of the station?": about this task, not another
     if named and _known_other_thing(named[-1], [*wanted, *action_words(request)]):
         return "away"
+    if named and wanted and _an_identifier(named[-1]):
+        return "away"  # "can you find order a-1002" in a call about a-1001
     if named and wanted and -1.0 < meaning.sim(named[-1], wanted[-1]) < SAME_HEAD:
         return "away"  # "look for a dentist near there" in a call about a hire car
     return None
@@ -3067,16 +3070,27 @@ def _other_thing(
         return False  # "mi suscripción de netflix": a word for what a caller holds, with its name
     head = _as_spelt(head, (wanted_head, *known))
     named = [*named[:-1], head]  # "an appintment": the appointment it misspells
-    if (
-        head != wanted_head
-        and not shares_word(head, [wanted_head])
-        and not shares_word(head, known)
-        and meaning.sim(head, wanted_head) < SAME_HEAD
-    ):
-        return True
+    if head != wanted_head and not shares_word(head, [wanted_head]) and not shares_word(head, known):
+        if _an_identifier(head):
+            # "order a-1002" in a call about a-1001: another one of the kind, whatever its letters
+            # (an identifier names one thing, never a kind: no sentence encoder reads it)
+            return True
+        if meaning.sim(head, wanted_head) < SAME_HEAD:
+            return True
     if shares_word(" ".join(named), known):
         return False
     return meaning.sim(" ".join(named), " ".join(wanted)) < SAME_THING
+
+
+def _an_identifier(word: str) -> bool:
+    """Whether a word is an identifier ("a00063", "inv-220", "r102"): it names one thing of a kind,
+    never a kind, so no sentence encoder can say what it is."""
+    found = forms.mentions_in(word, None)
+    return (
+        len(found) == 1
+        and found[0].value.kind == "ident"
+        and (found[0].start, found[0].end) == (0, len(word))
+    )
 
 
 @_per_request
@@ -3088,13 +3102,23 @@ def _thing_words(request: TraceRequest) -> tuple[str, ...]:
 def _as_spelt(said: str, wanted: Sequence[str]) -> str:
     """``said`` as the word it misspells ("appintment" → "appointment"), when it is one letter from
     one of ``wanted`` or of the words gate knows things by (:data:`words.FAMILIES`)."""
-    known = _known_things()
-    if said in known:
+    if said in _known_set():
         return said
-    for word in (*wanted, *known):
+    for word in (*wanted, *_known_near(len(said))):
         if _misspelt(said, word):
             return word
     return said
+
+
+@lru_cache(maxsize=1)
+def _known_set() -> frozenset[str]:
+    return frozenset(_known_things())
+
+
+@lru_cache(maxsize=64)
+def _known_near(length: int) -> tuple[str, ...]:
+    """The known things a word of ``length`` letters may misspell (see :func:`_misspelt`), in order."""
+    return tuple(w for w in _known_things() if len(w) >= 8 and abs(len(w) - length) <= 1)
 
 
 @lru_cache(maxsize=1)
