@@ -150,9 +150,14 @@ def _clauses(text: str) -> tuple[str, ...]:
 
 
 def clause_spans(text: str) -> list[tuple[int, int]]:
-    """Where each clause of ``text`` is (start, end), the same clauses :func:`clauses` gives."""
+    """Where each clause of ``text`` is (start, end), the clauses :func:`clauses` gives for it as
+    read (a "but" that leaves one out, "anyone but jade", opens no clause)."""
     bounds = [0]
+    # "anyone but jade": the "but" leaves one out (read as "except"), it opens no clause
+    leaving_out = {m.end() - len("but") for m in _ALL_BUT.finditer(text)}
     for m in _BOUNDARY.finditer(text):
+        if any(m.start() <= at < m.end() for at in leaving_out):
+            continue
         bounds += [m.start(), m.end()]
     bounds.append(len(text))
     out: list[tuple[int, int]] = []
@@ -183,7 +188,7 @@ def _word_start(word: str) -> re.Pattern[str]:
 # "all my plans but the gold one", "everything but the sofa": "but" after a whole that names
 # what it leaves out is "except", not a new clause.
 _ALL_BUT = re.compile(
-    r"\b((?:all|every|everything|each|any|anything)(?:\s+(?!(?:is|are|was|were|works?|fine|good|ok|okay|"
+    r"\b((?:all|every|everything|everyone|everybody|each|any|anything|anyone|anybody|someone|somebody)(?:\s+(?!(?:is|are|was|were|works?|fine|good|ok|okay|"
     r"suits?|would|will|should|can|could|be|do|does|'s)\b)[\w'-]+){0,4}\s+)but(?=\s+(?!(?:i|we|you|he|she|they|"
     r"it|there|then|not|also|still|now|only|just|maybe|please|i'm|i'll|i've|i'd|we're|it's|that's)\b)\w)",
     re.IGNORECASE,
@@ -942,6 +947,50 @@ _POLITE_IF = re.compile(
     r"\b(?:si es posible|si (?:c'est|c est) possible|wenn möglich|wenn es geht)\b",
     re.IGNORECASE,
 )
+# A condition only on what the action itself finds out, whether there is room ("if there's room",
+# "if she has space", "if that's still free", "if available", "si hay sitio", "s'il y a de la
+# place", "wenn noch Platz ist"): the caller asks for it now, and whether it can be done is the
+# action's to find. No condition, but a hedge (:func:`hedged_on_room`): their yes confirms it.
+_ROOM = (
+    r"(?:room|space|spaces|a space|a table|tables|availability|a slot|slots|an opening|openings|"
+    r"(?:a|an|one|any|some)\s+\w+\s+(?:free|spare|available)|"
+    r"a place|places|a seat|seats|a spot|spots|capacity|a vacancy|vacancies|any left|one left|some left)"
+)
+# "free" alone says no room when said of a thing ("if it's free" may be its price): of a person,
+# or said with "still", it is room.
+_FREE = r"(?:still free|still open|still available|available|not (?:fully )?booked(?: up)?|not full)"
+_ROOM_IF = re.compile(
+    rf"\b(?:if|provided|as long as|assuming)\s+(?:"
+    rf"there(?:'?s| is| are)(?: still)?(?: any| some)?\s+{_ROOM}|"
+    rf"(?:they|you|she|he|it|we|the \w+)(?:'?ve|'?s| have| has)?(?: still)?(?: got| have| has)?"
+    rf"(?: any| some)?\s+{_ROOM}|"
+    rf"(?:it|that|this|they|the \w+|one|any|anything|any of them)(?:'?s|'?re| is| are)\s+{_FREE}|"
+    rf"(?:she|he|they|someone|somebody)(?:'?s|'?re| is| are)\s+(?:still\s+)?free|"
+    rf"(?:available|any(?: are)? left|there'?s any)"
+    rf")(?=\W|$)"
+    r"|\bsi\s+(?:hay|queda|quedan|tiene|tienen|tenéis)\s+(?:\w+\s+)?"
+    r"(?:sitio|mesa|hueco|plaza|plazas|lugar|disponibilidad)\b"
+    r"|\bsi\s+(?:está|esta|queda|sigue)\s+(?:libre|disponible)\b"
+    r"|\bs'?il\s+(?:y a|reste)\s+(?:encore\s+)?(?:de la\s+|des\s+|une\s+|un\s+)?"
+    r"(?:place|places|table|créneau)\b"
+    r"|\bsi\s+(?:elle|il|vous|ils|elles)\s+(?:a|avez|ont)\s+(?:encore\s+)?(?:de la\s+)?"
+    r"(?:place|un créneau|une table|de la disponibilité)\b"
+    r"|\bsi\s+(?:c'est|c est|elle est|il est)\s+(?:encore\s+)?(?:libre|disponible)\b"
+    r"|\b(?:wenn|falls|sofern)\s+(?:(?:es|sie|er|das)\s+)?(?:noch\s+)?"
+    r"(?:platz|etwas|was|ein tisch|ein termin)\s+(?:frei\s+)?(?:ist|hat|gibt)\b"
+    r"|\b(?:wenn|falls)\s+(?:noch\s+)?(?:platz|verfügbar)\b",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=4096)
+def hedged_on_room(text: str) -> bool:
+    """Whether the caller asks with only whether there is room as a condition ("book a table at 8
+    if there's room", "si elle a de la place"): a request, said with a hedge."""
+    # "see if they have a table at 8": the caller asks the agent to try, which is the request
+    return _ROOM_IF.search(_TRY.sub(" ", _norm(text))) is not None
+
+
 # Asking the agent to try ("see if you can fit me in", "see if there is a table at 8"): no condition.
 _TRY = re.compile(
     r"\bsee\s+(?:if|whether)\b(?=\s+(?:you|they|there|i can|we can|i could|we could|any|some)\b)",
@@ -974,6 +1023,9 @@ _NOT_NOW = re.compile(
     r"yeah right|as if|like that(?:'ll| will) (?:help|work)|"
     r"because that(?:'s| has)? (?:always )?work(?:s|ed)|"
     r"may have to|may need to|might need to|probably need to|"
+    # "i'll ring back to book it", "we'll get back to you": the caller will ask another time
+    r"(?:i|we)(?:'?ll| will| shall) (?:ring|call|phone|give you a (?:ring|call|bell)) (?:you |them )?back|"
+    r"(?:i|we)(?:'?ll| will) get back to (?:you|them)|"
     r"not (?:this|until|before|yet|now|today|tonight|right now)\b|"
     # Someone's advice, reported: "my accountant says i ought to send it", "he told me i should be on x".
     r"(?:says|said|told me|tells me|reckons|thinks|suggested|recommended|advised|advises)\s+(?:that\s+)?"
@@ -1016,7 +1068,7 @@ def conditional(text: str) -> bool:
     t = _stance_words(text)
     if _ASKS_WHETHER.search(t) or _COUNTERFACTUAL.search(t) or _NOT_NOW.search(t):
         return True
-    plain = _TRY.sub(" ", _POLITE_IF.sub(" ", t))
+    plain = _TRY.sub(" ", _ROOM_IF.sub(" ", _POLITE_IF.sub(" ", t)))
     # "what about if we leave from anaheim": a proposal, not a condition
     plain = _PROPOSAL_IF.sub(" ", plain)
     return _CONDITION.search(plain) is not None
@@ -1038,6 +1090,14 @@ _RELATION = (
     r"frère|sœur|soeur|mère|père|femme|mari|fils|fille|ami|amie|"
     r"bruder|schwester|mutter|vater|frau|mann|sohn|tochter|freund|freundin"
 )
+
+
+@lru_cache(maxsize=1024)
+def relation_word(word: str) -> bool:
+    """Whether ``word`` names somebody by how they are related to someone ("husband", "mum's")."""
+    return re.fullmatch(rf"(?:{_RELATION})(?:['’]s|s['’])?", word.casefold()) is not None
+
+
 _OTHER_SUBJECT = re.compile(
     rf"^{_FILLER}(?:(?:my|our|his|her|their|mi|mis|mon|ma|mes|mein|meine|meiner)\s+(?:\w+\s+)?"
     rf"(?:{_RELATION})\b|he\b|she\b|they\b|he's\b|she's\b|they're\b|someone\b|somebody\b|"

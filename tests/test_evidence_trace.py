@@ -1005,6 +1005,62 @@ async def test_a_hedged_answer_to_the_agents_question_is_traced_and_confirmed(
 
 
 @pytest.mark.parametrize(
+    "ask",
+    [
+        "could you book ortega tapas in leeds for four on the 13th at 8pm if there's room",
+        "a table at ortega tapas in leeds, four of us on the 13th at 8pm, if they've still got space",
+        "yeah if theres a table free put four of us down at ortega tapas in leeds on the 13th at 8pm",
+        "Reserva Ortega Tapas en Leeds para cuatro el 13 a las 8 de la tarde, si hay sitio.",
+    ],
+)
+async def test_a_request_hedged_only_on_room_is_asked_once_and_the_yes_runs_it(
+    alice: tuple[Call, list[str]], ask: str
+) -> None:
+    """Whether there is room is the action's to find out: the caller asked for it, with a hedge.
+    The gate asks once with every value (``trace.action.hedged``, ``trace.value.hedged``); their
+    yes runs it."""
+    c, done = alice
+    await c.says("i'm after somewhere to eat in leeds", "Ortega Tapas is a nice place in Leeds.")
+    out = await c.turn(
+        ask,
+        call("reserve_table", **TABLE_13TH),
+        say("A table at Ortega Tapas in Leeds for 4 on 2026-03-13 at 20:00, shall I book it?"),
+    )
+    assert done == [] and out[0].startswith("A table at Ortega Tapas in Leeds for 4"), out
+    record = json.loads(c.last().evidence_json)
+    rules = {record["action"]["rule"], *(a["rule"] for a in record["arguments"])}
+    assert rules & {"trace.action.hedged", "trace.value.hedged"}, record
+    assert all(a["trusted"] is False for a in record["arguments"] if a["status"] == "traced")
+    await c.turn("yes please", call(gate.CONFIRM_TOOL), say("Booked."))
+    assert done == ["table Ortega Tapas Leeds 4 2026-03-13 20:00"]
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "book ortega tapas in leeds for four on the 13th at 8pm if it's cheaper than the 14th",
+        "if there's room on the 13th at 8pm i'll ring back to book ortega tapas in leeds for four",
+        "is there room at ortega tapas in leeds for four on the 13th at 8pm?",
+    ],
+)
+async def test_a_condition_on_anything_but_room_asks_for_nothing(
+    alice: tuple[Call, list[str]], words: str
+) -> None:
+    """A price, a plan to call back, a question about room: nothing asked for with a hedge, and
+    none of its values trusted."""
+    c, done = alice
+    await c.says("i'm after somewhere to eat in leeds", "Ortega Tapas is a nice place in Leeds.")
+    await c.turn(words, call("reserve_table", **TABLE_13TH), say("Shall I book it?"))
+    assert done == []
+    record = json.loads(c.last().evidence_json)
+    rules = {record["action"]["rule"], *(a["rule"] for a in record["arguments"])}
+    assert not rules & {"trace.action.hedged", "trace.value.hedged"}, record
+    assert not [
+        a for a in record["arguments"] if a["name"] == "party" and a["trusted"] and a["status"] == "traced"
+    ]
+
+
+@pytest.mark.parametrize(
     "words",
     ["play the one called business dinners", "put on the track named Business Dinners for me"],
 )
@@ -4317,3 +4373,71 @@ async def test_a_pointer_is_read_with_the_callers_turn_before_it(
     await c.says("the rent is 75 dollars and it goes to account acc-3099", reply)
     await c.turn(asked, call("transfer_money", amount=75, to_account="ACC-3099"), say("Sent."))
     assert (done == ["sent 75 to ACC-3099"]) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("words", "acts"),
+    [
+        ("send 30 dollars from my savings into priya's account", True),
+        ("move 30 dollars over to priya's bank account from my savings", True),
+        ("put 30 dollars from my savings in priya's account please", True),
+        ("send 30 dollars from my savings into priya's husband's account", False),
+        ("take 30 dollars out of priya's account and put it in my savings", False),
+    ],
+)
+async def test_money_sent_where_a_person_keeps_it_goes_to_them(
+    alice: tuple[Call, list[str]], words: str, acts: bool
+) -> None:
+    """ "into priya's account", "in priya's bank account": money sent to where she keeps it is sent to
+    her. Somebody of hers ("priya's husband's account") and money taken from hers are not."""
+    c, done = alice
+    await c.turn(words, call("pay_person", amount=30, payee="Priya", from_account="savings"), say("Sent."))
+    assert bool(done) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("words", "acts"),
+    [
+        ("can doctor ahmed fit me in on march 12th at 10am", True),
+        ("i'd like ahmed to see me on march 12th at 10am", True),
+        ("can anyone but ahmed fit me in on march 12th at 10am", False),
+        ("can ahmed's colleague fit me in on march 12th at 10am", False),
+    ],
+)
+async def test_a_name_then_what_they_do_to_the_caller_is_the_name(
+    alice: tuple[Call, list[str]], words: str, acts: bool
+) -> None:
+    """ "can ahmed fit me in", "ahmed to see me": the word after the name is what they do, no part
+    of a longer name; anyone but them, or somebody of theirs, is not them."""
+    c, done = alice
+    await c.says("i need to see a therapist", "Dr Ahmed has openings next week.")
+    await c.turn(
+        words, call("book_therapist", therapist="Ahmed", date="2026-03-12", time="10:00"), say("Done.")
+    )
+    assert bool(done) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("answer", "takes"),
+    [
+        ("Okay, I want a small car, could you find it for me?", False),
+        ("ok i'd rather have a cheaper car can you look for one", False),
+        ("Okay, that compact one, could you book it for me?", True),
+        ("Okay, I want that one. Could you find me a hotel nearby too?", True),
+    ],
+)
+async def test_an_okay_then_a_new_search_takes_up_nothing(
+    alice: tuple[Call, list[str]], answer: str, takes: bool
+) -> None:
+    """ "Okay, I want a small car, could you find it for me?" after a Compact car was offered: the
+    "okay" acknowledges, and asking the agent to look for another sets the offer aside."""
+    c, done = alice
+    await c.says(
+        "i need a car in leeds from march 10th to march 14th",
+        "I found 5 cars. The best is a Compact car, a Honda Civic, at Leeds station.",
+    )
+    await c.says(answer, "Sure. Shall I reserve it?")
+    await c.turn("yes please", call("rent_car", **{**CAR_10_14, "car_class": "compact"}), say("Reserved."))
+    args = c.arguments()
+    assert (args["car_class"]["status"] == "traced") is takes, args["car_class"]
+    assert bool(done) is takes

@@ -972,8 +972,13 @@ _ID_LABELS = frozenset(
     }
 )
 _TOWARDS = frozenset({"to", "into", "onto", "towards", "toward", "hacia", "vers", "nach", "a"})
-_AWAY = frozenset({"from", "out", "off", "desde", "depuis", "von", "ab", "de"})
-_SKIP_FOR_ROLE = frozenset({"account", "acct", "the", "my", "our", "city", "number", "no", "downtown"})
+_AWAY = frozenset({"from", "out", "off", "desde", "depuis", "von", "vom", "ab", "de"})
+_SKIP_FOR_ROLE = frozenset(
+    {"account", "acct", "the", "my", "our", "city", "number", "no", "downtown"}
+    # the same words in the other languages read ("desde la cuenta", "auf das Konto")
+    | {"la", "el", "le", "les", "los", "las", "das", "dem", "den", "der", "die", "mi", "mon", "ma"}
+    | {"mein", "meine", "meinem", "cuenta", "compte", "konto"}
+)
 _PERIOD = re.compile(
     r"^\W*(?:(?:pounds?|dollars?|euros?|quid|bucks|gbp|usd|eur)\W+)?"
     r"(?:(?:a|an|per|each|every|/)\s*(?P<unit>day|week|fortnight|month|quarter|year|annum)\b|"
@@ -1034,6 +1039,10 @@ def _after_words(text: str, at: int, n: int = 3) -> list[str]:
     return _WORD.findall(text[at:].casefold())[:n]
 
 
+# The word that says whose a thing is, after it ("la cuenta de Ana", "das Konto von Anna").
+_OWNED_BY = frozenset({"de", "del", "du", "des", "von", "of"})
+
+
 def role_at(text: str, start: int, *, place: bool = True) -> str | None:
     """``to`` or ``from`` when a directional word stands before the value (labels skipped).
 
@@ -1044,6 +1053,10 @@ def role_at(text: str, start: int, *, place: bool = True) -> str | None:
     before = _before_words(text, start)
     if before[-2:] in (["out", "of"], ["away", "from"]):
         return "from"
+    if len(before) >= 2 and before[-1] in _OWNED_BY and before[-2] in words.MONEY_HOLDERS:
+        # "a la cuenta de Ana", "sur le compte de Marie": whose account, not where from; the
+        # account's own direction is the name's
+        before = _before_words(text, start, 5)[:-2]
     for word in reversed(before):
         if word == "a" and not place:
             return None
@@ -1293,12 +1306,18 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
             for said in (a.shown, *a.choices)
             for w in _WORD.findall(str(said).casefold())
         }
+        if re.search(r"['’]s$", after[0]) or utterance.relation_word(after[0]):
+            return False  # "priya's husband's account": somebody of hers, and theirs
+        if after[0] in words.MONEY_HOLDERS and any(_money(a, None) for a in request.arguments):
+            return True  # "into maria's account": money sent where she keeps it goes to her
         return after[0] in valued or any(w in cues or _family_word(w, cues) for w in after)
     longer = _LONGER_NAME_AFTER.match(rest)
     if longer is not None and (
         longer.group(1).casefold() in cues or _family_word(longer.group(1).casefold(), cues)
     ):
         return False  # "Americana Apartment Homes": a word of the kind, then the name goes on
+    if _DOES_TO_SOMEONE.match(rest):
+        return True  # "can jade fit me in", "could sophie squeeze us in": a verb, then whom
     kind = _KIND_WRITTEN_AFTER.match(rest)
     if (
         kind is not None
@@ -1316,6 +1335,11 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
             continue
         return False
     return True
+
+
+# After a name, a word and then an object pronoun: the word is what they do to someone ("jade
+# fit me in", "marco to see me"), never a word of a longer name.
+_DOES_TO_SOMEONE = re.compile(r"\s+(?:to\s+)?[a-z]+\s+(?:me|us|him|her|them)\b", re.IGNORECASE)
 
 
 # A subject pronoun or the words that ask for something ("can you", "please"): the word after
@@ -1516,7 +1540,8 @@ def judge_span(
 
     slot = _slot(request.template, spec.name)
     wanted_role = spec.role or (slot.role if slot else None)
-    found_role = role_at(text, start, place=spec.kind not in ("time", "date", "weekday", "number"))
+    placed = role_at(text, start, place=spec.kind not in ("time", "date", "weekday", "number"))
+    found_role = placed
     if (
         re.match(r"\s+to\s+(?!the\b|a\b|my\b|me\b|us\b|\d)[a-z]+", text[end:], re.IGNORECASE)
         and spec.kind == "text"
@@ -1526,7 +1551,7 @@ def judge_span(
         return said("trace.value.role")
     if (
         wanted_role is None
-        and found_role == "from"
+        and placed == "from"  # not the one who acts ("i'd like marco to see me")
         and re.match(r"\s+(?:to|into|onto)\s+(?:the\s+|a\s+|an\s+)?[^\W_]", text[end:], re.IGNORECASE)
         and not (role_at(text, start) == "from" and moved_to_another(text, end, spec, request))
     ):

@@ -369,6 +369,8 @@ def asked_verb(text: str, request: TraceRequest) -> str | None:
     "get it delivered") or of having it done at all ("get it sorted") says no other verb.
     """
     verb = utterance.requested_verb(text)
+    if verb is not None and verb.split()[0] in _STOPPING and _OUT_OF_USE.search(text):
+        return "block"  # "stop the card from working", "stop anyone using it": out of use, on hold
     if verb in (None, "get", "have"):
         caused = _CAUSATIVE.search(text)
         if caused is not None:
@@ -378,6 +380,17 @@ def asked_verb(text: str, request: TraceRequest) -> str | None:
         if wanted and utterance.opens_with(text, wanted[0]):
             return wanted[0]
     return verb
+
+
+# Stopping a thing's use ("stop the card from working", "stop it working", "stop anyone using
+# my card", "prevent it being used"): putting it on hold (blocking it), not ending it.
+_STOPPING = frozenset({"stop", "prevent"})
+_OUT_OF_USE = re.compile(
+    r"\b(?:stop|prevent)\s+(?:(?:anyone|anybody|people|someone|somebody|others|them|thieves)\s+"
+    r"(?:from\s+)?(?:using|spending on|spending with|withdrawing with|paying with)|"
+    r"(?:\S+\s+){1,5}?(?:from\s+)?(?:working|being used|functioning))\b",
+    re.IGNORECASE,
+)
 
 
 # Verbs that ask to have a thing done without saying what is done ("sort it out", "take care

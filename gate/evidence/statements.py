@@ -43,6 +43,10 @@ class Statement:
     # A sentence of a longer turn of the caller's, read again on its own for the values it
     # gives ("What else is there? I'd leave on the 14th."); the turn as a whole decides the rest.
     part: bool = False
+    # The caller asks with only whether there is room as a condition ("book a table at 8 if
+    # there's room"): a request said with a hedge, which the caller's yes confirms. Set by the
+    # trace on the turn and so on its parts (a part may not hold the words of the hedge).
+    hedged: bool = False
 
     @property
     def memory_id(self) -> str | None:

@@ -8,8 +8,10 @@ decided each:
   asks for it by meaning, or with a pronoun for what they said before it
   (``trace.action.points_back``), or the caller's agreement to the agent's offer to do
   it (``trace.action.offer``), or their answer giving just the value the agent asked for
-  when it undertook to do it (``trace.action.offer_answered``); a later denial
-  (``trace.action.denied``) or withdrawal (``trace.action.withdrawn``) ends it;
+  when it undertook to do it (``trace.action.offer_answered``); asked for only if
+  there is room, never trusted alone (``trace.action.hedged``, its values
+  ``trace.value.hedged``); a later denial (``trace.action.denied``) or withdrawal
+  (``trace.action.withdrawn``) ends it;
 - **each argument the policy binds**: the caller's latest word on it wins.
   Their own value said in its part (``trace.value``), their answer to the
   agent's question, or the value the agent offered and the caller took up
@@ -50,6 +52,7 @@ from gate.utterance import (
     clauses,
     defers,
     drops_pointed,
+    hedged_on_room,
     is_question,
     puts_off,
     states_wish,
@@ -109,6 +112,7 @@ def trace(
     read for an earlier decision with the same ``meaning`` are not read again.
     """
     read = readings.read if readings is not None else rd.read
+    statements = [_marked(s) for s in statements]
     readings_ = _pointers_read(
         [read(s, request, meaning) for s in with_parts(statements)], request, meaning, read
     )
@@ -120,6 +124,13 @@ def trace(
         readings_,
     )
     return _verdict(action, arguments, readings_)
+
+
+def _marked(s: Statement) -> Statement:
+    """``s``, marked as hedged when the caller asks with only whether there is room as a condition."""
+    if s.speaker == "caller" and not s.hedged and hedged_on_room(s.text):
+        return dataclasses.replace(s, hedged=True)
+    return s
 
 
 def _pointers_read(
@@ -193,6 +204,11 @@ def _requested(
     r: rd.Reading, rule: str, *, accepted: rd.Reading | None = None, note: str = ""
 ) -> ActionTrace:
     s = r.statement
+    # "book a table at 8 if there's room", or "yes if it's still free" to the agent's offer
+    hedged = (s if accepted is None else accepted.statement).hedged
+    if hedged:
+        rule = "trace.action.hedged"
+        note = "asked for only if there is room; the caller's yes confirms it"
     return ActionTrace(
         status="requested",
         rule=rule,
@@ -205,7 +221,7 @@ def _requested(
         similarity=r.about,
         speaker=s.speaker if s.speaker != "other" else None,
         accepted=_accepted(accepted) if accepted is not None else None,
-        trusted=s.trusted if accepted is None else accepted.statement.trusted,
+        trusted=(s.trusted if accepted is None else accepted.statement.trusted) and not hedged,
     )
 
 
@@ -442,6 +458,19 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
             else:
                 found, asked_at = _requested(r, "trace.action", note="asked for by the caller"), i
             continue
+        if (
+            s.hedged
+            and not s.part
+            and r.stance == "value"
+            and r.counts
+            and not r.other_action
+            and _gives_any(r)
+            and rd.shares_word(s.text, rd.query_thing(request))
+        ):
+            # "a table for three on sunday at 1pm, if there's room": only what is asked for is
+            # hedged on room; the values and the thing named are the request (asked once).
+            found, asked_at = _requested(r, "trace.action.hedged"), i
+            continue
         if r.stance == "denial" and (r.about >= rd.RELATED or r.denied or _mentions_bound(r)):
             if r.denies_action or _denies_all(r, request):
                 found = _ended(r, "denied", "trace.action.denied", "the caller said no to this")
@@ -596,6 +625,9 @@ def _traced(
     asked_about = r.stance == "question"
     if asked_about and not note:
         note = f"said as {said.words!r} in a question; the caller's yes confirms it"
+    if s.hedged and rule == "trace.value":
+        rule = "trace.value.hedged"
+        note = f"said as {said.words!r}, asked for only if there is room; the caller's yes confirms it"
     return ArgumentTrace(
         name=spec.name,
         value=spec.value,
@@ -610,7 +642,7 @@ def _traced(
         memory_id=s.memory_id,
         words=s.text,
         span=said.span,
-        trusted=s.trusted and not asked_about,
+        trusted=s.trusted and not asked_about and not s.hedged,
     )
 
 
@@ -862,7 +894,9 @@ def _argument(
                     or _qualified_anew(s.text, standing[0].statement.text, request)
                 )
                 and not _asks_for_offered(r, s.text, request, standing[0].statement.text)
-                and not _takes_up(r, s.text, heard, request.lang)
+                # "Okay, I want a small car, could you find it for me?": the "okay" only
+                # acknowledges when the caller asks the agent to look again
+                and (not _takes_up(r, s.text, heard, request.lang) or _asks_to_look(s.text))
             ):
                 # "I would like something italian around york", "I prefer a small car": a search
                 # for something, in words that neither take up nor point at what stands offered.
@@ -872,7 +906,13 @@ def _argument(
             offered_r, offered, kinds = offer
             picked = spec.kind == "text" and picks(s.text, offered.words, offered_r.statement.text)
             changed = _sets_aside(r, spec, offered_r, request)
-            asks_others = asks_another(s.text) and not _asks_of_another_kind(s.text, request)
+            asks_others = (asks_another(s.text) and not _asks_of_another_kind(s.text, request)) or (
+                # "Okay, I want a small car, could you find it for me?": another search, not a yes
+                r.stance == "request"
+                and _asks_to_look(s.text)
+                and _qualified_anew(s.text, offered_r.statement.text, request)
+                and not _asks_for_offered(r, s.text, request, offered_r.statement.text)
+            )
             if asks_others or changed or r.refuses:
                 # "can you find me something else?", "I'd rather see the Mariners game": the offer
                 # is turned down, and what it offered goes with it.
@@ -1373,6 +1413,20 @@ _INDEFINITE = re.compile(
 )
 
 
+def _asks_to_look(text: str) -> bool:
+    """Whether the caller asks the agent to look for something ("could you find it for me?",
+    "please search for one")."""
+    return _look_for().search(text) is not None
+
+
+@lru_cache(maxsize=1)
+def _look_for() -> re.Pattern[str]:
+    verbs = "|".join(sorted((re.escape(v) for v in words.SEEKING), key=len, reverse=True))
+    return re.compile(
+        rf"\b(?:(?:can|could|would|will)\s+you|please)\s+(?:please\s+)?(?:{verbs})\b", re.IGNORECASE
+    )
+
+
 @lru_cache(maxsize=1)
 def _new_search() -> re.Pattern[str]:
     """A verb that looks for things, with an object of no particular one ("can you find some
@@ -1431,8 +1485,10 @@ def _asks_for_offered(r: rd.Reading, text: str, request: TraceRequest, offered: 
     if r.stance != "request" or not r.names_action:
         return False
     pointer = _AT_OFFERED.search(text)
-    if pointer is not None:
-        # "I don't want to listen to that": a pointer in a wish said with a not refuses it
+    anew = _qualified_anew_at(text, offered, request) if offered is not None else None
+    if pointer is not None and not (anew is not None and anew < pointer.start()):
+        # "I don't want to listen to that": a pointer in a wish said with a not refuses it;
+        # "I want a small car, could you find it for me?": it is the car just asked for
         return _NOT_WANTED.search(_sentence_around(text, pointer.start())[:200]) is None
     if _INDEFINITE.search(text) is not None or (
         offered is not None and _qualified_anew(text, offered, request)
@@ -1450,17 +1506,22 @@ def _qualified_anew(text: str, offered: str, request: TraceRequest) -> bool:
     """Whether the caller asks for a thing of the request's kind with a word for it that neither
     the offer nor the request says ("I prefer a small car" after "a Standard car, a Honda
     Civic"): what to look for, not a yes to what was offered."""
+    return _qualified_anew_at(text, offered, request) is not None
+
+
+def _qualified_anew_at(text: str, offered: str, request: TraceRequest) -> int | None:
+    """Where :func:`_qualified_anew` finds the thing asked for anew (None: nowhere)."""
     things = [w for w in rd.query_thing(request) if len(w) > 2]
     if not things:
-        return False
+        return None
     said = set(re.findall(r"[a-zà-ÿ0-9]+", offered.casefold()))
     own = set(rd.action_words(request)) | {c for a in request.arguments for c in a.cues}
     pattern = rf"\b(?:a|an)\s+([a-zà-ÿ]+)\s+(?:{'|'.join(re.escape(t) for t in things)})s?\b"
     for m in re.finditer(pattern, text, re.IGNORECASE):
         word = m.group(1).casefold()
         if word not in said and word not in own and word not in words.BESIDE_NAME:
-            return True
-    return False
+            return m.start()
+    return None
 
 
 def _offer_taken(

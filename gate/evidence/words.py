@@ -120,6 +120,8 @@ CHANGE_MARKERS = frozenset(
         *("correction", "sorry", "no wait", "wait", "not", "scratch", "update", "move it", "now"),
         *("en realidad", "mejor", "en lugar", "en vez", "plutôt", "en fait", "finalement", "eigentlich"),
         *("doch", "lieber", "stattdessen", "au lieu"),
+        # a change of mind said as such ("on second thoughts eighty")
+        *("on second thought", "on second thoughts", "second thoughts", "come to think of it"),
     }
 )
 # Words that put a value in the place of another ("tuesday instead", "plutôt jeudi"): said with
@@ -356,6 +358,9 @@ ABSENCE = frozenset(
     {"none", "no", "nothing", "without", "n/a", "ninguno", "ninguna", "aucun", "aucune", "kein", "keine"}
 )
 
+# Where a person keeps money: a sum sent to "maria's account" or "tom's card" is sent to them.
+MONEY_HOLDERS = frozenset({"account", "accounts", "bank", "card", "wallet", "cuenta", "compte", "konto"})
+
 # Verbs with a second sense beside their class above, by the words they are said with: "hold a
 # table for us" and "save us a spot" book, "drop the box round" delivers, "drop me down to
 # basic" changes. A verb asks for another action only when none of its senses is the action's.
@@ -433,6 +438,8 @@ FAMILIES: tuple[frozenset[str], ...] = tuple(
         "cancel|end|stop|terminate|drop|quit|discontinue|get rid of|unsubscribe|close|want out|opt out|shut|"
         "call off|call it off|scrap",
         "plan|subscription|membership|package|contract|tariff|bundle|service|account|tier",
+        # what a bank keeps money in for a caller, besides an account ("the savings pot")
+        "account|accounts|pot|pots|jar|vault|savings pot",
         "refund|money back|reimburse|repay|refunded|credit back|my money|give me back|give me my",
         "return|send back|sending back|bring back|give back|take back",
         "pay|settle|payment|transfer|send|wire|move money|deposit",
