@@ -188,7 +188,8 @@ def _word_start(word: str) -> re.Pattern[str]:
 # "all my plans but the gold one", "everything but the sofa": "but" after a whole that names
 # what it leaves out is "except", not a new clause.
 _ALL_BUT = re.compile(
-    r"\b((?:all|every|everything|everyone|everybody|each|any|anything|anyone|anybody|someone|somebody)(?:\s+(?!(?:is|are|was|were|works?|fine|good|ok|okay|"
+    r"\b((?:all|every|everything|everyone|everybody|each|any|anything|anyone|anybody|someone|somebody)"
+    r"(?:\s+(?!(?:is|are|was|were|works?|fine|good|ok|okay|"
     r"suits?|would|will|should|can|could|be|do|does|'s)\b)[\w'-]+){0,4}\s+)but(?=\s+(?!(?:i|we|you|he|she|they|"
     r"it|there|then|not|also|still|now|only|just|maybe|please|i'm|i'll|i've|i'd|we're|it's|that's)\b)\w)",
     re.IGNORECASE,

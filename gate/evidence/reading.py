@@ -386,7 +386,8 @@ def asked_verb(text: str, request: TraceRequest) -> str | None:
 # my card", "prevent it being used"): putting it on hold (blocking it), not ending it.
 _STOPPING = frozenset({"stop", "prevent"})
 _OUT_OF_USE = re.compile(
-    r"\b(?:stop|prevent)\s+(?:(?:anyone|anybody|people|someone|somebody|others|them|thieves)\s+"
+    rf"\b(?:{'|'.join(sorted(_STOPPING))})\s+"
+    r"(?:(?:anyone|anybody|people|someone|somebody|others|them|thieves)\s+"
     r"(?:from\s+)?(?:using|spending on|spending with|withdrawing with|paying with)|"
     r"(?:\S+\s+){1,5}?(?:from\s+)?(?:working|being used|functioning))\b",
     re.IGNORECASE,

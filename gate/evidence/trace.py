@@ -1421,17 +1421,21 @@ def _asks_to_look(text: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _look_for() -> re.Pattern[str]:
-    verbs = "|".join(sorted((re.escape(v) for v in words.SEEKING), key=len, reverse=True))
     return re.compile(
-        rf"\b(?:(?:can|could|would|will)\s+you|please)\s+(?:please\s+)?(?:{verbs})\b", re.IGNORECASE
+        rf"\b(?:(?:can|could|would|will)\s+you|please)\s+(?:please\s+)?(?:{_seeking()})\b", re.IGNORECASE
     )
+
+
+def _seeking() -> str:
+    """The verbs that look for things (:data:`words.SEEKING`) as a pattern's alternatives, longest first."""
+    return "|".join(sorted((re.escape(v) for v in words.SEEKING), key=len, reverse=True))
 
 
 @lru_cache(maxsize=1)
 def _new_search() -> re.Pattern[str]:
     """A verb that looks for things, with an object of no particular one ("can you find some
     psychologist?", "look for a cheaper place"), and the words that name it."""
-    verbs = "|".join(sorted((re.escape(v) for v in words.SEEKING), key=len, reverse=True))
+    verbs = _seeking()
     return re.compile(
         rf"\b(?:{verbs})(?:\s+(?:for|me|us))?\s+(?:some|a|an|another)\s+"
         r"(?!(?:bit|little|moment|sec|second)\b)(?P<thing>[a-z]+(?:\s+[a-z]+)?)",
