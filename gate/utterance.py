@@ -1648,6 +1648,11 @@ _pair(
     ("cancel", "end", "terminate", "drop", "close", "stop", "remove", "delete", "unsubscribe", "quit"),
     ("keep", "retain", "continue", "stay", "maintain", "renew", "extend", "hold on to", "hang on to"),
 )
+# the same, as callers say them in Spanish, French and German ("lo quiero mantener", "gardez-le")
+_pair(
+    ("cancel", "end", "terminate", "drop", "close", "stop", "remove", "delete", "unsubscribe", "quit"),
+    ("manten", "mantén", "conserv", "garder", "gardez", "gardons", "behalt", "beibehalt"),
+)
 _pair(
     ("cancel", "end", "terminate", "close", "stop", "unsubscribe", "quit"),
     (
@@ -1668,6 +1673,15 @@ _pair(("add", "include", "subscribe", "enable", "activate", "turn on", "start", 
 _pair(
     ("enable", "activate", "turn on", "start", "resume", "off hold", "unfreeze"),
     ("disable", "deactivate", "turn off", "pause", "on hold", "freeze"),
+)
+_pair(
+    ("enable", "activate", "turn on", "switch on"),
+    ("desactiv", "désactiv", "deaktivier", "ausschalt", "abschalt", "apag", "éteign", "eteign"),
+)
+_pair(
+    ("disable", "deactivate", "turn off", "switch off"),
+    # not "activ": "my card is active" switches nothing
+    ("activa", "activez", "activer", "activen", "aktivier", "einschalt", "encend", "allum"),
 )
 _pair(("upgrade",), ("downgrade",))
 _pair(
@@ -1713,6 +1727,7 @@ def opposes(text: str, action_words: Iterable[str]) -> bool:
     read as opposing it ("cancel the old plan and keep the new one").
     """
     words = {w.casefold() for w in action_words}
+    text = join_separated(text)
     # "i keep running out of data": keep with a gerund says how often, not what to keep.
     text = re.sub(r"\b(?:keep|keeps|kept|keeping)\s+(?:on\s+)?\w+ing\b", " ", text, flags=re.IGNORECASE)
     for clause in clauses(_norm(text)):
@@ -1724,6 +1739,25 @@ def opposes(text: str, action_words: Iterable[str]) -> bool:
             if any(_stem_in(clause, o) for o in _OPPOSITES.get(word, ())):
                 return True
     return False
+
+
+# A German verb of switching with its particle at the clause's end ("schalten Sie Roaming
+# aus"): read as the whole verb ("ausschalten"), whose opposites are listed above.
+_SEPARATED = re.compile(
+    r"\b(?:schalt|stell|mach|dreh)\w*\b(?P<between>[^.!?;]*?)\s+(?P<particle>aus|ab|ein|an)\b(?=\s*(?:[.!?;]|$))",
+    re.IGNORECASE,
+)
+
+
+def _joined(m: re.Match[str]) -> str:
+    verb = "ausschalten" if m.group("particle").casefold() in ("aus", "ab") else "einschalten"
+    return f"{verb}{m.group('between')}"
+
+
+def join_separated(text: str) -> str:
+    """``text`` with a German verb of switching and its particle said as one word ("schalten Sie
+    Roaming aus" as "ausschalten Roaming"): the particle says which way it switches."""
+    return _SEPARATED.sub(_joined, text)
 
 
 # Asking that nothing be done to a thing, whatever the action: the opposite of every one.

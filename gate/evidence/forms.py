@@ -38,6 +38,7 @@ from functools import lru_cache
 from gate import lang as lang_data
 from gate import utterance
 from gate.evidence import words
+from gate.evidence.in_language import value_spans_in_language, words_for
 from gate.evidence.request import ArgumentSpec, TraceRequest
 from gate.parts import said_as_parts
 from gate.values import Mention, Value, currencies, currency_of, find_mentions, locate
@@ -326,6 +327,10 @@ def _read_value_spans(
             spans = list(name_spans(text, person))
         for other in words.PLACE_NAMES.get(" ".join(spec.shown.casefold().split()), ()):
             spans += [s for s in name_spans(text, other) if not any(_overlaps(s, o) for o in spans)]
+        # "la factura del agua" for water, "die Gasrechnung" for gas: the value in the caller's language
+        spans += [
+            s for s in value_spans_in_language(text, spec.shown) if not any(_overlaps(s, o) for o in spans)
+        ]
         theirs = _other_choice_words(spec)
         for word in _choice_words(spec):
             spans += [
@@ -1368,6 +1373,19 @@ def _ends_in_s(request: TraceRequest, said: str) -> bool:
     return any(a.shown.casefold().replace("’", "'").endswith(tail) for a in request.arguments)
 
 
+@lru_cache(maxsize=1)
+def _courtesy_words() -> frozenset[str]:
+    """Thanks, politeness and fillers said as one word in any language read ("gracias",
+    "merci", "danke"): said after a name, no part of it."""
+    found = (
+        *lang_data.union_phrases("politeness"),
+        *lang_data.union_phrases("fillers"),
+        *lang_data.union_words("thanks"),
+    )
+    # four letters or more: a shorter one may be a name's own part ("ben", "sie")
+    return frozenset(p for p in found if " " not in p and len(p) > 3)
+
+
 def _beside(word: str, cues: set[str]) -> bool:
     """Whether ``word`` may stand beside a name without being part of it."""
     contractions = _spoken_contractions()
@@ -1375,6 +1393,7 @@ def _beside(word: str, cues: set[str]) -> bool:
         word in contractions  # a contraction is a pronoun or an auxiliary with its "not"
         or word in contractions.values()
         or word in words.BESIDE_NAME
+        or word in _courtesy_words()
         or word in cues
         or _is_small(word)
         or _family_word(word, cues)
@@ -1619,6 +1638,8 @@ def judge_span(
         (spec.kind == "text" or (spec.kind == "ident" and " " in spec.shown.strip()))
         and not _one_of_a_closed_set(spec)
         and not _whole_name(text, start, end, request)
+        # a word the language lists for the value ("compteur électrique") is that word, no name's part
+        and (start, end) not in value_spans_in_language(text, spec.shown)
     ):
         return said("trace.value.name")
     return said("trace.value")
@@ -2137,9 +2158,9 @@ def search_keys(request: TraceRequest) -> tuple[str, ...]:
     (another language, a pointer: "the basic tier is pointless for me now").
 
     An identifier as said and without its separators; a name and its longest word; a number of
-    two digits or more; a weekday's name in every language (folded: accents are matched by
-    :func:`search_pattern`). Other kinds (times, dates, small numbers) have too many spoken forms
-    to search by, and give no key. Lower case.
+    two digits or more; a weekday's name and a listed value's words in every language (folded:
+    accents are matched by :func:`search_pattern`). Other kinds (times, dates, small numbers)
+    have too many spoken forms to search by, and give no key. Lower case.
     """
     out: set[str] = set()
     digits: set[str] = set()
@@ -2153,6 +2174,7 @@ def search_keys(request: TraceRequest) -> tuple[str, ...]:
             out.add(shown)
             longest = max(_WORD.findall(shown), key=len, default="")
             out.add(longest)
+            out |= set(words_for(shown))  # "agua", "Wasserrechnung": the value in another language
         elif spec.kind == "number" and spec.norm.key.split(".")[0].lstrip("-").isdigit():
             whole = spec.norm.key.split(".")[0].lstrip("-")
             if len(whole) >= 2:

@@ -1337,6 +1337,14 @@ def _reverses(part: str, request: TraceRequest) -> bool:
     mine = re.search(own, request.masked_query.casefold())
     if mine is None:
         return False
+    if wanted[0] in _TOGGLING and mine.group(1) in ("on", "off"):
+        # "desactiva el roaming", "schalten Sie Roaming aus" for turning it on: the other switch
+        # in the caller's language
+        found = foreign_families(utterance.join_separated(part))
+        if found and _REVERSED[mine.group(1)] in {
+            w.split()[-1] for w in found[0] if w.startswith(("turn ", "switch "))
+        }:
+            return True
     # The same verb, or, for a switch, any verb that switches ("switch autopay off" for "turn on").
     verbs = {wanted[0]} | (_TOGGLING if wanted[0] in _TOGGLING else set())
     said = re.search(rf"(?<![\w-])(?:{'|'.join(sorted(verbs))}){particle}", part.casefold())

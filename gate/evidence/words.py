@@ -596,6 +596,13 @@ FOREIGN_VERBS: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = tuple(
         ),
         ("deliver|delivery|ship", "entreg|livr|liefer|zustell|tráig|traig|traer|apport"),
         ("block|freeze|suspend|pause", "sperr|bloque|bloqu|congel|pausier"),
+        ("open", "abrir|abra|abran|abre|ábrame|abrame|ouvr|eröffn|eroffn"),
+        # not "activ" or "deposit": English words start so ("active", "the deposit")
+        ("turn on|enable|activate|switch on", "activa|activez|activer|activen|aktivier|einschalt|encend|allum"),
+        ("turn off|disable|deactivate|switch off", "desactiv|désactiv|deaktivier|ausschalt|abschalt"),
+        ("subscribe|sign up|join", "abonn|suscrib|suscríb|abonnier|inscri"),
+        ("deposit|pay in", "ingres|deposita|deposite|deposez|deposer|einzahl"),
+        ("submit|report", "transmet|communiqu|übermittel|ubermittel|mitteil"),
         ("remove|take off|drop|delete", "quít|quitar|quita|sacar|sáca|enlev|entfern|supprim|elimin"),
         ("car|rental|hire car", "alquil|coche|voiture|louer|loue|miet|mietwagen"),
         ("flight|fly|flying", "vuelo|volar|vol|vols|flieg|flug"),
