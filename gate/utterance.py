@@ -268,8 +268,18 @@ _CHANGE_VERB = re.compile(
 )
 
 
+# The other languages' negations that are no word of English or of each other, read whatever the
+# call's language: callers switch ("Bezahlen Sie die Gasrechnung bitte nicht", "n'annulez pas").
+_NEG_SWITCHED = (
+    r"nicht|nie|niemals|kein|keine|keinen|keinem|keiner|keines|nunca|jamás|jamas|tampoco|"
+    r"ningún|ninguna|ninguno|jamais|aucun|aucune|(?:ne|n')\s*\w+\s+(?:pas|jamais|plus|rien)"
+)
+
+
 def _negation_re(lang: str | None) -> re.Pattern[str]:
     cues = _NEG_BY_LANG.get(lang or "", "|".join(_NEG_BY_LANG.values()))
+    if lang:
+        cues = f"{cues}|{_NEG_SWITCHED}"
     return re.compile(rf"(?<![\w'])(?:{cues})(?![\w'])", re.IGNORECASE)
 
 

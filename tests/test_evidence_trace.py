@@ -71,6 +71,24 @@ confirm: when_unsure
 timeout_s: 10
 messages: {ask: "Send {amount} dollars to {payee}?", abstain: "I can't send that on this call."}
 """,
+    "pay_utility": """
+tool: pay_utility
+action: payment.bill
+caller: {verified: true}
+evidence: {query: "pay my {utility} bill of {amount} dollars"}
+confirm: when_unsure
+timeout_s: 10
+messages: {ask: "Pay the {utility} bill of {amount} dollars?", abstain: "I can't pay that on this call."}
+""",
+    "turn_on_roaming": """
+tool: turn_on_roaming
+action: mobile.roaming
+caller: {verified: true}
+evidence: {query: "turn on roaming for {country}"}
+confirm: when_unsure
+timeout_s: 10
+messages: {ask: "Turn on roaming for {country}?", abstain: "I can't change roaming on this call."}
+""",
     "play_song": """
 tool: play_song
 action: media.play
@@ -234,6 +252,18 @@ def make_tools(done: list[str]) -> list[gate.GatedTool]:
         return "Sent."
 
     @gate.gated_tool
+    async def pay_utility(utility: Literal["water", "electricity", "gas", "broadband"], amount: float) -> str:
+        """Pay one of the caller's utility bills."""
+        done.append(f"paid the {utility} bill of {amount:g}")
+        return "Paid."
+
+    @gate.gated_tool
+    async def turn_on_roaming(country: str) -> str:
+        """Turn on roaming on the caller's phone for a country."""
+        done.append(f"roaming on for {country}")
+        return "Done."
+
+    @gate.gated_tool
     async def play_song(song: str, device: Literal["TV", "speaker"] = "TV") -> str:
         """Play a song on one of the caller's devices."""
         done.append(f"playing {song} on {device}")
@@ -359,6 +389,8 @@ def make_tools(done: list[str]) -> list[gate.GatedTool]:
         transfer_money,
         ship_order,
         pay_person,
+        pay_utility,
+        turn_on_roaming,
         play_song,
         rent_car,
         buy_bus_tickets,
@@ -4441,3 +4473,47 @@ async def test_an_okay_then_a_new_search_takes_up_nothing(
     args = c.arguments()
     assert (args["car_class"]["status"] == "traced") is takes, args["car_class"]
     assert bool(done) is takes
+
+
+@pytest.mark.parametrize(
+    ("words", "utility", "acts"),
+    [
+        ("Quiero pagar la factura del agua de 42 dólares.", "water", True),
+        ("Bitte bezahlen Sie meine Gasrechnung über 42 Dollar.", "gas", True),
+        ("je voudrais payer la facture d'électricité de 42 dollars", "electricity", True),
+        ("pay my electric bill of 42 dollars please", "electricity", True),
+        ("Quiero pagar la factura de la luz de 42 dólares.", "water", False),
+        ("Bezahlen Sie die Gasrechnung über 42 Dollar bitte nicht.", "gas", False),
+        ("pay my electrician 42 dollars", "electricity", False),
+    ],
+)
+async def test_a_value_said_in_other_words_is_the_value(
+    alice: tuple[Call, list[str]], words: str, utility: str, acts: bool
+) -> None:
+    """ "la factura del agua", "die Gasrechnung", "la facture d'électricité", "the electric bill":
+    the words a language folder lists for a value are that value; another value in the same
+    language, a no, and a word of the same stem that is another thing ("the electrician") are not."""
+    c, done = alice
+    await c.turn(words, call("pay_utility", utility=utility, amount=42), say("Paid."))
+    assert bool(done) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("words", "acts"),
+    [
+        ("activez le roaming pour l'Allemagne, s'il vous plaît", True),
+        ("Bitte schalten Sie Roaming für Deutschland ein.", True),
+        ("Active el roaming para Alemania, por favor.", True),
+        ("activez le roaming pour l'Italie, s'il vous plaît", False),
+        ("Bitte schalten Sie Roaming für Deutschland aus.", False),
+        ("desactive el roaming para Alemania, por favor", False),
+    ],
+)
+async def test_a_country_in_the_callers_language_and_the_switch_they_ask_for(
+    alice: tuple[Call, list[str]], words: str, acts: bool
+) -> None:
+    """ "l'Allemagne", "Deutschland", "Alemania" are Germany (a French elision is no part of the
+    word); switching roaming off, in any of the languages, is no request to switch it on."""
+    c, done = alice
+    await c.turn(words, call("turn_on_roaming", country="Germany"), say("Done."))
+    assert bool(done) is acts, c.last().evidence_json

@@ -282,6 +282,30 @@ def _verb_of_the_action(part: str, request: TraceRequest) -> bool:
     return bool(thing) and _in_one_family(verb, thing[-1])
 
 
+# A person named as what the caller gets, then what they are to do ("get the engineer to call
+# me"): the doing is asked for, not the person.
+_TO_DO_AFTER = re.compile(r"^\W*(?:to|and)\s+[a-z]+", re.IGNORECASE)
+
+
+def _thing_of_the_action(part: str, request: TraceRequest) -> bool:
+    """Whether the clause asks for the action's thing by another word of its family ("get a
+    technician out", "send an engineer round" for a home visit), for an action that makes or
+    books something, with a verb of that class or a wish and no verb ("i need a callout")."""
+    if action_class(request) != "create":
+        return False
+    verb = asked_verb(part, request) or utterance.command_verb(part)
+    if verb is not None and words.VERB_CLASSES.get(verb.split()[0]) != "create":
+        return False
+    thing, named = query_thing(request), asked_thing(part, request)
+    if not thing or not named:
+        return False
+    head = named[-1]
+    if head == thing[-1] or not _in_one_family(head, thing[-1]):
+        return False
+    at = re.search(rf"\b{re.escape(head)}\b", part.casefold())
+    return at is not None and _TO_DO_AFTER.match(part[at.end() :]) is None
+
+
 def _in_one_family(a: str, b: str) -> bool:
     """Whether some family of :data:`words.FAMILIES` holds both words."""
     return any(a in f and b in f for f in words.FAMILIES)
@@ -977,7 +1001,8 @@ def _denial_in(part: str, request: TraceRequest) -> tuple[bool, frozenset[str]]:
     if first in _REASON_VERBS and not shares_word(first, wanted):
         return False, frozenset()
     fitting = first in _FITTING or not first
-    own_verb = bool(first) and shares_word(first, wanted[:1])
+    # the action's verb, or one of its family in the caller's language ("bezahlen Sie sie nicht")
+    own_verb = bool(first) and (shares_word(first, wanted[:1]) or _says_abroad(first, wanted) is True)
     names_value = bool(first) and any(
         forms.value_spans(first, spec, request)
         for spec in request.arguments
@@ -2362,11 +2387,16 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
                 and near >= RELATED
                 and any(_verb_of_the_action(text[c.start : c.end], request) for c in told)
             )
+            # "can you get a technician out on monday" for a home visit: the thing by another
+            # word of its family, asked for with a verb of getting or a wish, with every value
+            or (carried and any(_thing_of_the_action(text[c.start : c.end], request) for c in ours))
             # "quiero pagar la factura F-22019": the action's verb in the caller's language,
             # with a value of it.
+            # "quiero pagar una factura", "Ich möchte ein Konto eröffnen": with the thing in the
+            # caller's language instead, in a call whose later turns give the values
             or (
                 any(_says_abroad(text[c.start : c.end], wanted) for c in ours)
-                and any(x.fits for v in values.values() for x in v)
+                and (any(x.fits for v in values.values() for x in v) or _thing_said_abroad(text, request))
             )
         )
     )
@@ -3296,6 +3326,13 @@ def _foreign_other_thing(text: str, request: TraceRequest) -> bool:
         and any(_known_other_thing(w, wanted) for w in family)
         for family in foreign_families(_without_values(text, request))
     )
+
+
+def _thing_said_abroad(text: str, request: TraceRequest) -> bool:
+    """Whether ``text`` names the query's thing in Spanish, French or German ("una factura" for a
+    bill, "ein Konto" for an account)."""
+    wanted = query_thing(request)
+    return bool(wanted) and any(_names_foreign(f, wanted[-1:]) for f in foreign_things(text))
 
 
 def _names_foreign(family: frozenset[str], wanted: Sequence[str]) -> bool:

@@ -598,7 +598,10 @@ FOREIGN_VERBS: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = tuple(
         ("block|freeze|suspend|pause", "sperr|bloque|bloqu|congel|pausier"),
         ("open", "abrir|abra|abran|abre|ábrame|abrame|ouvr|eröffn|eroffn"),
         # not "activ" or "deposit": English words start so ("active", "the deposit")
-        ("turn on|enable|activate|switch on", "activa|activez|activer|activen|aktivier|einschalt|encend|allum"),
+        (
+            "turn on|enable|activate|switch on",
+            "activa|activez|activer|activen|aktivier|einschalt|encend|allum",
+        ),
         ("turn off|disable|deactivate|switch off", "desactiv|désactiv|deaktivier|ausschalt|abschalt"),
         ("subscribe|sign up|join", "abonn|suscrib|suscríb|abonnier|inscri"),
         ("deposit|pay in", "ingres|deposita|deposite|deposez|deposer|einzahl"),
