@@ -755,6 +755,12 @@ _EN_COMMAND = re.compile(rf"^{_FILLER}(?:please\s+)?(?:just\s+)?([a-z]+)\s+{_OBJ
 _ES_COMMAND = re.compile(
     r"^\W*(?:por favor\s*,?\s+)?\w*[áéíóú]\w*(?:me|te|le|les|nos|lo|la|los|las)(?![\w-])", re.IGNORECASE
 )
+# "dame de baja", "ponme una mesa", "hazme una reserva": a Spanish command of one syllable, whose
+# pronoun needs no accent ("dale" alone is a yes, not a command).
+_ES_SHORT_COMMAND = re.compile(
+    r"^\W*(?:por favor\s*,?\s+)?(?:da|de|den|dad|haz|hagan|pon|pongan)(?:me|nos)(?:lo|la|los|las)?(?![\w-])",
+    re.IGNORECASE,
+)
 # "envoyez", "réglez", "enlevez-moi": a French command to "vous".
 _FR_COMMAND = re.compile(
     r"^\W*(?:s'il vous plaît\s*,?\s+)?(?!(?:chez|assez|nez)\b)\w{3,}ez(?:-(?:moi|nous|le|la|les|en|y))?\b",
@@ -837,6 +843,7 @@ def _foreign_command(clause: str) -> bool:
     """Whether the clause opens with a command in Spanish, French or German."""
     return bool(
         _ES_COMMAND.search(clause)
+        or _ES_SHORT_COMMAND.search(clause)
         or _FR_COMMAND.search(clause)
         or _DE_COMMAND.search(clause)
         or _plain_command(clause)

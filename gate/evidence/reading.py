@@ -244,12 +244,24 @@ def _foreign_families(folded: str, things: bool = False) -> tuple[frozenset[str]
     # kept: a trace asks it of every clause and every thing named, several times a decision
     # accents aside ("cancélala" is "cancelar"'s, as "cancela" is)
     tokens = [fold(t) for t in re.findall(r"[a-zà-ÿß]+", folded)]
+    if things:
+        # a German compound is a thing of its last part ("Zahnarzttermin" an appointment)
+        tokens = [_compound_head(t) for t in tokens]
     found: list[tuple[int, frozenset[str]]] = []
     for english, plain in _folded_stems(things):
         at = [i for i, t in enumerate(tokens) for s in plain if (t == s if len(s) <= 3 else t.startswith(s))]
         if at:
             found.append((min(at), english))
     return tuple(english for _, english in sorted(found, key=lambda x: x[0]))
+
+
+def _compound_head(token: str) -> str:
+    """The last part of a compound the language data lists (``compound_heads``: "termin" of
+    "zahnarzttermin"), or the token itself."""
+    for head in lang_data.union_words("compound_heads"):
+        if len(head) >= 4 and len(token) > len(head) + 2 and token.endswith(head):
+            return head
+    return token
 
 
 def _says_abroad(text: str, wanted: Sequence[str]) -> bool | None:

@@ -428,6 +428,13 @@ FOREIGN_THINGS: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = tuple(
         ("subscription|plan|membership", "suscripci|subscripci|abonnement|abo"),
         ("invoice|bill", "factura|facture|rechnung|recibo"),
         ("order", "pedido|commande|bestellung"),
+        ("appointment|booking|slot", "cita|rendez|termin"),
+        ("insurance|cover|policy", "seguro|assuranc|versicherung"),
+        ("prescription", "receta|ordonnanc|rezept"),
+        ("meter|reading", "contador|compteur|zähler|zahler|zählerstand"),
+        ("direct debit|debit", "prélèvement|prelevement|domiciliaci|lastschrift"),
+        ("engineer|technician", "técnico|tecnico|technicien|techniker"),
+        ("delivery|parcel", "entrega|livraison|lieferung"),
     )
 )
 
