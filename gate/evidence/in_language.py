@@ -9,6 +9,8 @@ says one of those words: as a word of its own, after a French elision ("d'élect
 as the first part of a compound whose last part the language lists (``compound_heads``:
 "Gasrechnung", "Sparkonto", "Familienplan"). A key written with a trailing "-" is read only as
 such a first part, because as a word of its own it is an English word of another sense ("tier").
+A word of ``value_modifiers`` is the value only beside the kind of thing it qualifies ("the films
+plan", "l'option films"): alone it names a thing of its own ("the film i rented").
 
 Only what the tables list is found; a value they do not know is looked for as before (by its
 own name). Never raises.
@@ -20,6 +22,7 @@ import re
 from functools import cache, lru_cache
 
 from gate import lang as lang_data
+from gate.evidence import words
 from gate.lang.text import fold_with_positions
 
 __all__ = ["value_spans_in_language", "words_for"]
@@ -29,6 +32,22 @@ _WORD = re.compile(r"[a-z0-9ß]+(?:'[a-z0-9ß]+)*")
 _ELIDED = re.compile(r"^(?:l|d|qu|dell|all|nell|un)'")
 # What joins the parts of a German compound ("Familien-plan", "Geschäfts-konto").
 _LINKS = ("", "s", "n", "en", "es", "e")
+
+
+# What a value word qualifies when it is a value only beside its kind (``value_modifiers``).
+_KINDS = frozenset(
+    {*words.KINDS_OF_ITEM, "bill", "account", "meter", "insurance", "cover", "policy", "channel"}
+    | {"channels", "card", "line", "pass", "ticket", "tickets"}
+)
+
+
+@cache
+def _modifiers() -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for word, english in lang_data.union_table("value_modifiers").items():
+        if isinstance(english, str):
+            out.setdefault(word, set()).update(" ".join(e.split()) for e in english.split("|") if e.strip())
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 @cache
@@ -87,7 +106,7 @@ def value_spans_in_language(text: str, value: str) -> tuple[tuple[int, int], ...
     for it: spans of ``text``, in order; () when no listed word says it."""
     wanted = " ".join(value.casefold().split())
     alone, _, _ = _table()
-    if not wanted or not any(wanted in v for v in alone.values()):
+    if not wanted or not any(wanted in v for v in (*alone.values(), *_modifiers().values())):
         return ()
     folded, where = fold_with_positions(text)
 
@@ -108,9 +127,21 @@ def value_spans_in_language(text: str, value: str) -> tuple[tuple[int, int], ...
         word = re.sub(r"'s$", "", word)  # "the children's add-on": whose, the word itself
         if word == wanted or any(a <= start < b for a, b in spans):
             continue  # the value's own name is found as a name (a longer one may go on from it)
-        if wanted in alone.get(word, frozenset()) or wanted in _compound_first(word):
+        listed = wanted in alone.get(word, frozenset()) or wanted in _compound_first(word)
+        qualifies = wanted in _modifiers().get(word, frozenset()) and _kind_beside(folded, start, m.end())
+        if listed or qualifies:
             spans.append(original(start, m.end()))
     return tuple(sorted(spans))
+
+
+def _kind_beside(folded: str, start: int, end: int) -> bool:
+    """Whether the word after ``end`` (past a hyphen), or the one before ``start`` (past "de", "of"
+    and an elision: "l'option films"), is a kind of thing a value qualifies."""
+    after = re.match(r"[\s-]+([a-z]+(?:-[a-z]+)?)", folded[end:])
+    if after is not None and after.group(1) in _KINDS:
+        return True
+    before = re.search(r"(?:^|[\s'])([a-z]+)(?:\s+(?:de|des|du|of|von))?\s+$", folded[:start])
+    return before is not None and before.group(1) in _KINDS
 
 
 @lru_cache(maxsize=1024)
@@ -119,4 +150,5 @@ def words_for(value: str) -> tuple[str, ...]:
     without their "-"), its own name left out: what a memory naming it in another language holds."""
     wanted = " ".join(value.casefold().split())
     _, first, _ = _table()
-    return tuple(sorted(k for k, v in first.items() if wanted in v and k != wanted))
+    found = {k for k, v in (*first.items(), *_modifiers().items()) if wanted in v and k != wanted}
+    return tuple(sorted(found))
