@@ -1057,6 +1057,13 @@ _DENIAL_SKIP = frozenset(
         *("mind", "we", "you", "they", "he", "she", "no", "not", "never", "don't", "dont", "do", "does"),
         *("can't", "cant", "won't", "wont", "isn't", "aren't", "doesn't", "didn't", "i'm", "im", "we're"),
         *("will", "would", "could", "should", "can", "shall", "must", "please", "ever", "whatever"),
+        # the same in Spanish, French and German ("no quiero pagar", "je ne veux pas payer", "ich
+        # möchte ... nicht bezahlen")
+        *("quiero", "quiere", "queremos", "quisiera", "necesito", "necesitamos", "puedo", "puede"),
+        *("podemos", "deseo", "voy", "vamos", "ya", "más", "mas", "nunca", "jamás", "jamas"),
+        *("veux", "voulons", "voudrais", "voudrions", "souhaite", "dois", "peux", "pouvez", "pas"),
+        *("plus", "jamais", "besoin", "möchte", "mochte", "möchten", "mochten", "will", "wollen"),
+        *("muss", "brauche", "brauchen", "kann", "können", "konnen", "bitte", "mehr", "noch", "nicht"),
     }
 )
 # Verbs a no can be about without being about the request ("we don't use it any more, so ...").
@@ -2404,11 +2411,16 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             or (carried and any(_thing_of_the_action(text[c.start : c.end], request) for c in ours))
             # "quiero pagar la factura F-22019": the action's verb in the caller's language,
             # with a value of it.
-            # "quiero pagar una factura", "Ich möchte ein Konto eröffnen": with the thing in the
-            # caller's language instead, in a call whose later turns give the values
             or (
                 any(_says_abroad(text[c.start : c.end], wanted) for c in ours)
-                and (any(x.fits for v in values.values() for x in v) or _thing_said_abroad(text, request))
+                and any(x.fits for v in values.values() for x in v)
+            )
+            # "quiero pagar una factura", "Ich möchte ein Konto eröffnen": asked outright with the
+            # thing in the caller's language instead, in a call whose later turns give the values
+            # ("¿puedo pagar la factura con tarjeta?" asks how, not for it)
+            or (
+                any(_says_abroad(text[c.start : c.end], wanted) for c in told)
+                and _thing_said_abroad(text, request)
             )
         )
     )
