@@ -1705,6 +1705,15 @@ _pair(
     ("increase", "raise", "boost", "extend", "lengthen", "prolong"),
     ("decrease", "lower", "reduce", "cut", "shrink", "shorten"),
 )
+# the same in Spanish, French and German ("acortar mi estancia", "raccourcir", "verkürzen")
+_pair(
+    ("increase", "raise", "boost", "extend", "lengthen", "prolong"),
+    ("acort", "reduc", "disminu", "raccourc", "rédui", "redui", "diminu", "verkürz", "verkurz", "reduzier"),
+)
+_pair(
+    ("decrease", "lower", "reduce", "cut", "shrink", "shorten"),
+    ("alarg", "ampli", "aument", "prolong", "rallong", "augment", "verlänger", "verlanger", "erhöh", "erhoh"),
+)
 _pair(
     ("freeze", "block", "suspend", "lock", "deactivate", "disable"),
     (

@@ -40,6 +40,7 @@ from gate import utterance
 from gate.evidence import words
 from gate.evidence.in_language import value_spans_in_language, words_for
 from gate.evidence.request import ArgumentSpec, TraceRequest
+from gate.lang.text import fold
 from gate.parts import said_as_parts
 from gate.values import Mention, Value, currencies, currency_of, find_mentions, locate
 
@@ -76,7 +77,8 @@ class Said:
 
 
 def _fold_token(token: str) -> str:
-    folded = token.casefold().replace("’", "'")
+    # accents dropped as the language data drops them: "Hôtel" is the "Hotel" of a name
+    folded = fold(token.casefold().replace("’", "'"))
     if folded.endswith("'s"):
         folded = folded[:-2]  # "amelia's school trip" names Amelia
     elif folded.endswith("s'"):
@@ -84,8 +86,20 @@ def _fold_token(token: str) -> str:
     return folded.replace("'", "")
 
 
+# A French or Italian elision glued to the word after it ("l'Hôtel Lumière", "d'Orsay"): no part of
+# the name that follows.
+_ELISION = re.compile(r"^(?:l|d|qu|dell|all|nell)['’](?=[^\W\d_])", re.IGNORECASE)
+
+
 def _folded_tokens(text: str) -> list[tuple[str, int, int]]:
-    return [(_fold_token(m.group()), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    out = []
+    for m in _TOKEN.finditer(text):
+        start, token = m.start(), m.group()
+        elided = _ELISION.match(token)
+        if elided is not None:
+            start, token = start + elided.end(), token[elided.end() :]
+        out.append((_fold_token(token), start, m.end()))
+    return out
 
 
 @lru_cache(maxsize=8192)
