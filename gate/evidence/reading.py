@@ -294,9 +294,13 @@ def _verb_of_the_action(part: str, request: TraceRequest) -> bool:
     return bool(thing) and _in_one_family(verb, thing[-1])
 
 
+# "get a technician out", "could you get us a callout": what is got, after whom for and its article.
+_GETS = re.compile(
+    r"\bget\s+(?:(?:me|us)\s+)?(?:a|an|the|some|someone|somebody|my|our)\s+([a-z]+)\b(?!['’])", re.IGNORECASE
+)
 # A person named as what the caller gets, then what they are to do ("get the engineer to call
-# me"): the doing is asked for, not the person.
-_TO_DO_AFTER = re.compile(r"^\W*(?:to|and)\s+[a-z]+", re.IGNORECASE)
+# me") or where they are to go ("get the engineer out of my house"): that is asked for, not them.
+_TO_DO_AFTER = re.compile(r"^\W*(?:to|and)\s+[a-z]+|^\s+(?:out\s+of|off|away|rid)\b", re.IGNORECASE)
 
 
 def _thing_of_the_action(part: str, request: TraceRequest) -> bool:
@@ -309,6 +313,10 @@ def _thing_of_the_action(part: str, request: TraceRequest) -> bool:
     if verb is not None and words.VERB_CLASSES.get(verb.split()[0]) != "create":
         return False
     thing, named = query_thing(request), asked_thing(part, request)
+    if verb is None and not named:
+        # "can you get a technician out": "get", too general a verb for the lists, with its object
+        got = _GETS.search(part)
+        named = [got.group(1).casefold()] if got is not None else []
     if not thing or not named:
         return False
     head = named[-1]
