@@ -258,10 +258,18 @@ def _foreign_families(folded: str, things: bool = False) -> tuple[frozenset[str]
 def _compound_head(token: str) -> str:
     """The last part of a compound the language data lists (``compound_heads``: "termin" of
     "zahnarzttermin"), or the token itself."""
-    for head in lang_data.union_words("compound_heads"):
-        if len(head) >= 4 and len(token) > len(head) + 2 and token.endswith(head):
+    for head in _compound_heads():
+        if len(token) > len(head) + 2 and token.endswith(head):
             return head
     return token
+
+
+@lru_cache(maxsize=1)
+def _compound_heads() -> tuple[str, ...]:
+    """The listed last parts of four letters or more, longest first (the longest that ends a word
+    is its part: "zählerstand", not "stand")."""
+    heads = (h for h in lang_data.union_words("compound_heads") if len(h) >= 4)
+    return tuple(sorted(heads, key=lambda h: (-len(h), h)))
 
 
 def _says_abroad(text: str, wanted: Sequence[str]) -> bool | None:
