@@ -427,6 +427,8 @@ def asked_verb(text: str, request: TraceRequest) -> str | None:
         caused = _CAUSATIVE.search(text)
         if caused is not None:
             return _unparticiple(caused.group(1).casefold())
+        if _GETS_AWAY.search(text) is not None:
+            return "remove"  # "get the engineer out of my house", "get rid of the sports pack"
     if verb is None:
         wanted = action_words(request)
         if wanted and utterance.opens_with(text, wanted[0]):
@@ -434,6 +436,10 @@ def asked_verb(text: str, request: TraceRequest) -> str | None:
     return verb
 
 
+# Getting a thing or a person away from where it is: a removal, whatever the thing.
+_GETS_AWAY = re.compile(
+    r"\bget\s+(?:rid\s+of|(?:\S+\s+){1,3}?(?:out\s+of|off\s+(?:my|our|the)|away\s+from))\b", re.IGNORECASE
+)
 # Stopping a thing's use ("stop the card from working", "stop it working", "stop anyone using
 # my card", "prevent it being used"): putting it on hold (blocking it), not ending it.
 _STOPPING = frozenset({"stop", "prevent"})
