@@ -43,6 +43,7 @@ _KINDS = frozenset(
 
 @cache
 def _modifiers() -> dict[str, frozenset[str]]:
+    """``value_modifiers`` of every language: each word folded, to the English values it is."""
     out: dict[str, set[str]] = {}
     for word, english in lang_data.union_table("value_modifiers").items():
         if isinstance(english, str):
@@ -51,9 +52,9 @@ def _modifiers() -> dict[str, frozenset[str]]:
 
 
 @cache
-def _table() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]], frozenset[str]]:
-    """(words of their own, first parts of compounds, compound last parts): each foreign word
-    folded, to the English values it is."""
+def _table() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]], tuple[str, ...]]:
+    """(words of their own, first parts of compounds, compound last parts longest first): each
+    foreign word folded, to the English values it is."""
     alone: dict[str, set[str]] = {}
     first: dict[str, set[str]] = {}
     for foreign, english in lang_data.union_table("value_words").items():
@@ -65,11 +66,11 @@ def _table() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]], froz
         else:
             alone.setdefault(foreign, set()).update(values)
             first.setdefault(foreign, set()).update(values)
-    heads = lang_data.union_words("compound_heads")
+    heads = sorted(lang_data.union_words("compound_heads"), key=lambda h: (-len(h), h))
     return (
         {k: frozenset(v) for k, v in alone.items()},
         {k: frozenset(v) for k, v in first.items()},
-        frozenset(heads),
+        tuple(heads),
     )
 
 
