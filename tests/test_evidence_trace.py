@@ -4517,3 +4517,26 @@ async def test_a_country_in_the_callers_language_and_the_switch_they_ask_for(
     c, done = alice
     await c.turn(words, call("turn_on_roaming", country="Germany"), say("Done."))
     assert bool(done) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("therapist", "acts"),
+    [("Bayview Counselling", False), ("Tim Brown", True)],
+)
+async def test_another_of_the_requests_own_kind_sets_the_offer_aside(
+    alice: tuple[Call, list[str]], therapist: str, acts: bool
+) -> None:
+    """ "the name of another therapist": another of the request's own kind of thing, whatever the
+    word, sets aside what was offered before; "that one" is the one offered after it."""
+    c, done = alice
+    await c.says("i'm looking for a therapist in oakland", "What about Bayview Counselling?")
+    await c.says("can you get me their phone number?", "It's 510-383-5100.")
+    await c.says(
+        "will you give me the name of another therapist in the area?", "There is also Dr. Tim Brown."
+    )
+    await c.turn(
+        "that one sounds good. book me an appointment on march 12th at 2:15 in the afternoon",
+        call("book_therapist", therapist=therapist, date="2026-03-12", time="14:15"),
+        say("Booked."),
+    )
+    assert bool(done) is acts, c.last().evidence_json

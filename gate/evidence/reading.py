@@ -910,8 +910,15 @@ def without_no_trouble(text: str) -> str:
     return _no_trouble().sub("ok", text)
 
 
+# A side matter announced ("i have another question", "one more thing"): no other option asked for.
+_SIDE_MATTER = re.compile(
+    r"\b(?:another|one more|one other)\s+(?:quick\s+|small\s+)?(?:question|query|thing to ask|thing)\b",
+    re.IGNORECASE,
+)
+
+
 def _refuses(text: str) -> bool:
-    said = _WORD.findall(without_no_trouble(text).casefold())
+    said = _WORD.findall(_SIDE_MATTER.sub(" ", without_no_trouble(text)).casefold())
     return bool(said) and (
         said[0] in ("no", "nope", "nah", "non", "nein") or "else" in said or "another" in said
     )

@@ -427,7 +427,7 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
             and _right_after(readings, asked_at, i)
             and not (r.stance == "request" and r.names_action)
             and not _gives_any(r)
-            and not asks_another(s.text)
+            and not asks_another(s.text, request)
             and _puts_off_now(s.text, request)
             and not _closing_answered(readings, i, request)
             and not (drops_pointed(s.text) and _agent_asked_other(readings, i, request))
@@ -788,7 +788,7 @@ def _argument(
             s.speaker == "caller"
             and r.rule == "trace.condition"
             and (offer is not None or standing is not None)
-            and asks_another(s.text)
+            and asks_another(s.text, request)
             and not _asks_of_another_kind(s.text, request)
         ):
             # "Can you check if there are some other cars available?": asking whether there are
@@ -825,7 +825,9 @@ def _argument(
             continue
         if s.speaker == "caller" and s.origin == "call" and not s.part:
             others_asked = (
-                taken is not None and asks_another(s.text) and not _asks_of_another_kind(s.text, request)
+                taken is not None
+                and asks_another(s.text, request)
+                and not _asks_of_another_kind(s.text, request)
             )
             searched = r if r.other_action else None
             if sought_at is None and s.at is not None and (r.names_action or _searches_again(r, request)):
@@ -906,7 +908,7 @@ def _argument(
             offered_r, offered, kinds = offer
             picked = spec.kind == "text" and picks(s.text, offered.words, offered_r.statement.text)
             changed = _sets_aside(r, spec, offered_r, request)
-            asks_others = (asks_another(s.text) and not _asks_of_another_kind(s.text, request)) or (
+            asks_others = (asks_another(s.text, request) and not _asks_of_another_kind(s.text, request)) or (
                 # "Okay, I want a small car, could you find it for me?": another search, not a yes
                 r.stance == "request"
                 and _asks_to_look(s.text)
@@ -1243,7 +1245,7 @@ def _turned_down(
     s = r.statement
     if _sets_aside(r, spec, offered, request):
         return "trace.offer.changed"
-    if s.speaker == "caller" and asks_another(s.text) and not _asks_of_another_kind(s.text, request):
+    if s.speaker == "caller" and asks_another(s.text, request) and not _asks_of_another_kind(s.text, request):
         return "trace.offer.others"
     # "what rating do they have?" ... "4.7" ... "nope, yet again you fail": a no once the
     # questions about the offer are answered turns it down, as a no right after it does.
@@ -1667,13 +1669,17 @@ def _asks_of_another_kind(text: str, request: TraceRequest) -> bool:
     return all(of_another_kind(phrase) for phrase in named)
 
 
-def asks_another(text: str) -> bool:
+def asks_another(text: str, request: TraceRequest | None = None) -> bool:
     """Whether the caller asks for another option than the one offered ("find me something else",
     "isn't there anything else?", "are there any fantasy movies?"); saying they got something
-    else ("my gp switched me to something else, so skip it") is not asking."""
+    else ("my gp switched me to something else, so skip it") is not asking. With ``request``,
+    another of its own kind of thing counts too, whatever the word ("the name of another
+    therapist" for a therapist's appointment)."""
     if _ANY_MORE.search(text) and "?" in text:
         return True
-    for m in _ANOTHER.finditer(text):
+    own = _another_of_own_kind(request) if request is not None else None
+    found = [*_ANOTHER.finditer(text), *(own.finditer(text) if own is not None else ())]
+    for m in found:
         lead = text[max(0, m.start() - 40) : m.start()]
         if (
             _ASKS.search(lead)
@@ -1687,6 +1693,25 @@ def asks_another(text: str) -> bool:
         ):
             return True
     return False
+
+
+def _another_of_own_kind(request: TraceRequest) -> re.Pattern[str] | None:
+    """ "another therapist", "a different provider": another of the request's own kind of thing
+    (its thing's words and its arguments' own, five letters or more, a time or a day aside)."""
+    kinds = {
+        w
+        for w in (*rd.query_thing(request), *(c for a in request.arguments for c in a.cues))
+        if len(w) >= 5 and w.isalpha() and _A_TIME.fullmatch(w) is None
+    }
+    return _another_of(tuple(sorted(kinds))) if kinds else None
+
+
+@lru_cache(maxsize=256)
+def _another_of(kinds: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(
+        rf"\b(?:another|other|different)\s+(?:[a-z]+\s+){{0,2}}?(?:{'|'.join(map(re.escape, kinds))})s?\b",
+        re.IGNORECASE,
+    )
 
 
 _RATHER = re.compile(r"\b(?:rather|instead|actually|prefer|on second thought)\b", re.IGNORECASE)
@@ -1744,7 +1769,7 @@ def _answers_about_offer(
         # "That might work. ... I also need to know what time it arrives": a question in any part
         and (asked.stance == "question" or any(asks_to_know(part) for part in [question, *clauses(question)]))
         # "are there any stops on the flight?" asks about the offer, not for another
-        and not (asks_another(question) and not _asks_of_another_kind(question, request))
+        and not (asks_another(question, request) and not _asks_of_another_kind(question, request))
         and _COMPARED.search(question) is None
         and not _brings_new_values(question, readings[:k], request)
     )
