@@ -1695,13 +1695,19 @@ def asks_another(text: str, request: TraceRequest | None = None) -> bool:
     return False
 
 
+# Words of an argument that measure or count, not a kind of thing ("number of seats", "total
+# amount"): "another number to call" asks for no other option.
+_MEASURES = frozenset({"number", "amount", "total", "count", "price", "value", "other", "quantity"})
+
+
 def _another_of_own_kind(request: TraceRequest) -> re.Pattern[str] | None:
     """ "another therapist", "a different provider": another of the request's own kind of thing
-    (its thing's words and its arguments' own, five letters or more, a time or a day aside)."""
+    (its thing's words and its arguments' own, five letters or more, a time, a day or a measure
+    aside)."""
     kinds = {
         w
         for w in (*rd.query_thing(request), *(c for a in request.arguments for c in a.cues))
-        if len(w) >= 5 and w.isalpha() and _A_TIME.fullmatch(w) is None
+        if len(w) >= 5 and w.isalpha() and _A_TIME.fullmatch(w) is None and w not in _MEASURES
     }
     return _another_of(tuple(sorted(kinds))) if kinds else None
 
