@@ -1902,6 +1902,20 @@ def proposed_names(text: str) -> list[str]:
     return out
 
 
+# The kinds of business or home whose written name may start with a town's ("Belmont Apartment
+# Homes"), unlike a hotel's, an airport's or a station's, which holds the town it is in.
+_NAMED_AFTER_A_TOWN = _KIND_OF_PLACE - {"hotel", "inn", "motel", "suites"}
+_WRITTEN_KIND = re.compile(r"[ \t]+(?:[A-Z][\w'’&-]*[ \t]+)?([A-Z][a-zé]+)\b")
+
+
+def _names_a_business(text: str, end: int) -> bool:
+    """Whether a capitalised word of a business's or a home's kind follows a name ending at
+    ``end`` in written words, at most one other capitalised word between ("Belmont Apartment
+    Homes", "Napa Valley Grill")."""
+    kind = _WRITTEN_KIND.match(text, end)
+    return kind is not None and kind.group(1).casefold() in _NAMED_AFTER_A_TOWN
+
+
 def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[tuple[int, int]]:
     """Where the agent's words name this argument's value (an offer the caller may take up).
 
@@ -1934,8 +1948,12 @@ def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
     ]
     if whole_anyway and not _is_street_address(spec.shown):
         # A town inside a street address is the street's name: "located at 2005 San Jose Drive"
-        # offers nothing in San Jose.
-        spans = [(s, e) for s, e in spans if not _in_street_address(text, s, e)]
+        # offers nothing in San Jose; nor does a town that starts the written name of a business
+        # or a home named after it ("Belmont Apartment Homes", "the Belmont Grill"), which a
+        # hotel's, an airport's or a station's name holding its town does.
+        spans = [
+            (s, e) for s, e in spans if not _in_street_address(text, s, e) and not _names_a_business(text, e)
+        ]
     # A word in lower case where a verb goes ("Can I help with anything else?") is that verb,
     # not the one-word title "Help".
     spans = [(s, e) for s, e in spans if not (" " not in full and _as_a_verb(text, s, e))]
