@@ -25,7 +25,7 @@ from gate import lang as lang_data
 from gate.evidence import words
 from gate.lang.text import fold_with_positions
 
-__all__ = ["value_spans_in_language", "words_for"]
+__all__ = ["compound_heads", "value_spans_in_language", "words_for"]
 
 _WORD = re.compile(r"[a-z0-9ß]+(?:'[a-z0-9ß]+)*")
 # French and Italian elisions glued to the next word ("l'Allemagne", "d'électricité").
@@ -52,9 +52,16 @@ def _modifiers() -> dict[str, frozenset[str]]:
 
 
 @cache
-def _table() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]], tuple[str, ...]]:
-    """(words of their own, first parts of compounds, compound last parts longest first): each
-    foreign word folded, to the English values it is."""
+def compound_heads() -> tuple[str, ...]:
+    """The last parts of compounds every language lists (``compound_heads``), folded, longest
+    first: the longest that ends a word is its part ("zählerstand", not "stand")."""
+    return tuple(sorted(lang_data.union_words("compound_heads"), key=lambda h: (-len(h), h)))
+
+
+@cache
+def _table() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """(words of their own, first parts of compounds): each foreign word folded, to the English
+    values it is."""
     alone: dict[str, set[str]] = {}
     first: dict[str, set[str]] = {}
     for foreign, english in lang_data.union_table("value_words").items():
@@ -66,12 +73,7 @@ def _table() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]], tupl
         else:
             alone.setdefault(foreign, set()).update(values)
             first.setdefault(foreign, set()).update(values)
-    heads = sorted(lang_data.union_words("compound_heads"), key=lambda h: (-len(h), h))
-    return (
-        {k: frozenset(v) for k, v in alone.items()},
-        {k: frozenset(v) for k, v in first.items()},
-        tuple(heads),
-    )
+    return {k: frozenset(v) for k, v in alone.items()}, {k: frozenset(v) for k, v in first.items()}
 
 
 def _phrases() -> list[str]:
@@ -88,8 +90,8 @@ def _phrase_pattern() -> re.Pattern[str] | None:
 
 def _compound_first(word: str) -> frozenset[str]:
     """The English values of the first part of ``word`` when its last part is a listed head."""
-    _, first, heads = _table()
-    for head in heads:
+    _, first = _table()
+    for head in compound_heads():
         if len(word) > len(head) + 1 and word.endswith(head):
             front = word[: -len(head)].rstrip("-")
             for link in _LINKS:
@@ -106,7 +108,7 @@ def value_spans_in_language(text: str, value: str) -> tuple[tuple[int, int], ...
     """Where ``text`` names ``value`` (an English value, as shown) in another language's word
     for it: spans of ``text``, in order; () when no listed word says it."""
     wanted = " ".join(value.casefold().split())
-    alone, _, _ = _table()
+    alone, _ = _table()
     if not wanted or not any(wanted in v for v in (*alone.values(), *_modifiers().values())):
         return ()
     folded, where = fold_with_positions(text)
@@ -150,6 +152,6 @@ def words_for(value: str) -> tuple[str, ...]:
     """The listed words of every language for ``value`` (folded; the first parts of compounds
     without their "-"), its own name left out: what a memory naming it in another language holds."""
     wanted = " ".join(value.casefold().split())
-    _, first, _ = _table()
+    _, first = _table()
     found = {k for k, v in (*first.items(), *_modifiers().items()) if wanted in v and k != wanted}
     return tuple(sorted(found))

@@ -49,6 +49,7 @@ from typing import Any, TypeVar, cast
 from gate import lang as lang_data
 from gate import utterance
 from gate.evidence import forms, words
+from gate.evidence.in_language import compound_heads
 from gate.evidence.meaning import Similarities
 from gate.evidence.request import ArgumentSpec, TraceRequest
 from gate.evidence.statements import Statement
@@ -258,18 +259,11 @@ def _foreign_families(folded: str, things: bool = False) -> tuple[frozenset[str]
 def _compound_head(token: str) -> str:
     """The last part of a compound the language data lists (``compound_heads``: "termin" of
     "zahnarzttermin"), or the token itself."""
-    for head in _compound_heads():
-        if len(token) > len(head) + 2 and token.endswith(head):
+    for head in compound_heads():
+        # four letters or more: a shorter one ("abo") ends too many words of other things
+        if len(head) >= 4 and len(token) > len(head) + 2 and token.endswith(head):
             return head
     return token
-
-
-@lru_cache(maxsize=1)
-def _compound_heads() -> tuple[str, ...]:
-    """The listed last parts of four letters or more, longest first (the longest that ends a word
-    is its part: "zählerstand", not "stand")."""
-    heads = (h for h in lang_data.union_words("compound_heads") if len(h) >= 4)
-    return tuple(sorted(heads, key=lambda h: (-len(h), h)))
 
 
 def _says_abroad(text: str, wanted: Sequence[str]) -> bool | None:
