@@ -190,6 +190,7 @@ class Words(Record):
     past_time: frozenset[str]
     time_words: frozenset[str]
     objects: frozenset[str]
+    agreeing_with: frozenset[str]
     intensifiers: frozenset[str]
     irony_subjects: frozenset[str]
     irony_because: frozenset[str]
@@ -317,6 +318,7 @@ def words() -> Words:
         past_time=union("past_time"),
         time_words=union("time_words"),
         objects=union("objects"),
+        agreeing_with=union("agreeing_with"),
         intensifiers=union("intensifiers"),
         irony_subjects=union("irony_subjects"),
         irony_because=union("irony_because"),

@@ -241,6 +241,7 @@ def read_rules(
         and last.tok.key in W().checking_tags
         and last.phrase_len == 1
         and tagged[-2].tag not in (AFF, NEUT)
+        and tagged[-2].tok.key not in W().intensifiers  # "that's completely right": agreeing
     ):
         last.tag = QUEST  # "yes and that's for two, right": checking, not agreeing
     if side:

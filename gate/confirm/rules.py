@@ -560,6 +560,42 @@ def resolve_unchanged(tagged: list[Tagged]) -> None:
                 u.tag = NEUT
 
 
+def _praise(key: str) -> bool:
+    # a word of praise, not "all" or "that's" (a pointer and its verb)
+    return len(key) >= 4 and key.isalpha() and key != "thats"
+
+
+def _agrees_as_well(tagged: list[Tagged], t: Tagged) -> list[Tagged]:
+    """The words to read as agreement when the additive ``t`` ("too", "as well", "aussi") ends
+    the answer and qualifies an agreement: between the last yes word and it only the caller, a
+    pointer to what was asked and their prepositions ("fine with this too", "i agree with that as
+    well", "sounds perfect to us too"); none otherwise. Another party ("for him too"), a thing
+    ("the breakfast too") or a verb ("book it for me too") between them is something more asked
+    for. Courtesy may follow ("... too, thank you")."""
+    words = W()
+    phrase = [u for u in tagged if u.phrase == t.phrase]
+    if " ".join(u.tok.key for u in phrase) not in words.also_words:
+        return []
+    after = [u.tok.key for u in tagged[tagged.index(phrase[-1]) + 1 :]]
+    courtesy = words.thanks | words.warm_words
+    if tagged.index(phrase[0]) == 0 or any(
+        k not in courtesy and not (k == "you" and n and after[n - 1] in courtesy) for n, k in enumerate(after)
+    ):
+        return []
+    plain = (words.objects - words.third_person) | words.agreeing_with
+    between: list[Tagged] = []
+    for u in reversed(tagged[: tagged.index(phrase[0])]):
+        if u.tag == AFF and u.tok.key not in plain:
+            return [*phrase, *between]
+        if u.tag == NEUT and u.tok.key in words.weak_affirmations and _praise(u.tok.key):
+            # "that's great too": praise, a yes only beside one (the verdict asks for it)
+            return [*phrase, *between]
+        if u.tok.key not in plain:
+            return []
+        between.append(u)  # "to us": the caller's own party, who agrees
+    return []
+
+
 def resolve_agreeing(tagged: list[Tagged]) -> None:
     """ "perfect for us", "fine with me too", "that works for us as well": who agrees, after a yes,
     is the caller's own party; and "go with the reservation" chooses what was offered."""
@@ -570,13 +606,10 @@ def resolve_agreeing(tagged: list[Tagged]) -> None:
         before = [u for u in tagged[:k] if u.phrase != t.phrase]
         prev = before[-1] if before else None
         first_person = prev is not None and prev.tok.key in words.reason_subjects | {"us"}
-        if (
-            t.tok.key in words.additive
-            and k == len(tagged) - 1
-            and prev is not None
-            and (prev.tag == AFF or (first_person and any(u.tag == AFF for u in before)))
-        ):
-            t.tag = NEUT  # "that is fine with me too" ("book her in too" stays a change)
+        agreeing = _agrees_as_well(tagged, t) if t.tok.key in words.additive else []
+        if agreeing:
+            for u in agreeing:
+                u.tag = NEUT  # "that is fine with me too" ("book her in too" stays a change)
         elif (
             t.tok.key in words.reason_subjects | {"us"}
             and prev is not None
