@@ -4540,3 +4540,54 @@ async def test_another_of_the_requests_own_kind_sets_the_offer_aside(
         say("Booked."),
     )
     assert bool(done) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("first", "asked", "origin", "destination", "acts"),
+    [
+        (
+            "we're spending the weekend in fresno",
+            "get us 2 bus tickets from there to sacramento on march 14th",
+            "Fresno",
+            "Sacramento",
+            True,
+        ),
+        (
+            "we've got a wedding in sacramento",
+            "can you get 2 of us there from fresno on march 14th by bus",
+            "Fresno",
+            "Sacramento",
+            True,
+        ),
+        (
+            "we're spending the weekend in fresno",
+            "get us 2 bus tickets from there to sacramento on march 14th",
+            "Sacramento",
+            "Fresno",
+            False,
+        ),
+        (
+            "my sister lives in sacramento",
+            "is there a bus from fresno on march 14th for 2 of us",
+            "Fresno",
+            "Sacramento",
+            False,
+        ),
+    ],
+)
+async def test_there_is_the_place_the_callers_turn_before_it_named(
+    alice: tuple[Call, list[str]], first: str, asked: str, origin: str, destination: str, acts: bool
+) -> None:
+    """ "we're spending the weekend in fresno" ... "get us 2 bus tickets from there": "there" is the
+    place the caller named just before, at the end of the journey the pointer says ("from there"
+    is where it starts), traced by rule ``trace.value.there``; "is there a bus" points at nothing."""
+    c, done = alice
+    await c.says(first, "Sounds lovely.")
+    await c.turn(
+        asked,
+        call("buy_bus_tickets", origin=origin, destination=destination, date="2026-03-14", travelers=2),
+        say("Bought."),
+    )
+    assert bool(done) is acts, c.last().evidence_json
+    if acts:
+        assert "trace.value.there" in c.last().evidence_json

@@ -605,7 +605,6 @@ def resolve_agreeing(tagged: list[Tagged]) -> None:
             continue
         before = [u for u in tagged[:k] if u.phrase != t.phrase]
         prev = before[-1] if before else None
-        first_person = prev is not None and prev.tok.key in words.reason_subjects | {"us"}
         agreeing = _agrees_as_well(tagged, t) if t.tok.key in words.additive else []
         if agreeing:
             for u in agreeing:

@@ -66,7 +66,8 @@ class Said:
 
     @property
     def fits(self) -> bool:
-        return self.rule == "trace.value"
+        # "there" taken for the place the caller said just before (see trace._place_pointed_at)
+        return self.rule in ("trace.value", "trace.value.there")
 
     @property
     def span(self) -> tuple[int, int]:

@@ -752,8 +752,30 @@ def points_back_to(before: Statement, after: Statement) -> bool:
         and before.speaker == "caller"
         and not after.part
         and not before.part
-        and points_with_pronoun(after.text)
+        and (points_with_pronoun(after.text) or points_to_place(after.text))
     )
+
+
+# "there" as a place ("get it to me there", "send the engineer over there"), not the "there" of
+# being ("is there", "there's a problem") nor of a greeting or a hand-over ("hi there", "there you go")
+_PLACE_POINTER = re.compile(
+    r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bhi )(?<!\bhello )(?<!\bhey )\bthere\b"
+    r"(?!\s*(?:is|are|was|were|'s|'re|'ll|will|be|you|we|goes|it is)\b)(?!')",
+    re.IGNORECASE,
+)
+# The pronouns that may stand for a thing named by an identifier ("r102 doesn't fit, send it
+# back"); "him", "her" and "there" cannot.
+_THING_POINTER = re.compile(r"\b(?:it|that|them|this|those)\b", re.IGNORECASE)
+
+
+def points_to_place(text: str) -> bool:
+    """Whether the text names a place with "there" ("so get h-909 to me there")."""
+    return _PLACE_POINTER.search(text) is not None
+
+
+def points_to_thing(text: str) -> bool:
+    """Whether the text has a pronoun that may stand for a thing ("it", "that", "them")."""
+    return _THING_POINTER.search(text) is not None
 
 
 # The agent offering, putting something forward or proposing to do something: a reply that does

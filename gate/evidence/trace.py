@@ -153,8 +153,12 @@ def _pointers_read(
         r, before = out[i], out[j]
         if r.stance != "request" or r.names_action or r.other_action:
             continue
-        if any(r.said(a.name) for a in request.arguments if a.kind in ("ident", "text")):
-            continue  # "r102 doesn't fit, i'd like to send it back": it is the thing it names
+        if rd.points_to_thing(r.statement.text) and any(
+            r.said(a.name) for a in request.arguments if a.kind in ("ident", "text")
+        ):
+            # "r102 doesn't fit, i'd like to send it back": it is the thing it names ("get h-909
+            # to me there" points at a place, which no identifier is)
+            continue
         both = read(rd.joined(before.statement, r.statement), request, meaning)
         # Read as one by meaning, the pair names the action only where the earlier memory said
         # what and asked nothing itself ("the builders sent bill INV-5150 through" ... "sort it
@@ -177,7 +181,52 @@ def _pointers_read(
                 rule="trace.points_back",
                 about=max(r.about, both.about),
             )
+    for j, i in rd.pointer_pairs([r.statement for r in readings]):
+        out[j] = _place_pointed_at(out[j], out[i], request)
     return out
+
+
+def _place_pointed_at(before: rd.Reading, r: rd.Reading, request: TraceRequest) -> rd.Reading:
+    """``before``, read with what the caller's next words say of its place when they ask for the
+    action and point at that place with "there" ("my train leaves from king's cross" ... "book me
+    a taxi there for 6pm"): the place is taken for the argument of the pointer's own end (where
+    the action ends, or starts for "from there"), whatever the earlier words made of it, by rule
+    ``trace.value.there``; for the argument of the other end it is no longer a value ("we're at
+    the royal hotel" ... "book a taxi from there" is no taxi to the hotel). What else they said
+    counts as before. Only a statement is pointed at: not a request, a no, a question or someone
+    else's words."""
+    if (
+        before.stance != "value"
+        or r.stance != "request"
+        or not r.names_action
+        or r.other_action
+        or not rd.points_to_place(r.statement.text)
+    ):
+        return before
+    role = "from" if _FROM_THERE.search(r.statement.text) else "to"
+    places = {a.name: a.role for a in request.bound if a.kind == "text" and a.role in ("from", "to")}
+    values = {
+        name: tuple(
+            dataclasses.replace(x, rule="trace.value.there" if places[name] == role else "trace.value.role")
+            for x in said
+            if x.same
+        )
+        if name in places
+        else said
+        for name, said in before.values.items()
+    }
+    if not any(x.rule == "trace.value.there" for said in values.values() for x in said):
+        return dataclasses.replace(before, values=values)
+    if not before.counts:
+        # a statement far from the action: only the place pointed at counts
+        values = {name: said if name in places else () for name, said in values.items()}
+    return dataclasses.replace(before, counts=True, values=values)
+
+
+_FROM_THERE = re.compile(r"\bfrom\s+(?:(?:over|up|down|out)\s+)?there\b", re.IGNORECASE)
+
+
+_FROM_THERE = re.compile(r"\bfrom\s+(?:(?:over|up|down|out)\s+)?there\b", re.IGNORECASE)
 
 
 def _plain(text: str) -> str:
@@ -628,6 +677,9 @@ def _traced(
     if s.hedged and rule == "trace.value":
         rule = "trace.value.hedged"
         note = f"said as {said.words!r}, asked for only if there is room; the caller's yes confirms it"
+    if said.rule == "trace.value.there" and rule == "trace.value":
+        rule = said.rule
+        note = note or f"said as {said.words!r}, the place the caller's next words point at with 'there'"
     return ArgumentTrace(
         name=spec.name,
         value=spec.value,
