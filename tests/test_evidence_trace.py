@@ -4591,3 +4591,33 @@ async def test_there_is_the_place_the_callers_turn_before_it_named(
     assert bool(done) is acts, c.last().evidence_json
     if acts:
         assert "trace.value.there" in c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("asked", "answer", "pickup", "acts"),
+    [
+        (
+            "thanks. now i need a standard car in sacramento from march 10th",
+            "on the 13th",
+            "2026-03-10",
+            True,
+        ),
+        ("thanks. now i need a standard car in sacramento", "back on the 13th", "2026-03-07", False),
+    ],
+)
+async def test_what_was_said_for_a_task_reported_done_is_that_tasks(
+    alice: tuple[Call, list[str]], asked: str, answer: str, pickup: str, acts: bool
+) -> None:
+    """ "I need to book a bus ride." ... "fresno to sacramento on march 7th" ... "Your bus is
+    booked.": the bus ride is no hire car, and the day said for it, on a task the agent reported
+    done, gives the car no pick-up day (not even as context)."""
+    c, done = alice
+    await c.says("I need to book a bus ride.", "Where from and where to, and when?")
+    await c.says("fresno to sacramento on march 7th", "Your bus is booked.")
+    await c.says(asked, "When will you bring it back?")
+    await c.turn(
+        answer,
+        call("rent_car", city="Sacramento", pickup_date=pickup, return_date="2026-03-13"),
+        say("Reserved."),
+    )
+    assert bool(done) is acts, c.last().evidence_json

@@ -2719,7 +2719,11 @@ def _task(
     part = text[last.start : last.end]
     wanted = query_thing(request)
     named = asked_thing(part, request)
-    if named and shares_word(named[-1], wanted):
+    if (
+        named
+        and shares_word(named[-1], wanted)
+        and not _qualified_as_other(named, [*wanted, *_thing_words(request)])
+    ):
         return "back" if last.search else None  # this action's own thing
     if not last.search:
         return "away"
@@ -3164,6 +3168,11 @@ def _other_thing(
             and (_kinds_of(named[-1]) < 2 or any(_of_a_known_kind(w) for w in wanted))
         ):
             return True
+        # "a bus ride", "a train ticket" in a call that rents a car or buys bus tickets: the
+        # thing qualified by a known thing of another kind, of that kind only and not the name
+        # of an action, is that thing's ("a return ticket" is a bus ticket)
+        if _qualified_as_other(named, mine):
+            return True
         # "refund the 40 delivery fee on my gym membership": what it names (a thing no family of
         # the request's knows, or nothing), said to be a known thing's of another kind, is that's.
         return (not named or _unknown_thing(named[-1], mine)) and _owned_by_other_kind(text, request, mine)
@@ -3201,6 +3210,16 @@ def _other_thing(
     if shares_word(" ".join(named), known):
         return False
     return meaning.sim(" ".join(named), " ".join(wanted)) < SAME_THING
+
+
+def _qualified_as_other(named: Sequence[str], mine: Sequence[str]) -> bool:
+    """Whether the thing named is qualified by a known thing of another kind than ``mine``, of
+    that kind only and not the name of an action ("a bus ride" for a hire car: a ride is also a
+    car's, but this one is the bus's; "a return ticket" is still a bus ticket)."""
+    return len(named) >= 2 and any(
+        _known_other_thing(q, mine) and _kinds_of(q) == 1 and q not in words.ACTION_NOUN_VERBS
+        for q in named[:-1]
+    )
 
 
 def _an_identifier(word: str) -> bool:

@@ -117,9 +117,10 @@ def trace(
         [read(s, request, meaning) for s in with_parts(statements)], request, meaning, read
     )
     away = _elsewhere(readings_, request)
+    closed = _closed(readings_, away)
     action = _action(readings_, request, since)
     arguments = _one_part_each(
-        tuple(_argument(spec, readings_, request, action, since, away) for spec in request.arguments),
+        tuple(_argument(spec, readings_, request, action, since, away, closed) for spec in request.arguments),
         request,
         readings_,
     )
@@ -324,6 +325,54 @@ def _elsewhere(readings: Sequence[rd.Reading], request: TraceRequest) -> frozens
         if away_from is not None and s.turn != away_from:
             out.add(i)
     return frozenset(out)
+
+
+def _closed(readings: Sequence[rd.Reading], away: frozenset[int]) -> frozenset[int]:
+    """The statements of ``away`` (said on another task) that the agent then reported done, in
+    the same stretch away ("Your bus is booked.", "The visit is set", "your reservation was
+    successful"): what was said there is that task's, whatever this one asks later. Unless the
+    caller's next words point at that task ("can you add this to my calendar?" after the
+    appointment was booked): then its values are what they point at."""
+    out: set[int] = set()
+    stretch: list[int] = []
+    for i, r in enumerate(readings):
+        if i not in away:
+            stretch = []
+            continue
+        stretch.append(i)
+        if r.statement.speaker == "agent" and _reported_done(r.statement.text):
+            reply = _next_caller(readings, i)
+            if reply is None or not rd.points_with_pronoun(reply.statement.text):
+                out.update(stretch)
+            stretch = []
+    return frozenset(out)
+
+
+# The agent reporting a thing done: "Your bus is booked.", "The alarm has been set.", "Your
+# reservation was a success", "I was able to complete the booking", "I've booked it". Not what a
+# thing is to do ("the event is scheduled to begin at 7:30").
+_REPORTED_DONE = re.compile(
+    r"\b(?:your|the|this|it|that)\s+(?:[\w'-]+\s+){0,3}?(?:is|are|has been|have been|was|were|'s)\s+"
+    r"(?:now\s+|all\s+)?(?:booked|reserved|confirmed|scheduled|set(?:\s+up)?|placed|purchased|bought|"
+    r"made|done|completed|arranged|sorted|added|sent|on (?:its|it's|the) way)\b(?!\s+(?:to|out|up)\b)|"
+    r"\b(?:i|we)(?:'ve|\s+have)\s+(?:now\s+|successfully\s+)?(?:booked|reserved|scheduled|set up|"
+    r"placed|made|purchased|bought|arranged|completed)\b|"
+    r"\bsuccess(?:ful(?:ly)?)?\b|\bable to (?:book|reserve|complete|make|schedule|set)\b",
+    re.IGNORECASE,
+)
+
+
+def _reported_done(text: str) -> bool:
+    # not "the reservation was not successful", "it could not be booked"
+    return any(
+        _NOT_DONE.search(text[max(0, m.start() - 24) : m.start()]) is None
+        for m in _REPORTED_DONE.finditer(text)
+    )
+
+
+_NOT_DONE = re.compile(
+    r"\b(?:not|never|no longer|couldn't|could not|can't|cannot|wasn't|isn't|unable)\b", re.I
+)
 
 
 # The agent puts something forward in the place of what was asked for.
@@ -705,6 +754,7 @@ def _argument(
     action: ActionTrace,
     since: float | None,
     away: frozenset[int] = frozenset(),
+    closed: frozenset[int] = frozenset(),
 ) -> ArgumentTrace:
     if not spec.bound:
         return ArgumentTrace(
@@ -715,6 +765,9 @@ def _argument(
     # whether another value of its kind was left to the other task.
     settled = False
     left_to_task = False
+    # The value as said on a task the agent then reported done (see _closed): named in the note
+    # when nothing on this task gives it.
+    done_there: Said | None = None
     before: ArgumentTrace | None = None
     spoken_of = False
     offer: tuple[rd.Reading, Said, int] | None = None
@@ -741,12 +794,18 @@ def _argument(
         if current is not before and n - 1 not in away:
             settled = True  # the statement before, on this task, gave the value current now
         before = current
-        if n in away and settled:
-            # Said on another task after this one had its value: the values and offers there are
-            # that task's ("no, on the 5th" for the visit), not a change of this one's.
+        if n in away and (settled or (n in closed and spec.kind != "text")):
+            # Said on another task after this one had its value, or on one the agent then
+            # reported done ("fresno to los angeles, leaving march 7th" ... "Your bus is booked."
+            # before the car was asked for): the values and offers there are that task's ("no, on
+            # the 5th" for the visit), not this one's. A place or a name said there may still be
+            # this one's ("a cab to go there" after the concert's tickets): days, times and counts
+            # of a booking done are that booking's.
             offer = None
-            if s.speaker == "caller" and any(x.fits and not x.same for x in r.said(spec.name)):
+            if settled and s.speaker == "caller" and any(x.fits and not x.same for x in r.said(spec.name)):
                 left_to_task = True
+            if not settled and done_there is None:
+                done_there = next((x for x in r.said(spec.name) if x.same), None)
             continue
         if r.stance == "record":
             if _record_counts(r, request, since):
@@ -1199,7 +1258,7 @@ def _argument(
                 spec, standing[0], standing[1], taken, note="offered by the agent; the caller said yes to it"
             )
     if action.status == "requested" and not spoken_of and action.turn is not None:
-        carried = _from_context(spec, readings, request)
+        carried = _from_context(spec, readings, request, closed if spec.kind != "text" else frozenset())
         if carried is not None:
             return carried
     if spec.at_default and not spoken_of:
@@ -1212,6 +1271,8 @@ def _argument(
             source="default",
         )
     note = "nothing the caller said gives it"
+    if done_there is not None:
+        note += f"; {done_there.words!r} was said for another task the agent reported done (trace.task.done)"
     if dropped is not None:
         offered_r, rule = dropped
         turn = offered_r.statement.turn
@@ -1364,17 +1425,24 @@ def _puts_off_now(text: str, request: TraceRequest) -> bool:
 
 
 def _from_context(
-    spec: ArgumentSpec, readings: Sequence[rd.Reading], request: TraceRequest
+    spec: ArgumentSpec,
+    readings: Sequence[rd.Reading],
+    request: TraceRequest,
+    closed: frozenset[int] = frozenset(),
 ) -> ArgumentTrace | None:
     """The value said by the caller in this call about another matter, when it is the only one of its
     kind they said and nobody offered another since ("what's the weather there on March 7th?",
     then "book the appointment"): ``trace.value.context``, never trusted on its own, so the gate
-    asks with the value said out and the caller's yes confirms it.
+    asks with the value said out and the caller's yes confirms it. Not what was said on another
+    task the agent reported done (``closed``, see :func:`_closed`): "leaving march 7th" for the
+    bus booked before the car is the bus's day, and gives the car none.
     """
     if spec.kind == "bool":
         return None
     found: tuple[rd.Reading, Said] | None = None
-    for r in readings:
+    for n, r in enumerate(readings):
+        if n in closed:
+            continue
         s = r.statement
         if s.origin != "call":
             continue
