@@ -150,7 +150,8 @@ def _pointers_read(
     unprepared, it is similar to nothing and only a pointing-back request counts.
     """
     out = list(readings)
-    for j, i in rd.pointer_pairs([r.statement for r in readings]):
+    pairs = rd.pointer_pairs([r.statement for r in readings])
+    for j, i in pairs:
         r, before = out[i], out[j]
         if r.stance != "request" or r.names_action or r.other_action:
             continue
@@ -182,7 +183,7 @@ def _pointers_read(
                 rule="trace.points_back",
                 about=max(r.about, both.about),
             )
-    for j, i in rd.pointer_pairs([r.statement for r in readings]):
+    for j, i in pairs:
         out[j] = _place_pointed_at(out[j], out[i], request)
     return out
 
@@ -222,9 +223,6 @@ def _place_pointed_at(before: rd.Reading, r: rd.Reading, request: TraceRequest) 
         # a statement far from the action: only the place pointed at counts
         values = {name: said if name in places else () for name, said in values.items()}
     return dataclasses.replace(before, counts=True, values=values)
-
-
-_FROM_THERE = re.compile(r"\bfrom\s+(?:(?:over|up|down|out)\s+)?there\b", re.IGNORECASE)
 
 
 _FROM_THERE = re.compile(r"\bfrom\s+(?:(?:over|up|down|out)\s+)?there\b", re.IGNORECASE)
@@ -766,8 +764,11 @@ def _argument(
     settled = False
     left_to_task = False
     # The value as said on a task the agent then reported done (see _closed): named in the note
-    # when nothing on this task gives it.
+    # when nothing on this task gives it. A place or a name said there may still be this one's
+    # ("a cab to go there" after the concert's tickets): days, times and counts of a booking
+    # done are that booking's.
     done_there: Said | None = None
+    closed = closed if spec.kind != "text" else frozenset()
     before: ArgumentTrace | None = None
     spoken_of = False
     offer: tuple[rd.Reading, Said, int] | None = None
@@ -794,13 +795,11 @@ def _argument(
         if current is not before and n - 1 not in away:
             settled = True  # the statement before, on this task, gave the value current now
         before = current
-        if n in away and (settled or (n in closed and spec.kind != "text")):
+        if n in away and (settled or n in closed):
             # Said on another task after this one had its value, or on one the agent then
             # reported done ("fresno to los angeles, leaving march 7th" ... "Your bus is booked."
             # before the car was asked for): the values and offers there are that task's ("no, on
-            # the 5th" for the visit), not this one's. A place or a name said there may still be
-            # this one's ("a cab to go there" after the concert's tickets): days, times and counts
-            # of a booking done are that booking's.
+            # the 5th" for the visit), not this one's.
             offer = None
             if settled and s.speaker == "caller" and any(x.fits and not x.same for x in r.said(spec.name)):
                 left_to_task = True
@@ -1258,7 +1257,7 @@ def _argument(
                 spec, standing[0], standing[1], taken, note="offered by the agent; the caller said yes to it"
             )
     if action.status == "requested" and not spoken_of and action.turn is not None:
-        carried = _from_context(spec, readings, request, closed if spec.kind != "text" else frozenset())
+        carried = _from_context(spec, readings, request, closed)
         if carried is not None:
             return carried
     if spec.at_default and not spoken_of:
