@@ -594,10 +594,13 @@ _WISH = re.compile(
     r"i'?m asking|i am asking|i ask|i confirm|i'?m free|i am free|i'?d appreciate|"
     r"i'?m (?:going|gonna) (?:with|for)|"
     r"quiero|quisiera|quería|queria|querría|queremos|queríamos|me gustaría|me gustaria|por favor|"
-    r"prefiero|necesito|necesitamos|"
+    r"prefiero|necesito|necesitamos|necesitaría|necesitaria|necesitaríamos|necesitariamos|"
+    r"me hace falta|nos hace falta|"
     r"je veux|je voudrais|j'aimerais|je souhaite|je souhaiterais|on voudrait|nous voudrions|"
+    r"j'ai besoin|j'aurais besoin|nous avons besoin|nous aurions besoin|on a besoin|"
     r"il me faut|il me faudrait|il nous faut|il nous faudrait|s'il vous plaît|s'il te plaît|je préfère|"
     r"ich möchte|ich will|ich hätte gern|ich hätte gerne|ich bräuchte|ich muss|wir möchten|wir wollen|"
+    r"wir hätten gern|wir hätten gerne|wir bräuchten|"
     r"wir brauchen|wir müssen|bitte|ich brauche|lieber)\b",
     re.IGNORECASE,
 )
@@ -664,6 +667,12 @@ def _narrates(rest: str) -> bool:
     word = found.group(2).casefold()
     described = word.endswith("ed") and _BEFORE_ADJECTIVE.search(" " + found.group(1)) is not None
     return not described
+
+
+def wish_at(text: str) -> re.Match[str] | None:
+    """The first wish or want the text says, in any of the four languages ("i need", "quisiera",
+    "ich brauche", "please"), or None."""
+    return _WISH.search(text)
 
 
 def states_wish(text: str) -> bool:
@@ -954,7 +963,11 @@ _CONDITION = re.compile(
     r"\w+ permitting|all being well|god willing|fingers crossed|touch wood|"
     r"without (?:a |any |an )?(?:penalty|fee|charge|fine|extra cost|cost)|"
     r"en caso de|a menos que|siempre que|siempre y cuando|cuando|en cuanto|au cas où|à condition|sauf si|"
-    r"quand|dès que|lorsque|wenn|falls|sofern|vorausgesetzt|sobald)\b",
+    r"quand|dès que|lorsque|wenn|falls|sofern|vorausgesetzt|sobald|"
+    # "si j'ai besoin d'un rendez-vous", "si necesito una cita": "if" with its subject or verb after
+    # it ("sí, necesito" is a yes; "s'il vous plaît" asks)
+    r"si (?:j'|je|tu|il|elle|on|nous|vous|ils|elles)\b|s'il (?:y a|faut|reste)|"
+    r"si (?:necesito|necesitamos|tengo|tenemos|hay|puedo|podemos|quiero|queremos|me|nos|llego|llegamos)\b)\b",
     re.IGNORECASE,
 )
 # Conditions that are only politeness: "if possible", "if you could".
@@ -1140,6 +1153,38 @@ _REPORTED = re.compile(
 # What a document or a device shows is the caller's own reading of it ("the gas meter says 4512",
 # "the bill says 60"), not somebody else's word.
 _SHOWN = re.compile(rf"{_SUBJECT}(?:{_SHOWING})s?\s+(?:says|said|shows|showed|reads|read)\b", re.IGNORECASE)
+
+
+def done_to_mine(text: str) -> bool:
+    """Whether every clause about another person says what they did to the speaker's own thing
+    ("someone stole my card ending 4432", "they lost our parcel"): its values name the speaker's
+    thing. Not when the thing is theirs ("he lost his card"), done for them, or their asking or
+    saying is reported ("my husband said to block my card")."""
+    found = False
+    for clause in clauses(_norm(text)):
+        if not _OTHER_SUBJECT.search(clause) or _WITH_ME.search(clause):
+            continue
+        if (
+            _reported(clause)
+            or _OTHERS_THING.search(clause)
+            or _FOR_OTHER.search(clause)
+            or _THEIRS.search(clause)
+            or _MINE.search(clause) is None
+        ):
+            return False
+        found = True
+    return found
+
+
+# The speaker's own thing, and what is another's or asked by them: "my card", "our bin"; "his
+# card", "she wants", "they'd like", "he needs".
+_MINE = re.compile(r"\b(?:my|our)\s+(?!(?:own\s+)?(?:" + _RELATION + r")\b)\w+", re.IGNORECASE)
+_THEIRS = re.compile(
+    r"\b(?:his|her|their|hers|theirs)\b|"
+    r"\b(?:wants?|wanted|would like|'d like|needs?|needed|asks?|asked|told|tells|says|said|wishes|"
+    r"hopes?|plans?|is going to|are going to|will)\b",
+    re.IGNORECASE,
+)
 
 
 def _reported(clause: str) -> bool:

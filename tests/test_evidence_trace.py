@@ -202,6 +202,15 @@ confirm: when_unsure
 timeout_s: 10
 messages: {ask: "The dentist on {date} at {time}?", abstain: "Not booked."}
 """,
+    "block_card": """
+tool: block_card
+action: card.block
+caller: {verified: true}
+evidence: {query: "block the card ending {last4}"}
+confirm: when_unsure
+timeout_s: 10
+messages: {ask: "Block the card ending {last4}?", abstain: "Not blocked."}
+""",
     # A query that names each part without a preposition, as a service schema does.
     "book_coach": """
 tool: book_coach
@@ -368,6 +377,12 @@ def make_tools(done: list[str]) -> list[gate.GatedTool]:
         return "Refunded."
 
     @gate.gated_tool
+    async def block_card(last4: Annotated[str, Field(description="the card's last four digits")]) -> str:
+        """Block one of the caller's cards."""
+        done.append(f"blocked {last4}")
+        return "Blocked."
+
+    @gate.gated_tool
     async def book_dentist(
         date: Annotated[str, Field(description="the day of the appointment, YYYY-MM-DD")],
         time: Annotated[str, Field(description="the time of the appointment, HH:MM")],
@@ -395,19 +410,20 @@ def make_tools(done: list[str]) -> list[gate.GatedTool]:
         rent_car,
         buy_bus_tickets,
         book_coach,
+        block_card,
     ]
 
 
 class Call:
     """One caller's text-mode session on the gate."""
 
-    def __init__(self, g: gate.Gate, caller: gate.Caller) -> None:
+    def __init__(self, g: gate.Gate, caller: gate.Caller, language: str = "en") -> None:
         self.gate = g
         self.llm = ScriptedLLM()
         self.session: AgentSession[Any] = AgentSession(
             llm=self.llm, vad=None, turn_handling={"turn_detection": None}
         )
-        self.bound = g.bind(caller, self.session)
+        self.bound = g.bind(caller, self.session, language=language)
 
     async def start(self) -> None:
         await self.session.start(
@@ -4620,4 +4636,75 @@ async def test_what_was_said_for_a_task_reported_done_is_that_tasks(
         call("rent_car", city="Sacramento", pickup_date=pickup, return_date="2026-03-13"),
         say("Reserved."),
     )
+    assert bool(done) is acts, c.last().evidence_json
+
+
+GAS_BILL = {"utility": "gas", "amount": 80}
+
+
+@pytest.mark.parametrize(
+    ("language", "said", "tool", "args", "acts"),
+    [
+        (
+            "de",
+            "Ich brauche einen Zahnarzttermin am Dienstag um 9 Uhr.",
+            "book_dentist",
+            DENTIST_TUESDAY,
+            True,
+        ),
+        (
+            "es",
+            "Necesito una cita con el dentista el martes a las nueve.",
+            "book_dentist",
+            DENTIST_TUESDAY,
+            True,
+        ),
+        (
+            "de",
+            "Wir möchten unseren Zahnarzttermin am Dienstag um 9 Uhr stornieren.",
+            "book_dentist",
+            DENTIST_TUESDAY,
+            False,
+        ),
+        (
+            "es",
+            "Quiero cerrar mi cita con el dentista del martes a las nueve.",
+            "book_dentist",
+            DENTIST_TUESDAY,
+            False,
+        ),
+        ("en", "i need the gas bill of 80 dollars", "pay_utility", GAS_BILL, False),
+        ("en", "please pay the gas bill of 80 dollars", "pay_utility", GAS_BILL, True),
+    ],
+)
+async def test_a_wish_for_the_thing_asks_for_the_action_only_when_the_action_brings_it(
+    alice: tuple[Call, list[str]], language: str, said: str, tool: str, args: dict[str, Any], acts: bool
+) -> None:
+    """ "Ich brauche einen Zahnarzttermin": wanting an appointment, in the caller's language, asks
+    for it to be booked; a verb said last or one no list knows ("... stornieren", "quiero cerrar")
+    asks for something else, and wanting the gas bill is no payment of it."""
+    c, done = alice
+    spoken = Call(c.gate, gate.Caller("alice", verified=True), language=language)
+    await spoken.start()
+    try:
+        await spoken.turn(said, call(tool, **args), say("Done."))
+    finally:
+        await spoken.session.aclose()
+    assert bool(done) is acts, spoken.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("said", "acts"),
+    [
+        ("someone stole my card ending 4432 please block it", True),
+        ("my son lost his card ending 4432, block it", False),
+    ],
+)
+async def test_what_another_did_to_the_callers_thing_names_it(
+    alice: tuple[Call, list[str]], said: str, acts: bool
+) -> None:
+    """ "someone stole my card ending 4432": the card is the caller's own, whoever took it; "his
+    card" is his."""
+    c, done = alice
+    await c.turn(said, call("block_card", last4="4432"), say("Done."))
     assert bool(done) is acts, c.last().evidence_json

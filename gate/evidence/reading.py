@@ -268,11 +268,15 @@ def _compound_head(token: str) -> str:
 
 def _says_abroad(text: str, wanted: Sequence[str]) -> bool | None:
     """Whether the first foreign verb in ``text`` is of the action's family (True) or of another
-    (False: "annuler le virement" cancels, whatever it cancels), or none is said (None)."""
+    (False: "annuler le virement" cancels, whatever it cancels), or none is said (None).
+
+    A family of verbs goes before one of things (:data:`words.FOREIGN_THING_ROWS`: "alquilar un
+    coche", "una mesa"), whatever the order: in German the verb of a wish comes last ("wir
+    möchten unseren Tisch stornieren"), and the thing said before it is no verb of the action's."""
     found = foreign_families(text)
     if not found or not wanted:
         return None
-    first = found[0]
+    first = next((f for f in found if f.isdisjoint(words.FOREIGN_THING_ROWS)), found[0])
     if shares_word(" ".join(sorted(first)), list(wanted)) or wanted[0] in first:
         return True
     # "cambiar al plan platinum" for an upgrade: a verb that sets a thing to a value, as the
@@ -1293,7 +1297,8 @@ def _clause(
         if _puts_off_to(_later_phrase(masked, m), request) and not _happened_after(masked, m)
     ]:
         return _Clause(start, end, "later")
-    if _someone_else(part, request):
+    # "someone nicked my card ending 4432": what another did to the caller's own thing names it
+    if _someone_else(part, request) and not utterance.done_to_mine(part):
         return _Clause(start, end, "someone_else")
     # "is it possible for d330 to come saturday instead": for a change, asking whether a value
     # can take another's place asks for it, as a modal question does ("can d330 come saturday
@@ -1755,6 +1760,8 @@ def _asks_other(
         verb = None  # "get the boiler looked at", for a booking: what the booking is for
     if _other_action_noun(part, request):
         return True  # "request a replacement for order b-77" for "request a refund for order ..."
+    if verb is None and _wants_the_thing_itself(part, request):
+        return True  # "i need the invoice F-22 of 200 euros": the invoice, not its payment
     light = _light_object(part)
     if (
         verb is None
@@ -1793,6 +1800,8 @@ def _asks_other(
         # "quiero anular ...", "cancela la tarjeta": a verb of another family, in the caller's
         # language (the verb found may be that word itself)
         return True
+    if verb is None and _wishes_another_verb(_without_values(part, request), request):
+        return True  # "necesito mover mi cita", "quiero cerrar mi cuenta": another verb, or one unknown
     return _other_thing(part, request, meaning, strong_only=strong_only)
 
 
@@ -2466,6 +2475,14 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             or (
                 any(_says_abroad(text[c.start : c.end], wanted) for c in told)
                 and _thing_said_abroad(text, request)
+            )
+            # "Ich brauche einen Zahnarzttermin am Montag um halb zehn", "necesito una cita con el
+            # dentista el lunes": for an action that books or makes its thing, a wish for that
+            # thing in the caller's language, with no verb of its own and every value
+            or (
+                carried
+                and not utterance.is_question(text, request.lang)  # "¿necesito un técnico el jueves?"
+                and any(_wishes_thing_abroad(text[c.start : c.end], request) for c in told)
             )
         )
     )
@@ -3408,12 +3425,24 @@ def _foreign_other_thing(text: str, request: TraceRequest) -> bool:
     of another kind than the request's ("ein Zimmer", "un coche" for a table): the English
     sentence model reads neither word."""
     wanted = [*query_thing(request), *_thing_words(request)]
-    return any(
+    clean = _without_values(text, request)
+    if any(
         not _names_foreign(family, wanted)
         and family.isdisjoint(words.VERB_CLASSES)  # a verb of another action is read as one
         and any(_known_other_thing(w, wanted) for w in family)
-        for family in foreign_families(_without_values(text, request))
-    )
+        for family in foreign_families(clean)
+    ):
+        return True
+    # "necesitamos un taxi ... para ir al dentista", "ich brauche einen Mietwagen": a word the
+    # languages share with English, after a Spanish, French or German article
+    return any(_known_other_thing(m.group(1).casefold(), wanted) for m in _FOREIGN_ARTICLED.finditer(clean))
+
+
+# A Spanish, French or German article (none that is also an English word) and the word after it.
+_FOREIGN_ARTICLED = re.compile(
+    r"\b(?:un|una|unos|unas|el|los|las|une|des|du|ein|eine|einen|einem|einer|das|dem)\s+([a-zà-ÿ]+)",
+    re.IGNORECASE,
+)
 
 
 def _thing_said_abroad(text: str, request: TraceRequest) -> bool:
@@ -3421,6 +3450,158 @@ def _thing_said_abroad(text: str, request: TraceRequest) -> bool:
     bill, "ein Konto" for an account)."""
     wanted = query_thing(request)
     return bool(wanted) and any(_names_foreign(f, wanted[-1:]) for f in foreign_things(text))
+
+
+# Classes of actions done to a thing the caller has (cancel, block, refund), and verbs of paying:
+# wanting that thing ("i want my card ending 4432", "i need the invoice") asks for the thing.
+_DONE_TO_WHAT_IS_HAD = frozenset({"remove", "pause", "refund"})
+_PAYING = frozenset({"pay", "settle"})
+# Words a wish for a thing may say around it besides the thing's own and its values: determiners,
+# possessives, prepositions, units of money and politeness, in the four languages.
+_AROUND_A_THING = frozenset(
+    {"the", "my", "our", "a", "an", "this", "that", "of", "for", "with", "on", "please", "thanks"}
+    | {"number", "no", "ref", "reference", "ending", "euros", "euro", "pounds", "dollars", "quid"}
+    | {"el", "la", "los", "las", "un", "una", "mi", "mis", "de", "del", "por", "favor", "con"}
+    | {"le", "les", "une", "ma", "mon", "mes", "du", "des", "pour", "avec", "plait", "plaît", "vous"}
+    | {"der", "die", "das", "den", "dem", "ein", "eine", "einen", "meine", "meinen", "mein", "von"}
+    | {"über", "uber", "für", "fur", "mit", "bitte", "número", "numero", "numéro", "nummer", "libras"}
+    | {"livres", "dólares", "dolares"}
+)
+
+
+def _wants_the_thing_itself(part: str, request: TraceRequest) -> bool:
+    """Whether a clause with no verb only wishes for the action's own thing, for an action done to
+    a thing the caller has or pays (:data:`_DONE_TO_WHAT_IS_HAD`, :data:`_PAYING`): "i need the
+    invoice F-22 of 200 euros", "je voudrais ma carte 4432" ask for the thing, not its payment or
+    its blocking. Nothing else may be said of it: "i want the membership cancelled", "my 60
+    dollars back for R-5521", "a refund on order A-1" ask for the action."""
+    wanted, thing = action_words(request), query_thing(request)
+    if not wanted or not thing:
+        return False
+    verb = _noun_verb(wanted[0], thing)
+    if words.VERB_CLASSES.get(verb) not in _DONE_TO_WHAT_IS_HAD and verb not in _PAYING:
+        return False
+    clean = _without_values(part, request).casefold()
+    wish = _WISH_OBJECT.search(clean) or utterance.wish_at(clean)
+    if (
+        wish is None
+        or len(_WORD.findall(clean[: wish.start()])) > 3
+        or _says_abroad(clean, wanted) is not None
+    ):
+        return False  # "Pausieren Sie bitte meinen Plan": a verb before the "please"
+    said = [fold(w) for w in _WORD.findall(clean[wish.end() :])]
+    own = {fold(w) for w in (*thing, *_thing_words(request))} - {fold(wanted[0])}
+    if any(
+        w not in own and (w in _ACTION_NOUNS or w in words.ACTION_NOUN_VERBS or _same_family(w, wanted))
+        for w in said
+    ):
+        return False  # "a refund on order A-1", "the cancellation of my plan": the action by name
+    abroad = {fold(w) for w in said if any(_names_foreign(f, thing[-1:]) for f in foreign_things(w))}
+    if not any(w in own or w in abroad for w in said):
+        return False
+    # "can i have my card ending 4432 back": the thing again, the opposite of stopping it (for a
+    # refund, "my money back" is the refund itself)
+    again = {"back", "again"} if words.VERB_CLASSES.get(verb) in ("remove", "pause") else set()
+    return all(w in own or w in abroad or w in _AROUND_A_THING or w in again for w in said)
+
+
+def _thing_or_kin_abroad(part: str, request: TraceRequest) -> bool:
+    """Whether the first thing ``part`` names in Spanish, French or German is the query's thing or
+    one of its family ("un technicien" for a home visit, as "a technician" is in English)."""
+    thing = query_thing(request)
+    found = foreign_things(part)
+    if not thing or not found:
+        return False
+    return any(w == thing[-1] or _in_one_family(w, thing[-1]) for w in found[0])
+
+
+def _wishes_thing_abroad(part: str, request: TraceRequest) -> bool:
+    """Whether a clause asking outright names the action's thing in Spanish, French or German with
+    no verb said (:func:`_says_abroad`) and no no, for an action that brings its thing about
+    (:data:`words.OBTAINING`): wanting an appointment is having one booked; wanting an invoice is
+    not paying it."""
+    wanted = action_words(request)
+    return (
+        _noun_verb(wanted[0], query_thing(request)) in words.OBTAINING
+        and _says_abroad(part, wanted) is None
+        and not utterance.says_no(part, request.lang)
+        and _FRENCH_NO.search(part) is None  # "je n'ai plus besoin d'un rendez-vous"
+        and _thing_or_kin_abroad(part, request)
+        and _thing_wished(_without_values(part, request))
+    )
+
+
+_FRENCH_NO = re.compile(r"\bn['’]|\bne\b", re.IGNORECASE)
+# After a wish, what opens a thing: an article, a possessive or a number word ("una cita", "einen
+# Termin", "mon rendez-vous"); "quiero cerrar mi cuenta" wishes a verb, whatever it is.
+_OPENS_A_THING = re.compile(
+    r"\s+(?:(?:de|d['’]|du|zu)\s*)?(?:un|una|unos|unas|el|la|los|las|mi|mis|nuestra|nuestro|le|les|une|"
+    r"des|mon|ma|mes|notre|nos|ein|eine|einen|einem|der|die|das|den|dem|mein|meine|meinen|unseren|"
+    r"unsere|unser|otra|otro|autre|noch)\b",
+    re.IGNORECASE,
+)
+# A German verb said last, after what it acts on ("... Konto schließen", "... Termin absagen"):
+# a lower-case word ending as infinitives do, with nothing but a full stop after it.
+_GERMAN_VERB_LAST = re.compile(r"\b[a-zäöüß]{3,}(?:en|ern|eln)\s*[.!]?\s*$")
+
+
+# A Spanish or French infinitive right after a wish ("quiero cerrar", "j'ai besoin de fermer"),
+# with a pronoun it may carry ("cambiarla").
+_INFINITIVE_AFTER = re.compile(
+    r"\s+(?:(?:de|d['’])\s*)?([a-záéíóúàâçèêëîïôûñ]{3,}?(?:ar|er|ir|re|ír)(?:la|le|lo|las|los|me|nos|se)?)\b",
+    re.IGNORECASE,
+)
+# Verbs that say only that something is done or had, in the three languages: the thing after them
+# says what ("hacer una reserva", "faire une réservation", "pedir una cita").
+_FOREIGN_LIGHT = frozenset(
+    {"hacer", "tener", "pedir", "conseguir", "obtener", "dar", "poner", "sacar", "coger", "tomar"}
+    | {"faire", "avoir", "obtenir", "prendre", "demander", "donner", "mettre", "passer", "être"}
+)
+
+
+def _wishes_another_verb(clean: str, request: TraceRequest) -> bool:
+    """Whether a Spanish, French or German wish is for a verb of another family than the action's
+    ("necesito mover mi cita" for a booking) or one no list knows ("quiero cerrar mi cuenta", "ich
+    möchte mein Konto schließen"): it asks for that, never for the thing it acts on. A light verb
+    ("hacer una reserva") says nothing by itself."""
+    wish = utterance.wish_at(clean)
+    if wish is None or not _FOREIGN_WISH.fullmatch(wish.group(0).casefold()):
+        return False
+    found = _INFINITIVE_AFTER.match(clean[wish.end() :])
+    word = found.group(1).casefold() if found is not None else None
+    if word is None and wish.group(0).casefold().startswith(("ich ", "wir ")):
+        last = _GERMAN_VERB_LAST.search(clean)
+        word = last.group(0).strip(" .!").casefold() if last is not None else None
+    if word is None or word in _FOREIGN_LIGHT:
+        return False
+    family = lang_data.family_of(word)
+    if family is not None:
+        # "quiero enviar 500" for a transfer: a verb of the action's class says it
+        wanted = action_words(request)
+        own = lang_data.family_of(wanted[0]) if wanted else None
+        return own is not None and family != own and words.VERB_CLASSES.get(family) != action_class(request)
+    return not foreign_families(word)
+
+
+# The wishes of :func:`utterance.wish_at` said in Spanish, French or German.
+_FOREIGN_WISH = re.compile(
+    r"quiero|quisiera|quería|queria|querría|queremos|queríamos|me gustaría|me gustaria|prefiero|"
+    r"necesito|necesitamos|necesitaría|necesitaria|necesitaríamos|necesitariamos|me hace falta|"
+    r"nos hace falta|je veux|je voudrais|j'aimerais|je souhaite|je souhaiterais|on voudrait|"
+    r"nous voudrions|j'ai besoin|j'aurais besoin|nous avons besoin|nous aurions besoin|on a besoin|"
+    r"il me faut|il me faudrait|il nous faut|il nous faudrait|je préfère|ich möchte|ich will|"
+    r"ich hätte gern|ich hätte gerne|ich bräuchte|ich muss|wir möchten|wir wollen|wir hätten gern|"
+    r"wir hätten gerne|wir bräuchten|wir brauchen|wir müssen|ich brauche"
+)
+
+
+def _thing_wished(clean: str) -> bool:
+    """Whether the wish in a clause (values out) is followed by a thing, not a verb of any kind."""
+    wish = utterance.wish_at(clean)
+    if wish is None or _OPENS_A_THING.match(clean[wish.end() :]) is None:
+        return False
+    german = wish.group(0).casefold().startswith(("ich ", "wir "))
+    return not german or _GERMAN_VERB_LAST.search(clean) is None
 
 
 def _names_foreign(family: frozenset[str], wanted: Sequence[str]) -> bool:

@@ -311,6 +311,16 @@ VERB_CLASSES: dict[str, str] = {
     **dict.fromkeys(("split", "share", "divide", "halve"), "share"),
 }
 
+# Verbs of actions that bring their thing about for the caller (book, order, hire, open, refill):
+# a caller who wants the thing asks for the action ("i need a dentist appointment"); for the
+# others of the "create" class (pay, send, deliver, report) the thing exists already, and
+# wanting it ("i need the invoice") asks for no payment.
+OBTAINING = frozenset(
+    {"book", "reserve", "schedule", "arrange", "pencil", "squeeze", "fit", "order", "reorder"}
+    | {"buy", "purchase", "hire", "rent", "get", "grab", "make", "create", "open", "join"}
+    | {"enrol", "enroll", "register", "sign", "subscribe", "apply", "renew", "refill", "issue", "add"}
+)
+
 # Verbs that say only that something is to be done: the action is the noun after them ("arrange a
 # return", "make a payment", "set up a transfer", "get a refund"), so its class is the noun's.
 LIGHT_VERBS = frozenset(
@@ -626,3 +636,6 @@ FOREIGN_VERBS: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = tuple(
         ("hotel|room|stay|accommodation", "habitaci|chambre|zimmer|hôtel|übernacht"),
     )
 )
+# The rows of :data:`FOREIGN_VERBS` that name a thing, with the verbs said of it ("alquilar un
+# coche", "una mesa"): no verb of another action when a verb is said beside them.
+FOREIGN_THING_ROWS = frozenset({"car", "flight", "table", "hotel"})
