@@ -1710,6 +1710,11 @@ _pair(
     ("cancel", "end", "terminate", "drop", "close", "stop", "remove", "delete", "unsubscribe", "quit"),
     ("keep", "retain", "continue", "stay", "maintain", "renew", "extend", "hold on to", "hang on to"),
 )
+# what was ended, started again: "restart the gold plan", "bring back the sports pack"
+_pair(
+    ("cancel", "end", "terminate", "drop", "close", "stop", "remove", "delete", "unsubscribe", "quit"),
+    ("restart", "reinstate", "reactivate", "reopen", "resume", "restore", "bring back", "start again"),
+)
 # the same, as callers say them in Spanish, French and German ("lo quiero mantener", "gardez-le")
 _pair(
     ("cancel", "end", "terminate", "drop", "close", "stop", "remove", "delete", "unsubscribe", "quit"),

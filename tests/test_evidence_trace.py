@@ -4640,6 +4640,8 @@ async def test_what_was_said_for_a_task_reported_done_is_that_tasks(
 
 
 GAS_BILL = {"utility": "gas", "amount": 80}
+TRANSFER_200 = {"amount": 200, "to_account": "ACC-1234"}
+REFUND_40 = {"amount": 40, "order_id": "B-221"}
 
 
 @pytest.mark.parametrize(
@@ -4707,4 +4709,25 @@ async def test_what_another_did_to_the_callers_thing_names_it(
     card" is his."""
     c, done = alice
     await c.turn(said, call("block_card", last4="4432"), say("Done."))
+    assert bool(done) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("said", "tool", "args", "acts"),
+    [
+        ("put the 200 dollar transfer to ACC-1234 on hold", "transfer_money", TRANSFER_200, False),
+        ("reverse the transfer of 200 dollars to ACC-1234", "transfer_money", TRANSFER_200, False),
+        ("complete the transfer of 200 dollars to ACC-1234", "transfer_money", TRANSFER_200, True),
+        ("chase the 40 dollar refund on order B-221", "refund_order", REFUND_40, False),
+        ("go ahead with the refund of 40 dollars on order B-221", "refund_order", REFUND_40, True),
+    ],
+)
+async def test_the_action_named_by_its_noun_under_a_verb_that_stops_it_is_not_asked_for(
+    alice: tuple[Call, list[str]], said: str, tool: str, args: dict[str, Any], acts: bool
+) -> None:
+    """ "put the 200 dollar transfer on hold", "chase the refund": the action's own noun, under a
+    verb that stops, undoes, delays or looks into it, asks for that; going ahead with it asks for
+    the action."""
+    c, done = alice
+    await c.turn(said, call(tool, **args), say("Done."))
     assert bool(done) is acts, c.last().evidence_json

@@ -1760,6 +1760,8 @@ def _asks_other(
         verb = None  # "get the boiler looked at", for a booking: what the booking is for
     if _other_action_noun(part, request):
         return True  # "request a replacement for order b-77" for "request a refund for order ..."
+    if _undoes_the_action(part, verb, request):
+        return True  # "stop the cancellation of my gold plan", "put the transfer on hold"
     if verb is None and _wants_the_thing_itself(part, request):
         return True  # "i need the invoice F-22 of 200 euros": the invoice, not its payment
     light = _light_object(part)
@@ -3450,6 +3452,41 @@ def _thing_said_abroad(text: str, request: TraceRequest) -> bool:
     bill, "ein Konto" for an account)."""
     wanted = query_thing(request)
     return bool(wanted) and any(_names_foreign(f, wanted[-1:]) for f in foreign_things(text))
+
+
+# Verbs that stop, undo, delay or look into something under way: said of the action by its own
+# noun ("stop the cancellation", "reverse the payment", "chase the refund") they ask for that.
+_UNDOING = frozenset(
+    {"stop", "halt", "cancel", "undo", "reverse", "revoke", "withdraw", "retract", "recall", "block"}
+    | {"freeze", "pause", "suspend", "delay", "postpone", "defer", "hold", "dispute", "query", "check"}
+    | {"chase", "investigate", "track", "trace", "follow", "abort", "scrap", "drop", "void", "rescind"}
+)
+# "put the transfer on hold", "keep the payment on hold": holding it, whatever the verb.
+_ON_HOLD = re.compile(r"\b(?:put|place|keep|leave|have)\s+(?:\S+\s+){1,6}?on\s+hold\b", re.IGNORECASE)
+
+
+def _undoes_the_action(part: str, verb: str | None, request: TraceRequest) -> bool:
+    """Whether the clause stops, undoes, delays or looks into the action itself, named by its own
+    noun after the verb ("stop the cancellation of my gold plan", "undo the gold plan cancellation",
+    "put the 200 dollar transfer on hold"): another action, done to this one."""
+    wanted = action_words(request)
+    if not wanted:
+        return False
+    own = _noun_verb(wanted[0], query_thing(request))
+    held = _ON_HOLD.search(part)
+    said = "hold" if held is not None else (verb.split()[0] if verb else None)
+    if said is None or said not in _UNDOING:
+        return False
+    clean = _without_values(part, request).casefold()
+    if held is not None:
+        named = _WORD.findall(clean[held.start() : held.end()])[1:]
+    else:
+        at = _verb_at(clean, said)
+        if at < 0:
+            return False
+        named = _WORD.findall(clean[at:])[:8]
+    done = [words.ACTION_NOUN_VERBS[w] for w in named if w in words.ACTION_NOUN_VERBS]
+    return any(v == own or _same_family(v, [own]) for v in done)
 
 
 # Classes of actions done to a thing the caller has (cancel, block, refund), and verbs of paying:
