@@ -4731,3 +4731,22 @@ async def test_the_action_named_by_its_noun_under_a_verb_that_stops_it_is_not_as
     c, done = alice
     await c.turn(said, call(tool, **args), say("Done."))
     assert bool(done) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("said", "tool", "args", "acts"),
+    [
+        ("please send 200 dollars for order ACC-1234", "transfer_money", TRANSFER_200, False),
+        ("please send 200 dollars to account ACC-1234", "transfer_money", TRANSFER_200, True),
+        ("refund 40 dollars on invoice B-221", "refund_order", REFUND_40, False),
+        ("refund 40 dollars on order number B-221", "refund_order", REFUND_40, True),
+    ],
+)
+async def test_a_value_said_under_another_kinds_label_is_not_the_arguments(
+    alice: tuple[Call, list[str]], said: str, tool: str, args: dict[str, Any], acts: bool
+) -> None:
+    """ "for order ACC-1234" is an order, not the account the money goes to; "invoice B-221" is no
+    order (trace.value.label); the value under its own label, through "number", is."""
+    c, done = alice
+    await c.turn(said, call(tool, **args), say("Done."))
+    assert bool(done) is acts, c.last().evidence_json

@@ -1152,12 +1152,17 @@ def _period_at(text: str, end: int) -> str | None:
 
 
 _LABEL_BEFORE = re.compile(r"([a-zà-ÿß]+)[\s#:\-]*$")
+# A label said as what a number is: "the pin is 4432" ("the order was 35 pounds" is its price).
+_LABEL_IS = re.compile(r"([a-zà-ÿß]+)\s+(?:is|was|=)[\s#:\-]*$")
 
 
-def _label_at(text: str, start: int) -> str | None:
-    """The label right before a number ("order 4471", "table #4"); a comma between ("a table, 4
-    people") ends it."""
-    found = _LABEL_BEFORE.search(text[:start].casefold())
+def _label_at(text: str, start: int, end: int) -> str | None:
+    """The label right before a number ("order 4471", "table #4"), or said as what it is when no
+    sum of money follows ("the pin is 4432"); a comma between ("a table, 4 people") ends it."""
+    before = text[:start].casefold()
+    found = _LABEL_BEFORE.search(before)
+    if (found is None or found.group(1) not in _ID_LABELS) and _currency_at(text, start, end) is None:
+        found = _LABEL_IS.search(before)
     return found.group(1) if found and found.group(1) in _ID_LABELS else None
 
 
@@ -1213,6 +1218,33 @@ class _Slot:
 
 _MORE_AFTER = re.compile(r"\s+(?:more|extra|additional|fewer|less)\b", re.IGNORECASE)
 _MORE_BEFORE = re.compile(r"\b(?:another|an extra|extra|additional|further)\s+$", re.IGNORECASE)
+
+
+# Labels that say only that an identifier follows: the word before them names what of.
+_BARE_LABELS = frozenset({"number", "no", "ending", "id"})
+# Short forms of a label: the same label.
+_LABEL_FORMS = {"acct": "account", "acc": "account", "ref": "reference", "apt": "apartment"}
+
+
+def _labelled_as_another(text: str, start: int, spec: ArgumentSpec, slot: _Slot | None) -> bool:
+    """Whether the identifier at ``start`` is said as another kind of thing's: the label right
+    before it (through "number", "is" and the like: "order number 4471", "the reference is
+    4471") is a known label (:data:`_ID_LABELS`) that neither the argument's own words nor the
+    query's words before its placeholder say ("refund 40 dollars on invoice B-221" for an order;
+    "for order 12345678" or "reference 12345678" for the account money goes to)."""
+    said = _LABEL_WORDS.search(text[:start].casefold())
+    if said is None:
+        return False
+    last, first = said.group(2), said.group(1)
+    label = first if last in _BARE_LABELS and first in _ID_LABELS else last
+    if label not in _ID_LABELS or label in _BARE_LABELS:
+        return False
+    known = {_LABEL_FORMS.get(w, w) for w in (*spec.cues, *(slot.before if slot else ()))}
+    return _LABEL_FORMS.get(label, label) not in known
+
+
+# The two words before a value, through "is", "was", "=", "#" or ":" ("order number is B-221").
+_LABEL_WORDS = re.compile(r"(?:([a-zà-ÿß]+)\s+)?([a-zà-ÿß]+)(?:\s+(?:is|was|=))?[\s#:\-]*$")
 
 
 def _labels_before(before: tuple[str, ...]) -> tuple[str, ...]:
@@ -1590,6 +1622,8 @@ def judge_span(
         and not (role_at(text, start) == "from" and moved_to_another(text, end, spec, request))
     ):
         return said("trace.value.role")  # "knock me down from platinum to silver": where a change starts
+    if spec.kind == "ident" and _labelled_as_another(text, start, spec, slot):
+        return said("trace.value.label")  # "refund 40 on invoice B-221" for order B-221
     if spec.kind == "number":
         if re.match(r"(?:st|nd|rd|th)\b", text[end : end + 3], re.IGNORECASE) or re.search(
             r"\d(?:st|nd|rd|th)\b", text[start:end], re.IGNORECASE
@@ -1613,7 +1647,7 @@ def judge_span(
             # "two more are joining, so we're six": what it grows by, not what it is set to
             return said("trace.value.difference")
         label = slot.label if slot else None
-        said_label = _label_at(text, start)
+        said_label = _label_at(text, start, end)
         if not same and label is not None and said_label != label:
             return said("trace.value.label")
         # "card 4821" for "my card ending {last4}": a label the query says right before it

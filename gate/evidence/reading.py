@@ -381,10 +381,20 @@ def object_after(text: str, at: int) -> list[str]:
             break  # "the kids add-on removed": a participle ends the thing
         if token in _GOING and named:
             break  # "a bus going there", "a flight leaving at 5": where it goes, not what it is
+        if token in _BARE_NUMBER and named and named[-1] in _NUMBERED:
+            continue  # "ship order number B-221": the order, by its number
         named.append(token)
         if len(named) == 3:
             break
     return named
+
+
+# Words that say only that an identifier follows, and the things callers name by their number.
+_BARE_NUMBER = frozenset({"number", "no", "id", "nr", "num", "ref", "reference"})
+_NUMBERED = frozenset(
+    {"order", "invoice", "account", "booking", "ticket", "case", "policy", "flight", "card", "parcel"}
+    | {"item", "tracking", "reservation", "claim", "loan", "contract", "subscription", "membership"}
+)
 
 
 def _verb_at(text: str, verb: str) -> int:
@@ -3485,8 +3495,15 @@ def _undoes_the_action(part: str, verb: str | None, request: TraceRequest) -> bo
         if at < 0:
             return False
         named = _WORD.findall(clean[at:])[:8]
+    # one under way is named as known ("the transfer", "my payment"): "withdraw a transfer of
+    # $640 and send it to Srinivas" asks for a new one
+    if not named or named[0] not in _KNOWN_ONE:
+        return False
     done = [words.ACTION_NOUN_VERBS[w] for w in named if w in words.ACTION_NOUN_VERBS]
     return any(v == own or _same_family(v, [own]) for v in done)
+
+
+_KNOWN_ONE = frozenset({"the", "my", "our", "this", "that", "your", "his", "her", "their", "these", "those"})
 
 
 # Classes of actions done to a thing the caller has (cancel, block, refund), and verbs of paying:
