@@ -4750,3 +4750,59 @@ async def test_a_value_said_under_another_kinds_label_is_not_the_arguments(
     c, done = alice
     await c.turn(said, call(tool, **args), say("Done."))
     assert bool(done) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("place", "acts"),
+    [("Kona Kai Village Apartments", True), ("Clayton Creek Apartments", False)],
+)
+async def test_a_result_read_out_in_the_same_opening_words_replaces_the_one_before(
+    alice: tuple[Call, list[str]], place: str, acts: bool
+) -> None:
+    """ "Clayton Creek Apartments is located at 5255 Clayton Road" ... "Can you find me apartments
+    with 1 bed room?" ... "Kona Kai Village Apartments is located at 3066 Willow Pass Road": the
+    second result, read out in the first's opening words, replaces it (trace.offer.replaced); the
+    search for more is no question about the first, and "apartments" is its kind, not its name."""
+    c, done = alice
+    await c.says("I want to stay somewhere with 3 baths that allows pets.", "In which area?")
+    await c.says(
+        "Look in Concord please.",
+        "Clayton Creek Apartments is located at 5255 Clayton Road and has 2 bed rooms and 3 baths.",
+    )
+    await c.says(
+        "Can you find me apartments with 1 bed room?",
+        "Kona Kai Village Apartments is located at 3066 Willow Pass Road and has 1 bed room and 3 baths.",
+    )
+    await c.says("Is the apartment furnished?", "Yes, it is furnished.")
+    await c.turn(
+        "Perfect. Please reserve rooms there from the 10th of March.",
+        call("reserve_rooms", place_name=place, check_in_date="2026-03-10"),
+        say("Reserved."),
+    )
+    assert bool(done) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    "again",
+    [
+        "It is located at 5 Park Row, near the station.",
+        "The hotel is located at 5 Park Row, a short walk from the station.",
+        "The Queens is located at 5 Park Row.",
+    ],
+)
+async def test_the_same_one_read_out_again_in_the_opening_words_is_still_offered(
+    alice: tuple[Call, list[str]], again: str
+) -> None:
+    """The opening words of a result's details said again of the same one (a pronoun, its kind,
+    its own name) put nothing else forward."""
+    c, _ = alice
+    await c.says(
+        "i need a room in leeds from the 10th", "The Queens Hotel is located at 5 Park Row and has 3 stars."
+    )
+    await c.says("where is it exactly", again)
+    out = await c.turn(
+        "ok book it",
+        call("reserve_rooms", place_name="The Queens Hotel", check_in_date="2026-03-10"),
+        say("Done."),
+    )
+    assert out == ["Reserved."], c.arguments()

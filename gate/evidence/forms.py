@@ -2196,8 +2196,20 @@ def picks(caller_text: str, offered: str, agent_text: str) -> bool:
     at = agent_text.casefold().find(offered.casefold())
     rest = agent_text[:at] + agent_text[at + len(offered) :] if at >= 0 else agent_text
     elsewhere = {t for t, _, _ in _folded_tokens(rest)}
-    unique = [t for t in name if len(t) > 2 and t not in elsewhere and t not in words.BESIDE_NAME]
+    unique = [
+        t
+        for t in name
+        if len(t) > 2 and t not in elsewhere and t not in words.BESIDE_NAME and not _word_of_a_kind(t)
+    ]
     return any(t in said for t in unique)
+
+
+def _word_of_a_kind(token: str) -> bool:
+    """Whether a word of a name is a word the lists know for a kind of thing ("Apartments" of
+    "Clayton Creek Apartments"): a caller who says it ("can you find me apartments with 1 bed
+    room?") names the kind, not the one offered."""
+    singular = token[:-1] if token.endswith("s") else token
+    return any(token in f or singular in f for f in words.FAMILIES)
 
 
 def shorter_form(caller_text: str, offered: str) -> bool:

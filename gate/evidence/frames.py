@@ -44,6 +44,7 @@ _FRAME_ONLY = frozenset(
 _LEADS = frozenset({"the", "a", "an", "and", "also", "then", "or", "so", "but", "well", "ok", "okay"})
 _SUFFIX_WORDS = 2  # "is 3 stars"
 _PREFIX_WORDS = 3  # "i found a ..."; "how about" alone leads into values of every kind
+_OPENING_WORDS = 3  # "is located at" before a street number
 _LONGEST = 10
 
 
@@ -95,6 +96,11 @@ def _in_place(
     for after in afters:
         if len(said) > len(before) + len(after) and said[-len(after) :] == after:
             return found[len(before) : len(said) - len(after)]
+        if after[-1:] == ["#"]:
+            # a frame's opening: the other value stands before its first place in the sentence
+            for at in range(len(before) + 1, len(said) - len(after) + 1):
+                if said[at : at + len(after)] == after:
+                    return found[len(before) : at]
     if leads and len(said) > len(before):
         return found[len(before) :]
     return []
@@ -151,6 +157,12 @@ def another_in_frame(
         )
         if len([w for w in after if w != "#"]) >= _SUFFIX_WORDS and set(after) - _FRAME_ONLY
     ]
+    # Or its first words up to a count or an amount ("is located at # clayton road" ... "is
+    # located at # willow pass road"): the frame an agent reads every result's details out in.
+    opening = _shape(_folded(following))
+    opening = opening[: opening.index("#")] if "#" in opening else []
+    if len(opening) >= _OPENING_WORDS and set(opening) - _FRAME_ONLY:
+        afters.append([*opening, "#"])
     # the value ends its sentence: the words before it are its frame
     leads = not following and len([w for w in before if w != "#"]) >= _PREFIX_WORDS
     leads = leads and bool(set(before) - _FRAME_ONLY)

@@ -1895,9 +1895,15 @@ def _answers_about_offer(
         and (asked.stance == "question" or any(asks_to_know(part) for part in [question, *clauses(question)]))
         # "are there any stops on the flight?" asks about the offer, not for another
         and not (asks_another(question, request) and not _asks_of_another_kind(question, request))
+        # "Can you find me apartments with 1 bed room?": a search, whose answer is a new offer
+        and not (_asks_to_look(question) and _FINDS_OUT.search(question) is None)
         and _COMPARED.search(question) is None
         and not _brings_new_values(question, readings[:k], request)
     )
+
+
+# Looking into the offer, not for another ("can you find out if it has parking?").
+_FINDS_OUT = re.compile(r"(?:find out|look into|look up|look at)", re.IGNORECASE)
 
 
 def _brings_new_values(question: str, before: Sequence[rd.Reading], request: TraceRequest) -> bool:
