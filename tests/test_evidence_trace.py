@@ -4806,3 +4806,38 @@ async def test_the_same_one_read_out_again_in_the_opening_words_is_still_offered
         say("Done."),
     )
     assert out == ["Reserved."], c.arguments()
+
+
+@pytest.mark.parametrize(
+    ("answer", "acts"),
+    [
+        ("hmm maybe not then", False),
+        ("oh, in that case leave it", False),
+        ("yes i'm sure, go ahead", True),
+    ],
+)
+async def test_a_no_to_the_agents_check_on_the_request_takes_it_back(
+    alice: tuple[Call, list[str]], answer: str, acts: bool
+) -> None:
+    """ "send 200 dollars to ACC-1234" ... "Are you sure? That account is new to us." ... "hmm maybe
+    not then": a no to the agent's check, as the confirmation reader reads one, takes the request
+    back (trace.action.refused); a yes to it puts nothing off."""
+    c, done = alice
+    await c.says("please send 200 dollars to ACC-1234", "Are you sure? That account is new to us.")
+    await c.turn(answer, call("transfer_money", **TRANSFER_200), say("Done."))
+    assert bool(done) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(("answer", "acts"), [("a replacement please", False), ("the refund please", True)])
+async def test_options_said_and_then_asked_about_are_a_choice(
+    alice: tuple[Call, list[str]], answer: str, acts: bool
+) -> None:
+    """ "I can refund the 40 dollars or send a replacement. Which would you prefer?": the options
+    said before the question are the choice it asks for; the other one taken is no refund."""
+    c, done = alice
+    await c.says(
+        "order b221 arrived damaged",
+        "I'm sorry. I can refund the 40 dollars or send a replacement. Which would you prefer?",
+    )
+    await c.turn(answer, call("refund_order", **REFUND_40), say("Done."))
+    assert bool(done) is acts, c.last().evidence_json

@@ -95,8 +95,12 @@ def other_option_taken(offer: str, reply: str, request: TraceRequest) -> bool:
     if not wanted:
         return False
     action = [wanted[0], *rd.query_thing(request)]
-    for sentence in _SENTENCES.findall(offer):
-        if "?" not in sentence or not re.search(r"\bor\b", sentence, re.IGNORECASE):
+    sentences = _SENTENCES.findall(offer)
+    for n, sentence in enumerate(sentences):
+        # the options in a question, or said and then asked about ("I can refund the 40 dollars or
+        # send a replacement. Which would you prefer?")
+        asked = "?" in sentence or any("?" in later for later in sentences[n + 1 :])
+        if not asked or not re.search(r"\bor\b", sentence, re.IGNORECASE):
             continue
         options = [o for o in _OPTION_SPLIT.split(sentence.strip(" ?")) if o.strip()]
         ours = [o for o in options if rd.shares_word(o, action[:1])]

@@ -526,10 +526,30 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
             and not asks_another(s.text, request)
             and _puts_off_now(s.text, request)
             and not _closing_answered(readings, i, request)
+            # "Are you sure?" ... "yes i'm sure, go ahead": a yes to the check puts nothing off
+            and _answer_to_the_agent(readings, i, request) != "yes"
             and not (drops_pointed(s.text) and _agent_asked_other(readings, i, request))
         ):
             # "leave it for now", "let me think", "hold off": said next, it takes the request back.
             found = _ended(r, "withdrawn", "trace.action.withdrawn", "put off right after it was asked")
+            asked_at = None
+            continue
+        if (
+            found.status == "requested"
+            and found.rule != "trace.record"
+            and asked_at is not None
+            and i > asked_at
+            and _right_after(readings, asked_at, i)
+            and not (r.stance == "request" and r.names_action)
+            and not _gives_any(r)
+            and _answer_to_the_agent(readings, i, request) == "no"
+            and not _closing_answered(readings, i, request)
+            and not _agent_asked_other(readings, i, request)
+        ):
+            # "cancel my gold plan" ... "Are you sure? You'll lose your points." ... "hmm, maybe
+            # not then": a no to the agent's check on it, as the confirmation reader reads a no
+            note = "the caller said no when the agent asked about it"
+            found = _ended(r, "withdrawn", "trace.action.refused", note)
             asked_at = None
             continue
         if r.stance == "ignored":
@@ -609,6 +629,20 @@ def _action(readings: Sequence[rd.Reading], request: TraceRequest, since: float 
     return found
 
 
+def _answer_to_the_agent(readings: Sequence[rd.Reading], i: int, request: TraceRequest) -> str | None:
+    """How the confirmation reader (:func:`gate.confirm.read_answer`) reads the caller's turn ``i``
+    as an answer to the question the agent asked just before it ("maybe not then", "in that case
+    leave it", "i guess not" are a no; "yes i'm sure, go ahead" a yes), or None when the agent
+    asked nothing."""
+    asked = _agent_just_before(readings, i)
+    if asked is None or "?" not in asked.statement.text:
+        return None
+    from gate.confirm import read_answer
+
+    text = readings[i].statement.text
+    return read_answer(text, question=asked.statement.text, lang=request.lang or "en").answer
+
+
 def _offered_since(offered: rd.Reading, current: ArgumentTrace) -> bool:
     """Whether the agent offered its value after the caller said another one: taking the offer up
     is the caller's latest word ("an intermediate car" ... "a Standard Accord at Canterbury
@@ -666,7 +700,18 @@ def _agent_asked_other(readings: Sequence[rd.Reading], i: int, request: TraceReq
         or rd.shares_word(text, rd.action_words(request))
         # "shall I go ahead?", "want me to do that?": an offer naming nothing else is this one
         or (_offers(text) and len(rd.content_words(text)) <= 4)
+        # "Are you sure? You'll lose your points.", "Do you still want to go ahead?": a check on
+        # what was asked, whatever else it tells
+        or _CHECKS.search(text) is not None
     )
+
+
+_CHECKS = re.compile(
+    r"\b(?:are you (?:sure|certain|positive)|you sure|(?:do|would) you still (?:want|like)|still want to|"
+    r"still like to|(?:shall|should) i (?:still )?(?:proceed|go ahead|continue|carry on)|"
+    r"(?:want|like) me to (?:proceed|go ahead|continue|carry on))\b",
+    re.IGNORECASE,
+)
 
 
 # The agent asking whether there is another matter ("Anything else?", "Is there anything else I
@@ -1903,7 +1948,7 @@ def _answers_about_offer(
 
 
 # Looking into the offer, not for another ("can you find out if it has parking?").
-_FINDS_OUT = re.compile(r"(?:find out|look into|look up|look at)", re.IGNORECASE)
+_FINDS_OUT = re.compile(r"\b(?:find out|look into|look up|look at)\b", re.IGNORECASE)
 
 
 def _brings_new_values(question: str, before: Sequence[rd.Reading], request: TraceRequest) -> bool:
