@@ -583,6 +583,20 @@ def is_question(text: str, lang: str | None = None) -> bool:
     return bool(first.endswith("?") or first.startswith("¿"))
 
 
+# Wishes said in Spanish, French and German (what a caller wants, or wants done), and their words
+# of politeness or preference, which are wishes only of the kind :func:`states_wish` reads.
+_WISHES_ABROAD = (
+    *("quiero", "quisiera", "quería", "queria", "querría", "queremos", "queríamos", "me gustaría"),
+    *("me gustaria", "prefiero", "necesito", "necesitamos", "necesitaría", "necesitaria"),
+    *("necesitaríamos", "necesitariamos", "me hace falta", "nos hace falta"),
+    *("je veux", "je voudrais", "j'aimerais", "je souhaite", "je souhaiterais", "on voudrait"),
+    *("nous voudrions", "j'ai besoin", "j'aurais besoin", "nous avons besoin", "nous aurions besoin"),
+    *("on a besoin", "il me faut", "il me faudrait", "il nous faut", "il nous faudrait", "je préfère"),
+    *("ich möchte", "ich will", "ich hätte gern", "ich hätte gerne", "ich bräuchte", "ich muss"),
+    *("wir möchten", "wir wollen", "wir hätten gern", "wir hätten gerne", "wir bräuchten"),
+    *("wir brauchen", "wir müssen", "ich brauche"),
+)
+_POLITE_ABROAD = ("por favor", "s'il vous plaît", "s'il te plaît", "bitte", "lieber")
 _WISH = re.compile(
     r"\b(?:i'?d like|id like|i would like|i'?d love|i would love|we'?d love|we would love|"
     r"(?:i|we)(?:'ll| will| are going to|'re going to| am going to|'m going to)? "
@@ -592,16 +606,7 @@ _WISH = re.compile(
     r"i'?d rather|i would rather|please|pls|let'?s|go ahead|make it|make that|put me|sign me|"
     r"i'?ll take|i will take|i'?ll go with|i choose|i pick|i'?m hoping|i am hoping|i'?m after|"
     r"i'?m asking|i am asking|i ask|i confirm|i'?m free|i am free|i'?d appreciate|"
-    r"i'?m (?:going|gonna) (?:with|for)|"
-    r"quiero|quisiera|quería|queria|querría|queremos|queríamos|me gustaría|me gustaria|por favor|"
-    r"prefiero|necesito|necesitamos|necesitaría|necesitaria|necesitaríamos|necesitariamos|"
-    r"me hace falta|nos hace falta|"
-    r"je veux|je voudrais|j'aimerais|je souhaite|je souhaiterais|on voudrait|nous voudrions|"
-    r"j'ai besoin|j'aurais besoin|nous avons besoin|nous aurions besoin|on a besoin|"
-    r"il me faut|il me faudrait|il nous faut|il nous faudrait|s'il vous plaît|s'il te plaît|je préfère|"
-    r"ich möchte|ich will|ich hätte gern|ich hätte gerne|ich bräuchte|ich muss|wir möchten|wir wollen|"
-    r"wir hätten gern|wir hätten gerne|wir bräuchten|"
-    r"wir brauchen|wir müssen|bitte|ich brauche|lieber)\b",
+    r"i'?m (?:going|gonna) (?:with|for)|" + "|".join((*_WISHES_ABROAD, *_POLITE_ABROAD)) + r")\b",
     re.IGNORECASE,
 )
 # A preference or a state said of a value, with no asking in it ("8pm works for us", "friday is
@@ -673,6 +678,12 @@ def wish_at(text: str) -> re.Match[str] | None:
     """The first wish or want the text says, in any of the four languages ("i need", "quisiera",
     "ich brauche", "please"), or None."""
     return _WISH.search(text)
+
+
+def wished_abroad(wish: re.Match[str]) -> bool:
+    """Whether a wish :func:`wish_at` found is said in Spanish, French or German, and is no word of
+    politeness ("quiero", "j'ai besoin", "ich möchte"; not "bitte")."""
+    return wish.group(0).casefold() in _WISHES_ABROAD
 
 
 def states_wish(text: str) -> bool:

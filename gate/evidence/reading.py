@@ -3619,11 +3619,11 @@ def _wishes_another_verb(clean: str, request: TraceRequest) -> bool:
     möchte mein Konto schließen"): it asks for that, never for the thing it acts on. A light verb
     ("hacer una reserva") says nothing by itself."""
     wish = utterance.wish_at(clean)
-    if wish is None or not _FOREIGN_WISH.fullmatch(wish.group(0).casefold()):
+    if wish is None or not utterance.wished_abroad(wish):
         return False
     found = _INFINITIVE_AFTER.match(clean[wish.end() :])
     word = found.group(1).casefold() if found is not None else None
-    if word is None and wish.group(0).casefold().startswith(("ich ", "wir ")):
+    if word is None and _in_german(wish):
         last = _GERMAN_VERB_LAST.search(clean)
         word = last.group(0).strip(" .!").casefold() if last is not None else None
     if word is None or word in _FOREIGN_LIGHT:
@@ -3637,16 +3637,9 @@ def _wishes_another_verb(clean: str, request: TraceRequest) -> bool:
     return not foreign_families(word)
 
 
-# The wishes of :func:`utterance.wish_at` said in Spanish, French or German.
-_FOREIGN_WISH = re.compile(
-    r"quiero|quisiera|quería|queria|querría|queremos|queríamos|me gustaría|me gustaria|prefiero|"
-    r"necesito|necesitamos|necesitaría|necesitaria|necesitaríamos|necesitariamos|me hace falta|"
-    r"nos hace falta|je veux|je voudrais|j'aimerais|je souhaite|je souhaiterais|on voudrait|"
-    r"nous voudrions|j'ai besoin|j'aurais besoin|nous avons besoin|nous aurions besoin|on a besoin|"
-    r"il me faut|il me faudrait|il nous faut|il nous faudrait|je préfère|ich möchte|ich will|"
-    r"ich hätte gern|ich hätte gerne|ich bräuchte|ich muss|wir möchten|wir wollen|wir hätten gern|"
-    r"wir hätten gerne|wir bräuchten|wir brauchen|wir müssen|ich brauche"
-)
+def _in_german(wish: re.Match[str]) -> bool:
+    """Whether a wish is German ("ich möchte", "wir brauchen"): its verb may come last."""
+    return wish.group(0).casefold().startswith(("ich ", "wir "))
 
 
 def _thing_wished(clean: str) -> bool:
@@ -3654,8 +3647,7 @@ def _thing_wished(clean: str) -> bool:
     wish = utterance.wish_at(clean)
     if wish is None or _OPENS_A_THING.match(clean[wish.end() :]) is None:
         return False
-    german = wish.group(0).casefold().startswith(("ich ", "wir "))
-    return not german or _GERMAN_VERB_LAST.search(clean) is None
+    return not _in_german(wish) or _GERMAN_VERB_LAST.search(clean) is None
 
 
 def _names_foreign(family: frozenset[str], wanted: Sequence[str]) -> bool:
