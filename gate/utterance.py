@@ -255,6 +255,26 @@ _CONTRAST = re.compile(
     r"en lugar de|en vez de|excepto|menos|au lieu de|sauf|plutôt que|statt|anstatt|außer|ausser)\b",
     re.IGNORECASE,
 )
+# A preference said with its two sides apart: "rather|sooner X than Y" (a word or more between
+# them: "rather than" said together is a contrast of its own), "prefer a|an|some|the X to Y",
+# German "lieber X als Y". Y is what is not wanted.
+_PREFERRED_TO = re.compile(
+    r"\b(?:rather|sooner)\s+(?!than\b)[^,.;!?]{1,80}?\s(?P<than>than)\b|"
+    r"\bprefer\s+(?:a|an|some|the)\s+(?:[a-z]+\s+){0,3}?(?P<to>to)\s+(?=(?:a|an|the|my|our|some)\b|\w+ing\b)|"
+    r"\blieber\s+[^,.;!?]{1,80}?\s(?P<als>als)\b",
+    re.IGNORECASE,
+)
+
+
+def preferred_part(clause: str) -> str:
+    """The clause up to the side of a preference it does not want ("i'd sooner freeze the card
+    | than cancel it"), or the whole clause when it states none."""
+    preferred = _PREFERRED_TO.search(clause)
+    if preferred is None:
+        return clause
+    return clause[: next(preferred.start(g) for g in ("than", "to", "als") if preferred.group(g) is not None)]
+
+
 # Where the clause a contrast said first leads into begins ("instead of thursday | can it ...").
 _MAIN_AFTER_CONTRAST = re.compile(
     r"\b(?:can|could|would|will|shall|should|may|might|please|i|we|you|let'?s|just)\b", re.IGNORECASE
@@ -382,6 +402,12 @@ def _scope(clause: str, lang: str | None, moves: bool = True) -> tuple[str, str]
                 return before[: subject.start()], clause[subject.start() :]
             return "", clause
         return before, after
+    preferred = _PREFERRED_TO.search(clause)
+    if preferred is not None:
+        # "i'd rather pause the gold plan than cancel it", "i'd prefer a credit note to a
+        # refund": what is said after "than" (or "to") is what the speaker does not want
+        cut = next(g for g in ("than", "to", "als") if preferred.group(g) is not None)
+        return clause[: preferred.start(cut)], clause[preferred.end(cut) :]
     contrast = _CONTRAST.search(clause)
     if contrast is not None:
         after = clause[contrast.end() :]
@@ -486,8 +512,13 @@ _ASKS_CONSEQUENCE = re.compile(
 )
 # "do i need roaming in spain?", "should we want ...": asking whether they need it, not a wish.
 _INVERTED_WISH = re.compile(
-    rf"^[¿\s]*{_FILLER}(?:do|does|did|would|will|should|shall|must|might)\s+(?:i|we)\s+"
-    r"(?:really\s+|even\s+|still\s+|actually\s+)?(?:need|want|wanna|have to)\b",
+    rf"^[¿\s]*{_FILLER}"
+    # a question word and what it asks about may come first: "how far ahead do we need to book",
+    # "when do i need to pay it by", "which documents do we need to send it": the need is the
+    # question's, asked to be known
+    r"(?:(?:how|what|whats|what's|when|where|which|why|who|whom|whose)\b[^,.;!?]{0,40}?\s+)?"
+    r"(?:do|does|did|would|will|should|shall|must|might)\s+(?:i|we)\s+"
+    r"(?:really\s+|even\s+|still\s+|actually\s+|ever\s+)?(?:need|want|wanna|have to)\b",
     re.IGNORECASE,
 )
 
@@ -603,7 +634,8 @@ _WISH = re.compile(
     r"(?:just |really |only |still |also |then |now |actually |definitely )?"
     r"(?:want|wanna|need)|"
     r"we want|we'?d like|i wish|i'?d prefer|i prefer|we prefer|prefer(?:red|ably|ence)?|"
-    r"i'?d rather|i would rather|please|pls|let'?s|go ahead|make it|make that|put me|sign me|"
+    r"(?:i|we)(?:'?d| would) (?:much |far )?(?:rather|sooner)|"
+    r"please|pls|let'?s|go ahead|make it|make that|put me|sign me|"
     r"i'?ll take|i will take|i'?ll go with|i choose|i pick|i'?m hoping|i am hoping|i'?m after|"
     r"i'?m asking|i am asking|i ask|i confirm|i'?m free|i am free|i'?d appreciate|"
     r"i'?m (?:going|gonna) (?:with|for)|" + "|".join((*_WISHES_ABROAD, *_POLITE_ABROAD)) + r")\b",
@@ -1860,3 +1892,70 @@ _HANDS_OFF = re.compile(
 def _stem_in(clause: str, word: str) -> bool:
     # "keeping" is "keep", "cancelled" is "cancel".
     return _word_start(word).search(clause) is not None
+
+
+# -- asked in theory, hedged, put after the caller's own step ------------------
+
+# Words that make what follows them a question to know, not a request: "hypothetically, could you
+# refund it", "just out of curiosity, could you cancel it over the phone", "in theory".
+_IN_THEORY = re.compile(
+    r"\b(?:(?:purely |just )?hypothetically|hypothetical(?:ly)? question|in theory|theoretically|"
+    r"in principle|(?:just )?out of (?:curiosity|interest)|as a matter of interest|for future reference|"
+    r"i was (?:just )?wondering|just wondering|por curiosidad|hipotéticamente|hipoteticamente|en teoría|"
+    r"en teoria|par curiosité|par curiosite|hypothétiquement|en théorie|théoriquement|aus neugier|"
+    r"(?:rein )?hypothetisch|theoretisch|nur aus interesse)\b",
+    re.IGNORECASE,
+)
+
+
+def asked_in_theory(text: str) -> int | None:
+    """Where a frame that asks only to know begins ("hypothetically, could you refund 40 dollars",
+    "just out of curiosity, could you cancel it over the phone"), or None. What the sentence it
+    opens asks for is a question of whether it could be done, not a request to do it."""
+    found = _IN_THEORY.search(_norm(text))
+    return None if found is None else found.start()
+
+
+# An adverb of doubt right before the verb of a command: "then possibly transfer 200 dollars",
+# "maybe move my appointment to friday"; and "we'll see about sending it": no decision yet.
+_HEDGED = re.compile(
+    rf"^\W*(?:(?:and|so|but)\s+)?(?:then\s+)?{_FILLER}(?:maybe|perhaps|possibly|probably)\s+(?:just\s+)?"
+    r"(?!not\b|no\b)[a-z]+|"
+    r"\b(?:i'?ll|we'?ll|i will|we will|let'?s|let me)\s+(?:have to\s+)?(?:see|think)\s+about\b",
+    re.IGNORECASE,
+)
+# The caller's own step first ("let me look at my diary", "i'll talk to my bank manager"), and
+# what follows it "then" or "after that": done after a step not yet taken.
+_OWN_STEP_FIRST = re.compile(
+    r"\b(?:let me|i'?ll|i will|i need to|i have to|i must|i'?m going to|i want to|we'?ll|we need to)\s+"
+    r"(?:first\s+|just\s+)?(?:check|talk|speak|ask|look|see|think|find|call|ring|sleep|wait|discuss|"
+    r"confirm|double[- ]check|sort|get|have a (?:look|think|word|chat))\b[^.!?]*?"
+    r"\b(?:and then|then|after that|afterwards|once (?:that'?s|i'?ve|we'?ve) done)\b[^.!?]*$",
+    re.IGNORECASE,
+)
+
+
+_OWN_STEP = re.compile(
+    rf"^\W*{_FILLER}(?:let me|i'?ll|i will|i need to|i have to|i must|i'?m going to|we'?ll|we need to)\s+"
+    r"(?:first\s+|just\s+)?(?:check|talk|speak|ask|look|see|think|find|call|ring|sleep|wait|discuss|"
+    r"confirm|double[- ]check|have a (?:look|think|word|chat))\b",
+    re.IGNORECASE,
+)
+
+
+def own_step(clause: str) -> bool:
+    """Whether a clause says a step the caller will take themselves ("let me look at my diary",
+    "i'll talk to my bank manager first")."""
+    return _OWN_STEP.search(_norm(clause)) is not None
+
+
+def hedged(before: str, clause: str) -> bool:
+    """Whether a command is said with doubt or put after a step of the caller's own not yet taken
+    ("let me look at my diary and then maybe move my appointment", "let me check with my wife
+    first, then we'll see about sending it", "i'll talk to my bank manager, then transfer it"):
+    ``before`` is the text of the same utterance before ``clause``."""
+    if _HEDGED.search(_norm(clause)):
+        return True
+    lead = _norm(before)
+    cut = max(lead.rfind("."), lead.rfind("!"), lead.rfind("?"))
+    return _OWN_STEP_FIRST.search(lead[cut + 1 :] + " " + _norm(clause)[:12]) is not None

@@ -13,11 +13,14 @@ the rule that decided it, a stable id; in order, the first that applies:
 ``trace.someone_else``  about or for somebody else
 ``trace.condition``     asks only on a condition, asks whether, plans, reports, jokes
 ``trace.later``         asks for it at a later time the request does not name
-``trace.denied``        says no to the action ("don't book it") or ``trace.opposite``: asks
-                        for its opposite ("keep my plan" against cancelling it)
+``trace.denied``        says no to the action ("don't book it"), or prefers another to it ("i'd
+                        rather pause it than cancel it"); or ``trace.opposite``: asks for its
+                        opposite ("keep my plan" against cancelling it)
 ``trace.withdrawn``     takes back or changes what was said before ("actually forget it"),
                         also later in the same breath ("book it, or actually let me check")
-``trace.question``      asks rather than requests ("is Friday free?"); its values still count
+``trace.question``      asks rather than requests ("is Friday free?", "when do i need to pay it
+                        by", "hypothetically, could you ...", a request said back as a question
+                        and answered with anything but a yes); its values still count
 ``trace.request``       asks for an action (a wish, a command, a polite question)
 ``trace.points_back``   asks for this action with a pronoun for what was said before it ("i'm
                         done with the gold one, get me off it"): its own verb is the action's
@@ -1080,6 +1083,10 @@ def _denial_in(part: str, request: TraceRequest) -> tuple[bool, frozenset[str]]:
         if spec.kind not in ("bool", "other")
     )
     cue = bool(first) and any(shares_word(first, a.cues) for a in request.arguments)
+    if _of_another_one(part, values_here, request):
+        # "don't cancel the silver plan", "not order B-222": a no to the action done to another
+        # thing (an identifier or a name this request does not bind), nothing said of this one
+        return False, frozenset()
     thing = query_thing(request)
     opening = part.split()[0].casefold() if part.split() else ""
     if (
@@ -1106,6 +1113,18 @@ def _denial_in(part: str, request: TraceRequest) -> tuple[bool, frozenset[str]]:
         values_here = frozenset(n for n in values_here if kinds.get(n) != "ident")
     action = own_verb or (verb and re.search(rf"(?<![\w-]){re.escape(verb[0])}", part) is not None)
     return bool(action), frozenset(values_here - earliest)
+
+
+def _of_another_one(part: str, values_here: frozenset[str], request: TraceRequest) -> bool:
+    """Whether a denied part names another identifier or name for a bound argument whose own
+    value it does not say: what it says no to is that other thing."""
+    return any(
+        spec.bound
+        and spec.kind in ("ident", "text")
+        and spec.name not in values_here
+        and forms.other_value_spans(part, spec, request)
+        for spec in request.arguments
+    )
 
 
 # Words between a no and what it says no to ("never mind about cancelling it", "no longer need it").
@@ -1350,7 +1369,8 @@ def _clause(
     if another:
         # "can they come another day": the day said beside it is the one turned down
         return _Clause(start, end, "denial", False, another)
-    other = _asks_other(part, request, meaning, strong_only=in_call)
+    # "i'd sooner freeze the card than cancel it": the side not wanted asks for nothing
+    other = _asks_other(utterance.preferred_part(part), request, meaning, strong_only=in_call)
     # Where the call's reading found no other action, the full reading differs from it only in
     # the thing (see _asks_other): read that alone.
     loose = (
@@ -2271,12 +2291,82 @@ def _opens_with_action(text: str, request: TraceRequest) -> bool:
     return bool(wanted) and utterance.opens_with(text, wanted[0])
 
 
+def _not_asked_yet(text: str, clauses: list[_Clause], request: TraceRequest) -> list[_Clause]:
+    """The clauses with each request that is not yet one made a question (the statement is then
+    read as ``trace.question``) or put off (its values given, nothing asked: ``trace.value``):
+
+    - asked in theory: "hypothetically, could you refund 40 dollars on order B-221", "just out of
+      curiosity, could you cancel the gold plan over the phone" (the sentence the frame is in);
+    - said back as a question and answered with anything but a yes, read as the confirmation
+      reader reads an answer: "cancel the gold plan? i'd be mad to", "book a table for 4 on
+      friday? nah we'll get a takeaway" ("cancel it? yes, please do" stays a request);
+    - said with doubt, or after a step of the caller's own not yet taken: "maybe move my
+      appointment", "let me look at my diary and then move it", "we'll see about sending it".
+    """
+    theory = utterance.asked_in_theory(text)
+    if theory is not None:
+        ends = [m.end() for m in re.finditer(r"[.!?;]", text) if m.start() >= theory]
+        until = ends[0] if ends else len(text)
+        starts = [m.end() for m in re.finditer(r"[.!?;]", text[:theory])]
+        since = starts[-1] if starts else 0
+        clauses = [
+            _Clause(c.start, c.end, "question") if c.stance == "request" and since <= c.start < until else c
+            for c in clauses
+        ]
+    echoed = _echo_not_answered_yes(text, request)
+    if echoed is not None:
+        clauses = [
+            _Clause(c.start, c.end, "question") if c.stance == "request" and c.start < echoed else c
+            for c in clauses
+        ]
+    clauses = [
+        _Clause(c.start, c.end, "put_off")
+        if c.stance in ("request", "value") and utterance.hedged(text[: c.start], text[c.start : c.end])
+        else c
+        for c in clauses
+    ]
+    # "let me look at my diary | and then maybe move it": the caller's own step before what is
+    # put off asks the agent for nothing either
+    return [
+        _Clause(c.start, c.end, "put_off")
+        if c.stance == "request"
+        and utterance.own_step(text[c.start : c.end])
+        and any(d.stance == "put_off" and d.start >= c.end for d in clauses)
+        else c
+        for c in clauses
+    ]
+
+
+_ECHO = re.compile(r"^[^?.!]{3,}\?")
+
+
+def _echo_not_answered_yes(text: str, request: TraceRequest) -> int | None:
+    """Where a request said back as a question ends, when the caller goes on to answer it with
+    anything but a yes ("transfer 200 dollars to ACC-1234? not likely"), else None."""
+    said = _ECHO.search(text)
+    if said is None:
+        return None
+    first, rest = text[: said.end()], text[said.end() :]
+    if not re.search(r"\w", rest):
+        return None
+    if not (utterance.opens_command(first) or _opens_with_action(first, request)):
+        return None
+    from gate.confirm import read_answer
+
+    answer = read_answer(rest.strip(), question=first, lang=request.lang or "en").answer
+    return None if answer == "yes" else said.end()
+
+
 def _reason_then_request(clauses: Sequence[_Clause], text: str, request: TraceRequest) -> bool:
     """A no said as a reason before the request that refers back to it ("we don't use it, so cancel it")."""
     wanted = action_words(request)
     seen_no = False
     for c in clauses:
         if c.stance == "denial":
+            if _NOT_OPENING.search(text[c.start : c.end]) and not c.denies_action:
+                # "not the gold plan, it's the silver plan i want cancelled": a choice between
+                # values, no reason for the request
+                return False
             seen_no = True
             if c.denies_action:
                 return False
@@ -2385,6 +2475,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         )
     if _reason_then_request(clauses, text, request):
         clauses = [c if c.stance != "denial" else _Clause(c.start, c.end, "value") for c in clauses]
+    clauses = _not_asked_yet(text, clauses, request)
     # An argument whose own value is an absence ("None" subtitles) is given by a no ("as for
     # subtitles, i want none"), never denied by one.
     absent = frozenset(a.name for a in request.bound if a.norm is not None and a.norm.key in words.ABSENCE)

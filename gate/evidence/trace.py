@@ -315,7 +315,10 @@ def _elsewhere(readings: Sequence[rd.Reading], request: TraceRequest) -> frozens
                 away_from = None
         elif s.speaker == "caller" and not s.part:
             if r.task == "away":
-                away_from = s.turn if s.turn is not None else -1
+                # a second request on the other task ("I need the reservation for 3 people")
+                # is said there too: the caller left this task at the first
+                if away_from is None:
+                    away_from = s.turn if s.turn is not None else -1
             elif r.task == "back" or (
                 r.stance != "ignored" and rd.shares_word(s.text, rd.query_thing(request))
             ):
