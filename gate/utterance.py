@@ -266,13 +266,21 @@ _PREFERRED_TO = re.compile(
 )
 
 
+def _unwanted_side(clause: str) -> tuple[int, int] | None:
+    """Where the word that opens a preference's unwanted side ("than", "to", "als") starts and
+    ends in ``clause``, or None when it states no preference."""
+    preferred = _PREFERRED_TO.search(clause)
+    if preferred is None:
+        return None
+    cut = next(g for g in ("than", "to", "als") if preferred.group(g) is not None)
+    return preferred.start(cut), preferred.end(cut)
+
+
 def preferred_part(clause: str) -> str:
     """The clause up to the side of a preference it does not want ("i'd sooner freeze the card
     | than cancel it"), or the whole clause when it states none."""
-    preferred = _PREFERRED_TO.search(clause)
-    if preferred is None:
-        return clause
-    return clause[: next(preferred.start(g) for g in ("than", "to", "als") if preferred.group(g) is not None)]
+    side = _unwanted_side(clause)
+    return clause if side is None else clause[: side[0]]
 
 
 # Where the clause a contrast said first leads into begins ("instead of thursday | can it ...").
@@ -402,12 +410,11 @@ def _scope(clause: str, lang: str | None, moves: bool = True) -> tuple[str, str]
                 return before[: subject.start()], clause[subject.start() :]
             return "", clause
         return before, after
-    preferred = _PREFERRED_TO.search(clause)
-    if preferred is not None:
+    side = _unwanted_side(clause)
+    if side is not None:
         # "i'd rather pause the gold plan than cancel it", "i'd prefer a credit note to a
         # refund": what is said after "than" (or "to") is what the speaker does not want
-        cut = next(g for g in ("than", "to", "als") if preferred.group(g) is not None)
-        return clause[: preferred.start(cut)], clause[preferred.end(cut) :]
+        return clause[: side[0]], clause[side[1] :]
     contrast = _CONTRAST.search(clause)
     if contrast is not None:
         after = clause[contrast.end() :]
@@ -1924,22 +1931,22 @@ _HEDGED = re.compile(
     r"\b(?:i'?ll|we'?ll|i will|we will|let'?s|let me)\s+(?:have to\s+)?(?:see|think)\s+about\b",
     re.IGNORECASE,
 )
-# The caller's own step first ("let me look at my diary", "i'll talk to my bank manager"), and
-# what follows it "then" or "after that": done after a step not yet taken.
+# A step the caller will take themselves ("let me look at my diary", "i'll talk to my bank
+# manager"): who takes it, and the verbs of such steps.
+_OWN_STEP_WHO = r"let me|i'?ll|i will|i need to|i have to|i must|i'?m going to|we'?ll|we need to"
+_OWN_STEP_VERB = (
+    r"check|talk|speak|ask|look|see|think|find|call|ring|sleep|wait|discuss|confirm|double[- ]check|"
+    r"have a (?:look|think|word|chat)"
+)
+# The step said first, and what follows it "then" or "after that": done after a step not yet taken.
 _OWN_STEP_FIRST = re.compile(
-    r"\b(?:let me|i'?ll|i will|i need to|i have to|i must|i'?m going to|i want to|we'?ll|we need to)\s+"
-    r"(?:first\s+|just\s+)?(?:check|talk|speak|ask|look|see|think|find|call|ring|sleep|wait|discuss|"
-    r"confirm|double[- ]check|sort|get|have a (?:look|think|word|chat))\b[^.!?]*?"
+    rf"\b(?:{_OWN_STEP_WHO}|i want to)\s+(?:first\s+|just\s+)?(?:{_OWN_STEP_VERB}|sort|get)\b[^.!?]*?"
     r"\b(?:and then|then|after that|afterwards|once (?:that'?s|i'?ve|we'?ve) done)\b[^.!?]*$",
     re.IGNORECASE,
 )
-
-
+# A clause that opens with the step.
 _OWN_STEP = re.compile(
-    rf"^\W*{_FILLER}(?:let me|i'?ll|i will|i need to|i have to|i must|i'?m going to|we'?ll|we need to)\s+"
-    r"(?:first\s+|just\s+)?(?:check|talk|speak|ask|look|see|think|find|call|ring|sleep|wait|discuss|"
-    r"confirm|double[- ]check|have a (?:look|think|word|chat))\b",
-    re.IGNORECASE,
+    rf"^\W*{_FILLER}(?:{_OWN_STEP_WHO})\s+(?:first\s+|just\s+)?(?:{_OWN_STEP_VERB})\b", re.IGNORECASE
 )
 
 
