@@ -441,6 +441,9 @@ _FILLER = (
     r"nice|awesome|brilliant|excellent|sweet|wonderful|amazing|fantastic|sure|"
     # a word that says the request stands, said before it ("no thanks, still cancel it")
     r"still|definitely|honestly|seriously|"
+    # a word that says where the request falls in a list of them ("first cancel the gold plan,
+    # then ...", "lastly move my appointment")
+    r"first|firstly|first of all|to start with|to begin with|secondly|next|after that|finally|lastly|"
     # "now can you help me find an apartment?": "now" opening a request, not a time
     r"now(?=\s*,?\s+(?:can|could|would|will|please|let'?s|i|we)\b)|"
     r"bueno|pues|oui|alors|bon|ja|also|na)\s*,?\s+)*"
@@ -636,7 +639,8 @@ _WISHES_ABROAD = (
 )
 _POLITE_ABROAD = ("por favor", "s'il vous plaît", "s'il te plaît", "bitte", "lieber")
 _WISH = re.compile(
-    r"\b(?:i'?d like|id like|i would like|i'?d love|i would love|we'?d love|we would love|"
+    r"\b(?:(?:i|we)(?:'?d| would) (?:really |just |also |actually |still |then |now |so |very much )?"
+    r"(?:like|love)|id like|"
     r"(?:i|we)(?:'ll| will| are going to|'re going to| am going to|'m going to)? "
     r"(?:just |really |only |still |also |then |now |actually |definitely )?"
     r"(?:want|wanna|need)|"
@@ -739,6 +743,8 @@ def states_wish(text: str) -> bool:
     for clause in clauses(t):
         if _WISH.search(clause) or _WISH_WITH_OTHERS.search(clause) or _STATE_WISH.search(clause):
             return True
+        if _REMINDED.search(clause):
+            return True
         if _NEW_STATE.search(clause):
             return True
         opening = _IMPERATIVE.search(clause)
@@ -803,13 +809,24 @@ _NOT_A_COMMAND = frozenset(
         *("love", "hate", "enjoy", "miss", "reckon", "suppose", "bet", "wonder", "seem", "wish"),
         *("got", "saw", "sent", "paid", "made", "took", "gave", "went", "came", "bought", "told", "said"),
         *("left", "thought", "heard", "found", "kept", "lost", "spent", "won", "met", "felt", "knew"),
+        # the past of verbs whose past is not in -ed and not their own base ("sold off the shares
+        # last year", "broke down on the motorway"): a story, not a command
+        *("ran", "broke", "wrote", "sold", "brought", "began", "chose", "drove", "flew", "froze"),
+        *("stole", "forgot", "understood", "stood", "sat", "fell", "rang", "sang", "swam", "threw"),
+        *("woke", "wore", "tore", "shook", "rode", "rose", "hung", "caught", "taught", "fought"),
+        *("sought", "dealt", "meant", "built", "lent", "slept", "swept", "withdrew", "grew"),
         *("for", "on", "at", "in", "to", "from", "with", "by", "of", "about", "over", "under", "into"),
         *("yes", "no", "yeah", "nope", "ok", "okay", "not", "just", "so", "and", "but", "or"),
         # times said first ("half six on saturday", "tonight the two of us")
         *("half", "quarter", "tonight", "noon", "midday", "midnight", "dozen", "couple"),
     }
 )
-_EN_COMMAND = re.compile(rf"^{_FILLER}(?:please\s+)?(?:just\s+)?([a-z]+)\s+{_OBJECT_AFTER}", re.IGNORECASE)
+# The verb may take its particle before the object ("wind up the holiday pot", "sort out my
+# payment"), as an English phrasal verb does.
+_EN_COMMAND = re.compile(
+    rf"^{_FILLER}(?:please\s+)?(?:just\s+)?([a-z]+)\s+(?:(?:up|off|out|down|over|back|away)\s+)?{_OBJECT_AFTER}",
+    re.IGNORECASE,
+)
 # "mándale", "quítame", "apúntanos": a Spanish command carries its pronoun and an accent.
 _ES_COMMAND = re.compile(
     r"^\W*(?:por favor\s*,?\s+)?\w*[áéíóú]\w*(?:me|te|le|les|nos|lo|la|los|las)(?![\w-])", re.IGNORECASE
@@ -1381,6 +1398,18 @@ _NOTICE = re.compile(r"^\s*your\b", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
 
 
+# What a speaker says about the way they are putting it, before what they put.
+_MANNER_OF_SPEAKING = (
+    r"(?:(?:so|ok|okay|right|and|just|well)\s+)*(?:"
+    r"let\s+me\s+(?:be\s+(?:clear|honest|straight|frank|blunt|precise|direct)|say\s+(?:it|this)(?:\s+again)?|"
+    r"put\s+it\s+(?:this\s+way|simply|plainly)|spell\s+it\s+out|repeat|make\s+(?:it|this)\s+clear)|"
+    r"i'?(?:ll|\s+will)\s+be\s+(?:clear|honest|straight|frank|blunt)|i\s+mean|i'?m\s+(?:serious|being\s+serious)|"
+    r"to\s+be\s+(?:clear|honest|frank|fair|precise|blunt)|long\s+story\s+short|in\s+short|in\s+a\s+word|"
+    r"bottom\s+line|simply\s+put|put\s+simply|in\s+other\s+words|basically|here'?s\s+the\s+thing|"
+    r"the\s+thing\s+is|for\s+the\s+record|just\s+so\s+(?:we'?re|you'?re|it'?s)\s+clear|once\s+again|again)"
+)
+
+
 # Any short label before a colon ("Recommended next step: ...", "Supplier tip: ...") marks text
 # that came from somewhere, not speech; the caller's own label and a spoken "yes:" do not.
 _ANY_LABEL = re.compile(
@@ -1389,7 +1418,10 @@ _ANY_LABEL = re.compile(
     # The caller announcing what follows ("two things:", "one more thing:", "quick question:")
     # labels no other source.
     r"(?:(?:oh|and|also|just|ok|okay|so)\s+)?(?:(?:one|two|three|four|a|a few|a couple of|couple of|"
-    r"some|more|another|other|quick|last|final|small)\s+)*(?:things?|questions?|requests?|points?))"
+    r"some|more|another|other|quick|last|final|small)\s+)*(?:things?|questions?|requests?|points?)|"
+    # The caller saying how they say it ("let me be clear:", "to be honest:", "long story short:"):
+    # a manner of speaking, not a source.
+    rf"{_MANNER_OF_SPEAKING})"
     r"\s*[\]\)]?\s*:)(?:[a-z][\w'&.-]*\s+){0,5}[a-z][\w'&.-]*\s*[\]\)]?\s*:\s",
     re.IGNORECASE,
 )
@@ -1548,7 +1580,17 @@ _ASK_VERB = re.compile(
     r"(?P<e>[a-z]+)(?=\s+(?:me|us|him|her|them|round|over|out|back|by|here|there)\b)|"
     r"\b(?:can|could|would|will)\s+(?:you|u|ya|someone|somebody|anyone|anybody)\s+(?:please\s+|kindly\s+|just\s+)?"
     r"(?P<c>[a-z]+(?:\s+(?:off|up|down|back|out|in)\b)?)|"
-    r"\blet'?s\s+(?P<d>[a-z]+)",
+    r"\blet'?s\s+(?P<d>[a-z]+)|"
+    # "don't forget to cancel it", "remember to send it": a reminder to the listener, said first
+    rf"(?:^|[.,;!?]\s*){_FILLER}(?:please\s+)?(?:(?:do\s+)?remember|don'?t\s+forget|do\s+not\s+forget|"
+    r"be\s+sure)\s+to\s+(?P<f>[a-z]+(?:\s+(?:off|up|down|back|out|in)\b)?)",
+    re.IGNORECASE,
+)
+# A reminder to the listener to do something, said as its clause's first words (not "i must
+# remember to", a note to oneself).
+_REMINDED = re.compile(
+    rf"^{_FILLER}(?:please\s+)?(?:(?:do\s+)?remember|don'?t\s+forget|do\s+not\s+forget|"
+    r"be\s+sure)\s+to\s+[a-z]",
     re.IGNORECASE,
 )
 _DEGREE_IN_WISH = re.compile(

@@ -488,6 +488,22 @@ async def test_session_questions_and_third_parties_are_not_requests(alice: tuple
     assert last_decision(c).rule == "evidence.missing"
 
 
+async def test_session_a_wish_said_with_a_participle_asks_for_that_verb(
+    alice: tuple[Call, list[str]],
+) -> None:
+    # "i'd like X paused" asks to pause X, whatever else its words share with a cancellation;
+    # said with the action's own participle, it asks for the action.
+    c, done = alice
+    await on_file(c, "I'd like my premium plan paused for the summer")
+    await on_file(c, "Let me be clear: keep the premium plan as it is")
+    out = await c.turn("and my plan?", call("cancel_plan", plan="premium"), say("Shall I?"))
+    assert out[0].startswith("Cancel the premium plan?") and done == []
+    assert (last_decision(c).outcome, last_decision(c).rule) == ("ask", "evidence.missing")
+    await on_file(c, "To be honest: I'd really like the premium plan cancelled")
+    out = await c.turn("what about my plan?", call("cancel_plan", plan="premium"), say("Done."))
+    assert out == ["Cancelled premium."] and done == ["cancelled premium"]
+
+
 async def test_an_engine_reached_by_calls_together_opens_its_store_once() -> None:
     # Two tools called in one turn reach a fresh engine at the same moment: its store is opened
     # once, and the second call waits for it instead of opening another over the first.

@@ -89,6 +89,26 @@ _STOP = frozenset(
 _WORD = re.compile(r"[a-zà-ÿß][a-zà-ÿß'\-]*")
 _RECORD = re.compile(r"^\s*I (?:confirm|request):\s*(?P<query>.+?)\.\s*(?:\(Asked:|$)", re.DOTALL)
 _PARTICLES = frozenset({"in", "on", "up", "off", "out", "back", "down", "over", "round", "by"})
+# Adverbs that say how a thing goes or where, never what it is ("bring 07700 900456 along").
+_HOW_IT_GOES = frozenset({"along", "away", "together", "aside", "ahead", "forward", "forwards", "across"})
+# Nouns that measure out a thing rather than name it ("another month of sertraline", "a batch of
+# the usual"): the thing is what follows their "of"; said alone after "another" or "more", they name
+# no thing ("can you sort another batch" is more of what was being spoken of).
+_MEASURES = frozenset(
+    {
+        *("batch", "batches", "supply", "supplies", "lot", "load", "loads", "box", "boxes", "pack"),
+        *("packs", "bottle", "bottles", "round", "rounds", "dose", "doses", "course", "courses"),
+        *("month", "months", "week", "weeks", "year", "years", "worth", "bit", "bits", "amount"),
+    }
+)
+_MORE_OF = frozenset({"another", "more", "further", "extra", "fresh", "new"})
+# What is left of something, said in place of its name ("stick what's left in my joint account",
+# "move the rest to savings"): a pointer at a thing already named, never another thing.
+_REMAINDER = re.compile(
+    r"^\W*(?:(?:what|whatever)(?:'s|\s+is|\s+was)?\s+(?:left|remaining|remains|over)|"
+    r"the\s+(?:rest|remainder|leftovers?)|everything\s+(?:left|remaining))\b(?!\s+of\b)",
+    re.IGNORECASE,
+)
 _OBJECT_ENDS = frozenset(
     {
         *("about", "regarding", "concerning", "effective", "immediately", "straight", "permanently"),
@@ -98,6 +118,9 @@ _OBJECT_ENDS = frozenset(
         *("we", "please", "now", "again", "too", "also", "there", "here", "this", "that", "these"),
         *("those", "which", "who", "plus", "or", "toward", "towards", "across", "onto", "over", "through"),
         *("near", "nearby", "around", "within"),
+        # a clause of its own after the thing ("pause the gold plan while i'm abroad")
+        *("while", "whilst", "unless", "since", "once", "although", "whereas", "whenever", "i'm"),
+        *("we're", "i'll", "we'll", "i've", "we've", "i'd", "we'd"),
         # words said of the whole request after its object ("cancel it anyway"): no thing
         *("anyway", "anyways", "anyhow", "regardless", "though", "altogether", "already", "thanks"),
         *("rather", "than"),
@@ -363,9 +386,22 @@ _GOING = frozenset(
 
 def object_after(text: str, at: int) -> list[str]:
     """The words naming what is asked for, from ``at`` (at most three; values and determiners out)."""
+    if _REMAINDER.match(text[at:]):
+        return []
     tokens = re.findall(r"[a-zà-ÿ0-9][a-zà-ÿ0-9'\-]*|[,;.!?]", text.casefold()[at:])
     named: list[str] = []
-    for token in tokens[:8]:
+    for i, token in enumerate(tokens[:8]):
+        if token in _MEASURES and not named[1:]:
+            if i + 1 < len(tokens) and tokens[i + 1] == "of":
+                named = []  # "a month of sertraline": the thing follows the "of"
+                continue
+            said_alone = i + 1 >= len(tokens) or tokens[i + 1] in _OBJECT_ENDS or tokens[i + 1] in ",;.!?"
+            if said_alone and not named and i > 0 and tokens[i - 1] in _MORE_OF:
+                return []  # "sort another batch": more of what was spoken of
+        if token == "of" and not named and i > 0 and tokens[i - 1] in _MEASURES:
+            continue
+        if token in _HOW_IT_GOES:
+            continue
         if token in _OBJECT_ENDS or token in ",;.!?":
             break
         if token in _CLAUSE_OBJECT:
@@ -380,8 +416,8 @@ def object_after(text: str, at: int) -> list[str]:
             break  # "cancel it outright": the object is a pointer; what follows says how
         if token in _NOT_OBJECT or token in _PARTICLES or token[0].isdigit():
             continue
-        if token.endswith("ed") and len(token) > 4 and named:
-            break  # "the kids add-on removed": a participle ends the thing
+        if named and ((token.endswith("ed") and len(token) > 4) or token in words.IRREGULAR_PARTICIPLES):
+            break  # "the kids add-on removed", "my card ending 4432 frozen": a participle ends the thing
         if token in _GOING and named:
             break  # "a bus going there", "a flight leaving at 5": where it goes, not what it is
         if token in _BARE_NUMBER and named and named[-1] in _NUMBERED:
@@ -405,6 +441,8 @@ def _verb_at(text: str, verb: str) -> int:
     return found.end() if found else -1
 
 
+# A past participle: a word in -ed, or one of English's own forms ("frozen", "sent").
+_PARTICIPLE = r"[a-z]{3,}ed|" + "|".join(sorted(words.IRREGULAR_PARTICIPLES, key=len, reverse=True))
 _CAUSATIVE = re.compile(
     r"\b(?:get|got|have|having|getting)\s+(?:it|that|this|them|(?:the|my|our|this|that)\s+\w+(?:\s+\w+)?)\s+"
     r"(?!(?:sent|delivered|back|off|out|in|on|over|round|through|done|sorted)\b)([a-z]{3,}ed)\b",
@@ -412,9 +450,51 @@ _CAUSATIVE = re.compile(
 )
 
 
+# A wish for a thing to be done, said with the thing first and the verb as its participle ("i'd
+# like the gold plan paused", "i want my card ending 4432 replaced", "we need order b-12 sent",
+# "i'd like it to be paused"):
+# the participle is the verb asked for. The object stops at a word that opens a clause of its
+# own ("the card that i used", "the plan my wife cancelled"), so a participle there says what
+# happened, not what is wanted.
+_OPENS_ITS_OWN = (
+    r"which|who|whom|whose|i|we|you|they|he|she|if|when|because|so|and|but|or|was|were|is|are|been|be|"
+    r"has|have|had"
+)
+_WISH_WITH_PARTICIPLE = re.compile(
+    r"\b(?:i|we)(?:'?d| would)?\s+(?:(?:also|really|just|still|now|then|actually|rather)\s+)?"
+    r"(?:like|want|need|prefer|love)\s+"
+    # the object: not "to" first ("i want to ..." is no object), then up to ten words; the last
+    # participle in reach is the one wished for ("the 200 dollars sent to ACC-1234 returned")
+    rf"(?!(?:to|{_OPENS_ITS_OWN})\b)[\w'-]+\s+(?:(?!(?:that|it|{_OPENS_ITS_OWN})\b)[\w'-]+\s+){{0,9}}"
+    rf"(?:to\s+(?:be|get)\s+)?({_PARTICIPLE})\b",
+    re.IGNORECASE,
+)
+
+
+def wished_done(text: str) -> str | None:
+    """The verb of a wish said with its participle ("i want my card frozen" -> freeze), or None."""
+    found = _WISH_WITH_PARTICIPLE.search(text)
+    if found is None:
+        return None
+    verb = _unparticiple(found.group(1).casefold())
+    # "i'd like my limit put up", "i want it done": a general verb names no action of its own,
+    # unless it says where the thing goes ("the 60 dollars put towards a new jacket")
+    if verb in _GENERAL_VERBS and _GOES_TOWARDS.match(text, found.end()) is None:
+        return None
+    return verb
+
+
+_GOES_TOWARDS = re.compile(r"\s+(?:towards?|against|into|onto|in|on)\b", re.IGNORECASE)
+
+
+_GENERAL_VERBS = frozenset({"put", "set", "make", "do", "get", "give", "take", "have", "sort", "go"})
+
+
 def _unparticiple(done: str) -> str:
     """The plain verb of a past participle: "fixed" fix, "changed" change, "stopped" stop,
     "tidied" tidy (the form the verb lists know, where one of the candidates is in them)."""
+    if done in words.IRREGULAR_PARTICIPLES:
+        return words.IRREGULAR_PARTICIPLES[done]
     if done.endswith("ied"):
         return done[:-3] + "y"
     candidates = [done[:-1], done[:-2]]
@@ -438,6 +518,9 @@ def asked_verb(text: str, request: TraceRequest) -> str | None:
         caused = _CAUSATIVE.search(text)
         if caused is not None:
             return _unparticiple(caused.group(1).casefold())
+        wished = wished_done(text)
+        if wished is not None:
+            return wished
         if _GETS_AWAY.search(text) is not None:
             return "remove"  # "get the engineer out of my house", "get rid of the sports pack"
     if verb is None:
@@ -1475,6 +1558,26 @@ def _reverses(part: str, request: TraceRequest) -> bool:
     return said is not None and said.group(1) == _REVERSED[mine.group(1)]
 
 
+# A thing wished back in use ("i want my card back working", "the gold plan active again",
+# "get it up and running"): the undoing of a hold or an end.
+_BACK_IN_USE = re.compile(
+    r"\bback\s+(?:on|working|open|active|in\s+use|in\s+action|up\s+and\s+running|to\s+normal)\b|"
+    r"\b(?:working|active|usable|open|live|on)\s+again\b|\bup\s+and\s+running\b",
+    re.IGNORECASE,
+)
+
+
+def _restores(part: str, request: TraceRequest) -> bool:
+    """Whether the clause wishes the thing back in use now, for an action that holds or ends it
+    ("pause it, i'll want it back on in june" says when the hold ends, no no to it)."""
+    return (
+        action_class(request) in ("pause", "remove")
+        and _BACK_IN_USE.search(part) is not None
+        and _LATER.search(part) is None
+        and re.search(r"\b(?:i'?ll|we'?ll|i will|we will|until|till|when)\b", part, re.IGNORECASE) is None
+    )
+
+
 def _in_its_place(part: str, request: TraceRequest) -> bool:
     """Whether the clause puts something in the place of the action itself: "can booking xk7 stay
     on friday instead of moving", "keep it rather than cancelling it" (its own verb or one of its
@@ -1788,6 +1891,10 @@ def _asks_other(
         if action_class(request) != "create":
             return True  # "please get it fixed": something done to the thing, not its removal
         verb = None  # "get the boiler looked at", for a booking: what the booking is for
+    if verb is None and _KEEPS.search(part) is not None and action_class(request) != "keep":
+        # "keep what's left in account ACC-1234", "leave the 200 dollars where it is": a command to
+        # keep a thing as it is (a verb too general for the request forms) asks for nothing done
+        return True
     if _other_action_noun(part, request):
         return True  # "request a replacement for order b-77" for "request a refund for order ..."
     if _undoes_the_action(part, verb, request):
@@ -1835,6 +1942,16 @@ def _asks_other(
     if verb is None and _wishes_another_verb(_without_values(part, request), request):
         return True  # "necesito mover mi cita", "quiero cerrar mi cuenta": another verb, or one unknown
     return _other_thing(part, request, meaning, strong_only=strong_only)
+
+
+# A command that opens with keeping a thing ("keep the 200 dollars in my account", "please leave
+# the booking at 4"), not one to keep the caller informed, nor "leave it" alone (a take-back).
+_KEEPS = re.compile(
+    r"^\W*(?:(?:please|just|so|ok|okay|and|then|can you|could you|would you|will you|i want you to|"
+    r"i'?d like you to)\s+)*(?:keep|leave|retain)\s+(?!(?:me|us)\s+(?:posted|updated|informed|in the loop)\b)"
+    r"(?!(?:it|that|them|this)\s*(?:[.,!?]|$|please\b|for now\b|then\b))",
+    re.IGNORECASE,
+)
 
 
 # Coming to the caller to take something away ("can you come over thursday to pick up the old
@@ -2497,6 +2614,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
                     and not (c.stance != "request" and _opposite_happened(text[c.start : c.end], wanted[:1]))
                 )
                 or _reverses(text[c.start : c.end], request)
+                or _restores(text[c.start : c.end], request)
                 or _hinders_the_action(text[c.start : c.end], request)
                 or _in_its_place(text[c.start : c.end], request)
             )
@@ -2666,7 +2784,14 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             note="said no after it",
             **base,  # type: ignore[arg-type]
         )
-    if opposite and (near >= RELATED or any(values.values())):
+    # "i want it back working": wished back in use, said of it by name or pointer, whatever else
+    restores = any(
+        _restores(text[c.start : c.end], request)
+        and (_names_bound(text[c.start : c.end], request) or points_with_pronoun(text[c.start : c.end]))
+        for c in clauses
+        if c.stance in ("request", "value")
+    )
+    if (opposite and (near >= RELATED or any(values.values()))) or restores:
         return Reading(statement, "denial", "trace.opposite", denies_action=True, counts=True, **base)  # type: ignore[arg-type]
     if denies_action or (denied and not ours):
         return Reading(statement, "denial", "trace.denied", denies_action=denies_action, counts=True, **base)  # type: ignore[arg-type]

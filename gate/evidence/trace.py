@@ -424,7 +424,8 @@ def _offers_action(r: rd.Reading, reply: rd.Reading, request: TraceRequest) -> b
         and _offers(s.text)
         and (
             _takes_up(reply, reply.statement.text, s.text, request.lang)
-            or (reply.stance == "request" and not reply.other_action)
+            # "no, i'd just like it confirmed": a request that opens with a no takes up nothing
+            or (reply.stance == "request" and not reply.other_action and not reply.refuses)
         )
         and reply.stance not in ("denial", "retraction", "ignored")
         and not _other_ident_offered(r, request)

@@ -267,6 +267,18 @@ RELATIVE_DAYS: dict[str, int] = {
 # Words before a weekday that put it in the week after the coming one.
 WEEK_AFTER = frozenset({"next", "nächsten", "nächster", "prochain", "prochaine", "próximo", "proximo"})
 
+# English past participles that do not end in -ed, by their verb ("i want my card frozen",
+# "get it sent"): a participle after a thing ends the thing and may name the action.
+IRREGULAR_PARTICIPLES: dict[str, str] = {
+    **{"frozen": "freeze", "chosen": "choose", "stolen": "steal", "broken": "break", "written": "write"},
+    **{"driven": "drive", "given": "give", "taken": "take", "shown": "show", "sold": "sell"},
+    **{"bought": "buy", "brought": "bring", "held": "hold", "shut": "shut", "cut": "cut", "sent": "send"},
+    **{"paid": "pay", "done": "do", "made": "make", "kept": "keep", "lost": "lose", "spent": "spend"},
+    **{"withdrawn": "withdraw", "undone": "undo", "rebuilt": "rebuild", "redone": "redo", "reset": "reset"},
+    **{"unfrozen": "unfreeze", "dealt": "deal", "split": "split", "put": "put", "set": "set"},
+}
+
+
 # What a verb does, by class: a request with a verb of another class than the action's is for
 # another action ("cancel" is not "ship", "refund" is not "pay"); verbs of one class ask for the
 # same kind of thing in other words ("reserve the bus" buys its tickets).
@@ -279,6 +291,9 @@ VERB_CLASSES: dict[str, str] = {
             *("wire", "settle", "deposit", "put", "stream", "cast", "watch", "listen", "visit", "see"),
             *("fit", "pencil", "squeeze", "refill", "renew", "issue", "create", "apply", "claim"),
             *("file", "lodge", "submit", "report", "reorder"),
+            # a new one in place of the old: issued, not held or ended ("replace my card" freezes
+            # nothing)
+            *("replace", "reissue", "resend", "reprint"),
         ),
         "create",
     ),
@@ -298,11 +313,15 @@ VERB_CLASSES: dict[str, str] = {
     # Putting a thing on hold, to be taken up again: not its end ("pause my gold plan").
     **dict.fromkeys(("pause", "suspend", "freeze", "block", "lock"), "pause"),
     **dict.fromkeys(
-        ("move", "change", "switch", "reschedule", "update", "upgrade", "downgrade", "swap", "shift", "push"),
+        (
+            *("move", "change", "switch", "reschedule", "update", "upgrade", "downgrade", "swap", "shift"),
+            *("push", "exchange"),
+        ),
         "change",
     ),
     **dict.fromkeys(("refund", "return", "reimburse", "repay", "credit"), "refund"),
-    **dict.fromkeys(("keep", "hold", "retain", "leave"), "keep"),
+    # ... or leaving it as it is, said to be so ("i'd like my friday appointment confirmed")
+    **dict.fromkeys(("keep", "hold", "retain", "leave", "confirm"), "keep"),
     # Seeing to a thing that is wrong: none of the above ("chase her for it"). Not "fix", which
     # also arranges ("fix an appointment for the 10th").
     **dict.fromkeys(("repair", "investigate", "chase", "dispute", "troubleshoot", "mend"), "repair"),
@@ -382,6 +401,10 @@ OTHER_SENSES: dict[str, frozenset[str]] = {
     "drop by": frozenset({"create"}),
     "drop over": frozenset({"create"}),
     "drop down": frozenset({"change"}),
+    # "replace my address with 3 bay view": a value put in another's place is a change
+    "replace": frozenset({"change"}),
+    # "confirm the table for 4 on friday": a yes to making it
+    "confirm": frozenset({"create"}),
 }
 
 # Things that are a meeting with whoever the query names them by ("a dentist appointment", "a
