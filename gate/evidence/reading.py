@@ -1888,8 +1888,10 @@ def _asks_other(
     if _acts_on_their_own(part, request):
         return True
     if verb is not None and wanted and _CAUSATIVE.search(part) and not _same_family(verb, wanted):
-        if action_class(request) != "create":
-            return True  # "please get it fixed": something done to the thing, not its removal
+        if action_class(request) != "create" or lang_data.family_of(wanted[0]) != "book":
+            # "please get it fixed", "can i have it checked first" for shipping it: something
+            # done to the thing, not its removal or its sending
+            return True
         verb = None  # "get the boiler looked at", for a booking: what the booking is for
     if verb is None and _KEEPS.search(part) is not None and action_class(request) != "keep":
         # "keep what's left in account ACC-1234", "leave the 200 dollars where it is": a command to

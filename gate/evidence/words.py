@@ -302,7 +302,9 @@ VERB_CLASSES: dict[str, str] = {
     # "renew") is one more made.
     **dict.fromkeys(("extend", "top", "raise", "increase", "prolong", "lengthen", "topup"), "extend"),
     # ... or shorter or less: no new one made either ("shorten my hotel booking to 2 nights").
-    **dict.fromkeys(("shorten", "reduce", "decrease", "lessen", "trim"), "reduce"),
+    **dict.fromkeys(("shorten", "reduce", "decrease", "lessen", "trim", "discount"), "reduce"),
+    # Putting a thing down in writing: nothing done to it ("i want my appointment written down").
+    **dict.fromkeys(("write", "note"), "note"),
     **dict.fromkeys(
         (
             *("cancel", "end", "stop", "terminate", "drop", "close", "delete", "remove", "unsubscribe"),
