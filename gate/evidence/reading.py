@@ -1919,6 +1919,8 @@ def _asks_other(
         and known_other(
             said_action_verb(part, _phrasal(part, verb)), _unlabelled(request), action_class(request)
         )
+        # "replace my blue bin" for "order a replacement {bin} bin": the act the query's noun names
+        and not _named_by_its_noun(verb.split()[0], request)
         # "drop the monthly to 28": whatever the verb, it sets the thing to the value
         and not (action_class(request) == "change" and _to_value(part, request))
         # "can you change it to one day", "let's change that to the 12th": the request in hand,
@@ -2092,6 +2094,13 @@ _ONTO_THEIRS = re.compile(
 _THEIRS = re.compile(r"^\s*(?:(?:\S+\s+){0,3}?)(?:my|our)\s+(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
 
 
+def _named_by_its_noun(verb: str, request: TraceRequest) -> bool:
+    """Whether the query names ``verb``'s act by its noun ("order a replacement card": replace)."""
+    return any(
+        words.ACTION_NOUN_VERBS.get(w) == verb for w in (*action_words(request)[1:], *query_thing(request))
+    )
+
+
 def _acts_on_their_own(part: str, request: TraceRequest) -> bool:
     """Whether the clause does something other than making one to one of the request's things the
     caller already has, for an action that makes one ("move my physio session to friday", "add
@@ -2106,6 +2115,8 @@ def _acts_on_their_own(part: str, request: TraceRequest) -> bool:
     verb, rest = found.group("verb").casefold(), found.group("rest")
     if _same_family(_phrasal(part, verb), action_words(request)):
         return False  # "drop my package round": with its particle, the action's own verb
+    if _named_by_its_noun(verb, request):
+        return False  # "replace my card" for ordering a replacement: the act the query names
     kind = words.VERB_CLASSES.get(verb)
     if kind is not None and kind not in ("create", "keep"):
         owned = _THEIRS.match(rest)

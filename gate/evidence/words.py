@@ -291,12 +291,12 @@ VERB_CLASSES: dict[str, str] = {
             *("wire", "settle", "deposit", "put", "stream", "cast", "watch", "listen", "visit", "see"),
             *("fit", "pencil", "squeeze", "refill", "renew", "issue", "create", "apply", "claim"),
             *("file", "lodge", "submit", "report", "reorder"),
-            # a new one in place of the old: issued, not held or ended ("replace my card" freezes
-            # nothing)
-            *("replace", "reissue", "resend", "reprint"),
         ),
         "create",
     ),
+    # A new one in place of the old: issued again, not held, ended or paid ("replace my card"
+    # freezes nothing, "reissue invoice INV-77" pays nothing).
+    **dict.fromkeys(("replace", "reissue", "resend", "reprint"), "replace"),
     # Making what the caller already has last longer or come to more: no new one made ("extend my
     # hotel in rome by 3 nights" books no hotel). Another supply or another term of it ("refill",
     # "renew") is one more made.
@@ -371,6 +371,7 @@ ACTION_NOUN_VERBS: dict[str, str] = {
     "removal": "remove",
     "deletion": "delete",
     "deposit": "deposit",
+    "replacement": "replace",
 }
 
 # Verbs that ask to know or see something, not to change it: a request with one of them is
