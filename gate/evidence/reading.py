@@ -471,9 +471,21 @@ _WISH_WITH_PARTICIPLE = re.compile(
 )
 
 
+# The same asked or said in the passive ("can the gold plan be paused", "my card needs to be
+# replaced", "the order should be checked first"): the participle is the verb asked for.
+_PASSIVE_ASKED = re.compile(
+    r"\b(?:(?:can|could|would|will|may|might)\s+"
+    rf"(?!(?:{_OPENS_ITS_OWN})\b)[\w'-]+\s+(?:(?!(?:that|{_OPENS_ITS_OWN})\b)[\w'-]+\s+){{0,9}}(?:be|get)|"
+    r"(?:needs?\s+to|has\s+to|have\s+to|must|should|ought\s+to)\s+be)\s+"
+    rf"(?:[a-z]+\s+)?({_PARTICIPLE})\b",
+    re.IGNORECASE,
+)
+
+
 def wished_done(text: str) -> str | None:
-    """The verb of a wish said with its participle ("i want my card frozen" -> freeze), or None."""
-    found = _WISH_WITH_PARTICIPLE.search(text)
+    """The verb of a wish said with its participle ("i want my card frozen" -> freeze), or asked
+    or said in the passive ("can it be paused" -> pause), or None."""
+    found = _WISH_WITH_PARTICIPLE.search(text) or _PASSIVE_ASKED.search(text)
     if found is None:
         return None
     verb = _unparticiple(found.group(1).casefold())
