@@ -1566,6 +1566,9 @@ _RETRACT = re.compile(
 )
 
 
+# A reminder to the listener to do something, said as its clause's first words (not "i must
+# remember to", a note to oneself).
+_REMINDER = rf"{_FILLER}(?:please\s+)?(?:(?:do\s+)?remember|don'?t\s+forget|do\s+not\s+forget|be\s+sure)\s+to"
 _ASK_VERB = re.compile(
     r"\b(?:please|pls|kindly|go ahead and|just)\s+(?P<a>[a-z]+(?:\s+(?:off|up|down|back|out|in)\b)?)|"
     r"\b(?:i'?d like|id like|i would like|i want|i wanna|i need|we want|we need|we'?d like|i'?d love|"
@@ -1582,17 +1585,10 @@ _ASK_VERB = re.compile(
     r"(?P<c>[a-z]+(?:\s+(?:off|up|down|back|out|in)\b)?)|"
     r"\blet'?s\s+(?P<d>[a-z]+)|"
     # "don't forget to cancel it", "remember to send it": a reminder to the listener, said first
-    rf"(?:^|[.,;!?]\s*){_FILLER}(?:please\s+)?(?:(?:do\s+)?remember|don'?t\s+forget|do\s+not\s+forget|"
-    r"be\s+sure)\s+to\s+(?P<f>[a-z]+(?:\s+(?:off|up|down|back|out|in)\b)?)",
+    rf"(?:^|[.,;!?]\s*){_REMINDER}\s+(?P<f>[a-z]+(?:\s+(?:off|up|down|back|out|in)\b)?)",
     re.IGNORECASE,
 )
-# A reminder to the listener to do something, said as its clause's first words (not "i must
-# remember to", a note to oneself).
-_REMINDED = re.compile(
-    rf"^{_FILLER}(?:please\s+)?(?:(?:do\s+)?remember|don'?t\s+forget|do\s+not\s+forget|"
-    r"be\s+sure)\s+to\s+[a-z]",
-    re.IGNORECASE,
-)
+_REMINDED = re.compile(rf"^{_REMINDER}\s+[a-z]", re.IGNORECASE)
 _DEGREE_IN_WISH = re.compile(
     r"\b(i|we|i'?d|we'?d|i would|we would)\s+(?:just|really|only|simply|actually|do|honestly|truly)\s+"
     r"(want|need|wanna|like|love|prefer)\b"

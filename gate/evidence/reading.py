@@ -482,6 +482,12 @@ _PASSIVE_ASKED = re.compile(
 )
 
 
+# Verbs too general to name an action ("i'd like my limit put up"), and what says where a thing
+# goes after one ("put towards a new jacket").
+_GENERAL_VERBS = frozenset({"put", "set", "make", "do", "get", "give", "take", "have", "sort", "go"})
+_GOES_TOWARDS = re.compile(r"\s+(?:towards?|against|into|onto|in|on)\b", re.IGNORECASE)
+
+
 def wished_done(text: str) -> str | None:
     """The verb of a wish said with its participle ("i want my card frozen" -> freeze), or asked
     or said in the passive ("can it be paused" -> pause), or None."""
@@ -494,12 +500,6 @@ def wished_done(text: str) -> str | None:
     if verb in _GENERAL_VERBS and _GOES_TOWARDS.match(text, found.end()) is None:
         return None
     return verb
-
-
-_GOES_TOWARDS = re.compile(r"\s+(?:towards?|against|into|onto|in|on)\b", re.IGNORECASE)
-
-
-_GENERAL_VERBS = frozenset({"put", "set", "make", "do", "get", "give", "take", "have", "sort", "go"})
 
 
 def _unparticiple(done: str) -> str:
