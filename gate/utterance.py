@@ -1488,6 +1488,45 @@ _TAKE_BACK = re.compile(
 )
 
 
+# What opens a correction of a value in the same breath ("..., actually make it 3 people", "at
+# 5am, sorry, 6am", "or rather thursday", "make that 300"): the marker, then at most a verb of
+# putting the value in place; the value itself must come next (see
+# :func:`gate.evidence.reading.corrections`).
+_CORRECTION_OPENS = re.compile(
+    r"(?:\b(?:actually|or rather|rather|correction|i mean|i meant|sorry|no,? wait|wait,? no|no sorry|"
+    r"en realidad|mejor|en fait|plutôt|eigentlich|lieber)\b|\bmake (?:it|that)\b)"
+    r"[,:;]?\s*(?:no\s*,?\s*)?"
+    r"(?:(?:let'?s|can we|could we|can you|could you|please)\s+)?"
+    r"(?:(?:make (?:it|that)|change (?:it|that) to|switch (?:it|that) to|say|do|go for|put it at)"
+    r"(?:\s+(?:for|to|at|on))?\s+|(?:for|to|at|on)\s+)?(?:the\s+)?",
+    re.IGNORECASE,
+)
+# What may follow a correcting value before its sentence ends: a word or two of its own ("3
+# people", "300 dollars") and "instead" or thanks, nothing that says more ("4 might not work").
+_CORRECTION_ENDS = re.compile(
+    r"(?:\s+(?!(?:and|but|or|so|if|because|might|may|would|will|could|should|can|is|isn'?t|won'?t|"
+    r"doesn'?t|don'?t)\b)[a-zà-ÿ']+){0,2}?"
+    r"(?:\s*,?\s*(?:instead|please|then|thanks|thank you|por favor|s'il vous plaît|bitte))?"
+    r"\s*(?:[.!?;,]|$)",
+    re.IGNORECASE,
+)
+
+
+def correction_openings(text: str) -> list[tuple[int, int]]:
+    """Where a correction may open in ``text``: (the marker's start, where its value would begin).
+
+    Only the form is looked at; whether a value does begin there is the caller's to check.
+    """
+    return [(m.start(), m.end()) for m in _CORRECTION_OPENS.finditer(text)]
+
+
+def correction_ends(text: str, position: int) -> int | None:
+    """Where the correction whose value ends at ``position`` ends, or None when more than a word or
+    two of its own follow before its sentence ends (it says more than a value)."""
+    found = _CORRECTION_ENDS.match(text, position)
+    return None if found is None else found.end()
+
+
 def takes_back_after(text: str, position: int) -> bool:
     """Whether words after ``position`` take back what the text asked for before it."""
     return _TAKE_BACK.search(_norm(text)[position:]) is not None

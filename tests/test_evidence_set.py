@@ -164,7 +164,7 @@ async def test_paraphrases_never_act_on_a_no_and_are_measured(engine: gate.Local
     report = "\n".join(o.describe() for o in false_supports)
     assert not [o for o in negations if o.decision.outcome == "act"], report
     assert not false_supports, report
-    assert len(found) >= 326, f"found {len(found)} of {len(true_supports)}"
+    assert len(found) >= 327, f"found {len(found)} of {len(true_supports)}"
 
 
 async def test_everyday_requests_never_act_wrongly_and_are_measured(engine: gate.LocalEngine) -> None:
@@ -181,12 +181,12 @@ async def test_everyday_requests_never_act_wrongly_and_are_measured(engine: gate
         if not o.supported:
             print("  missed:", o.describe())
     assert not false_supports, "\n".join(o.describe() for o in false_supports)
-    assert len(found) >= 439, f"found {len(found)} of {len(true_supports)}"
+    assert len(found) >= 451, f"found {len(found)} of {len(true_supports)}"
 
 
 @pytest.mark.parametrize(
     ("path", "floor"),
-    [(SET, 139), (PARAPHRASES, 328), (EVERYDAY, 441)],
+    [(SET, 139), (PARAPHRASES, 329), (EVERYDAY, 453)],
     ids=["set", "paraphrases", "everyday"],
 )
 async def test_the_sets_said_as_a_call_never_act_wrongly(path: Path, floor: int) -> None:

@@ -4841,3 +4841,53 @@ async def test_options_said_and_then_asked_about_are_a_choice(
     )
     await c.turn(answer, call("refund_order", **REFUND_40), say("Done."))
     assert bool(done) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("asked", "amount", "to_account", "acts"),
+    [
+        ("please send 200 dollars to ACC-1234, actually make it 300", 300, "ACC-1234", True),
+        ("send 200 dollars to ACC-1234 or rather 300 dollars", 300, "ACC-1234", True),
+        ("please send 200 dollars to ACC-1234, actually make it 300", 200, "ACC-1234", False),
+        ("please send 200 dollars to ACC-1234, sorry, ACC-5678", 200, "ACC-1234", False),
+        ("please send 200 dollars to ACC-1234, actually let me ask my wife first", 200, "ACC-1234", False),
+        ("please send 200 dollars to ACC-1234, actually 200 might be too much", 200, "ACC-1234", False),
+    ],
+)
+async def test_a_value_corrected_in_the_same_breath_is_the_one_asked_for(
+    alice: tuple[Call, list[str]], asked: str, amount: int, to_account: str, acts: bool
+) -> None:
+    """ "send 200 dollars to ACC-1234, actually make it 300": the correction replaces the value it
+    is for and the request stands (rule ``trace.value.corrected``); the value it replaced is no
+    longer asked for; "actually" followed by anything but a value still takes the request back."""
+    c, done = alice
+    await c.turn(asked, call("transfer_money", amount=amount, to_account=to_account), say("Sent."))
+    assert bool(done) is acts, c.last().evidence_json
+    if acts:
+        assert c.arguments()["amount"]["rule"] == "trace.value.corrected"
+
+
+@pytest.mark.parametrize(
+    ("told", "asked", "order_id", "acts"),
+    [
+        ("i ordered A-1001 last week and it still hasn't gone out", "please ship it today", "A-1001", True),
+        ("we bought a-1001 on monday", "can you ship it out now", "A-1001", True),
+        (
+            "i ordered A-1001 last week and it still hasn't gone out",
+            "please ship A-1002 today",
+            "A-1001",
+            False,
+        ),
+        ("i ordered A-1001 last week and it arrived fine", "thanks for that", "A-1001", False),
+    ],
+)
+async def test_an_identifier_in_what_the_caller_tells_of_the_thing_names_it(
+    alice: tuple[Call, list[str]], told: str, asked: str, order_id: str, acts: bool
+) -> None:
+    """ "i ordered A-1001 last week and it still hasn't gone out" ... "please ship it today": an
+    identifier told of in what was done names the same thing now (a clause of what was done says
+    no day or place for the new request, but an identifier is one thing whatever is told of it)."""
+    c, done = alice
+    await c.says(told, "I'm sorry to hear that.")
+    await c.turn(asked, call("ship_order", order_id=order_id), say("Shipped."))
+    assert bool(done) is acts, c.last().evidence_json

@@ -66,8 +66,9 @@ class Said:
 
     @property
     def fits(self) -> bool:
-        # "there" taken for the place the caller said just before (see trace._place_pointed_at)
-        return self.rule in ("trace.value", "trace.value.there")
+        # "there" taken for the place the caller said just before (see trace._place_pointed_at);
+        # a value put in place of another in the same breath (see reading.corrections)
+        return self.rule in ("trace.value", "trace.value.there", "trace.value.corrected")
 
     @property
     def span(self) -> tuple[int, int]:
@@ -1009,7 +1010,7 @@ _PERIOD_OF = {"daily": "day", "weekly": "week", "fortnightly": "fortnight", "mon
               "quarterly": "quarter", "yearly": "year", "annually": "year", "annum": "year"}  # fmt: skip
 _RELATIVE_BEFORE = re.compile(
     r"\b(?:i|we|you|he|she|they|gp|doctor|one|that|which|who)\s+(?:\w+\s+){0,2}?"
-    r"(?:made|met|mentioned|viewed|saw|seen|said|had|got|bought|ordered|used|did|went|was|were|"
+    r"(?P<verb>made|met|mentioned|viewed|saw|seen|said|had|got|bought|ordered|used|did|went|was|were|"
     r"told|recommended|suggested|visited|called|rang|emailed|booked|spoke|talked|sent|paid)"
     r"(?:\s+(?:it|them|him|her|to|with|about|me|us|you))?\s+(?:on|at|in|last|this|back on|for)?\s*$",
     re.IGNORECASE,
@@ -1681,7 +1682,12 @@ def judge_span(
         if _other_moment(text, start, slot):
             return said("trace.value.moment")
     before = text[max(0, start - 60) : start]
-    if _RELATIVE_BEFORE.search(before) and not _NAMING.search(before):
+    relative = _RELATIVE_BEFORE.search(before)
+    if (
+        relative is not None
+        and not _NAMING.search(before)
+        and not _story_of_the_thing(relative, spec, request)
+    ):
         return said("trace.value.clause")
     if (
         (spec.kind == "text" or (spec.kind == "ident" and " " in spec.shown.strip()))
@@ -1692,6 +1698,28 @@ def judge_span(
     ):
         return said("trace.value.name")
     return said("trace.value")
+
+
+def _story_of_the_thing(relative: re.Match[str], spec: ArgumentSpec, request: TraceRequest) -> bool:
+    """Whether an identifier said in what the caller tells of it ("i ordered A-1001 last week and it
+    arrived broken", "the account we opened, ACC-1234") is still the thing asked about.
+
+    A clause of what was done says when and where that was, not what is asked for now ("the
+    dentist i saw on tuesday"); but an identifier names one thing whatever is told of it. Not
+    when what was done is the action itself ("i paid INV-88 last week": that payment is made, and
+    a request for "the invoice" is not for it again), so the verb must be of another family.
+    """
+    if spec.kind != "ident":
+        return False
+    verb = relative.group("verb").casefold()
+    action = next(iter(re.findall(r"[a-zà-ÿ]+", request.masked_query.casefold())), None)
+    if action is None:
+        return False
+    # "ordered", "used", "paid": the verb's own form, without its ending, or the one it is the past of
+    bases = {verb, verb[:-1], verb[:-2], words.IRREGULAR_PARTICIPLES.get(verb, verb)}
+    return not any(
+        b == action or any(b in family and action in family for family in words.FAMILIES) for b in bases
+    )
 
 
 # Words of an argument that holds a sum of money.

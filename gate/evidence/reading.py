@@ -57,6 +57,7 @@ from gate.evidence.meaning import Similarities
 from gate.evidence.request import ArgumentSpec, TraceRequest
 from gate.evidence.statements import Statement
 from gate.lang.text import fold
+from gate.values import find_mentions
 
 _T = TypeVar("_T")
 
@@ -266,6 +267,25 @@ def foreign_things(text: str) -> list[frozenset[str]]:
     return list(_foreign_families(text.casefold(), things=True))
 
 
+@lru_cache(maxsize=2)
+def _stem_index(
+    things: bool,
+) -> tuple[dict[str, tuple[int, ...]], dict[str, tuple[int, ...]], tuple[frozenset[str], ...]]:
+    """The stems of :func:`_folded_stems` by their words: those of three letters or fewer are
+    whole words, longer ones begin words; each names the rows (by position) it belongs to."""
+    whole: dict[str, list[int]] = {}
+    begins: dict[str, list[int]] = {}
+    rows = _folded_stems(things)
+    for i, (_, stems) in enumerate(rows):
+        for s in stems:
+            (whole if len(s) <= 3 else begins).setdefault(s, []).append(i)
+    return (
+        {s: tuple(v) for s, v in whole.items()},
+        {s: tuple(v) for s, v in begins.items()},
+        tuple(english for english, _ in rows),
+    )
+
+
 @lru_cache(maxsize=8192)
 def _foreign_families(folded: str, things: bool = False) -> tuple[frozenset[str], ...]:
     # kept: a trace asks it of every clause and every thing named, several times a decision
@@ -274,12 +294,17 @@ def _foreign_families(folded: str, things: bool = False) -> tuple[frozenset[str]
     if things:
         # a German compound is a thing of its last part ("Zahnarzttermin" an appointment)
         tokens = [_compound_head(t) for t in tokens]
-    found: list[tuple[int, frozenset[str]]] = []
-    for english, plain in _folded_stems(things):
-        at = [i for i, t in enumerate(tokens) for s in plain if (t == s if len(s) <= 3 else t.startswith(s))]
-        if at:
-            found.append((min(at), english))
-    return tuple(english for _, english in sorted(found, key=lambda x: x[0]))
+    whole, begins, english = _stem_index(things)
+    # each row at the first word that says one of its stems; a word is looked up by itself and
+    # by each of its beginnings of four letters or more, not against every stem of every row
+    first: dict[int, int] = {}
+    for at, token in enumerate(tokens):
+        for row in whole.get(token, ()):
+            first.setdefault(row, at)
+        for end in range(4, len(token) + 1):
+            for row in begins.get(token[:end], ()):
+                first.setdefault(row, at)
+    return tuple(english[row] for row in sorted(first, key=lambda r: (first[r], r)))
 
 
 def _compound_head(token: str) -> str:
@@ -2666,7 +2691,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         other_action = True
         searching = False
         ours = []
-    values = _counted_values(text, clauses, request)
+    values = _corrected(text, _counted_values(text, clauses, request), request)
     carried = _carries_all(values, request)
     points_back = _pointing_back(text, clauses, ours, values, request)
     told = [c for c in ours if not c.asked]  # asked outright, not as a modal question
@@ -2821,7 +2846,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
     if denies_action or (denied and not ours):
         return Reading(statement, "denial", "trace.denied", denies_action=denies_action, counts=True, **base)  # type: ignore[arg-type]
     if (
-        utterance.retracts(text)
+        utterance.retracts(without_corrections(text, request))
         and not ours
         and not _gives_other(text, request)
         # "can he come tuesday instead": a change to this request's own value, not a withdrawal
@@ -3254,7 +3279,10 @@ def _to_another(request: TraceRequest) -> bool:
 
 
 def _taken_back(text: str, clause: _Clause, request: TraceRequest) -> bool:
-    """Whether words after the request's values take it back ("book it for 4pm, or actually, let me ring")."""
+    """Whether words after the request's values take it back ("book it for 4pm, or actually, let me ring").
+
+    A correction of a value is no take-back ("..., actually make it 3 people"; see :func:`corrections`).
+    """
     ends = [
         e
         for spec in request.bound
@@ -3263,7 +3291,98 @@ def _taken_back(text: str, clause: _Clause, request: TraceRequest) -> bool:
     at = clause.start + (max(ends) if ends else 0)
     if _gives_after(text, at, request):
         return False
-    return utterance.takes_back_after(text, at)
+    return utterance.takes_back_after(without_corrections(text, request), at)
+
+
+# Kinds of value one correction may put in each other's place ("on the 5th, actually friday").
+_KINDS_OF_A_DAY = frozenset({"date", "weekday"})
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A value corrected in the same breath (see :func:`corrections`)."""
+
+    marker: int  # where the marker of correction starts
+    at: int  # where the new value starts
+    end: int  # where the correction ends
+    arguments: frozenset[str]  # the request's arguments the new value may be for
+
+
+def corrections(text: str, request: TraceRequest) -> list[Correction]:
+    """The values the caller corrects in the same breath (rule ``trace.value.corrected``).
+
+    A marker of correction ("actually", "sorry", "or rather", "make that", "i mean") followed at
+    once, past at most a verb of putting it in place ("make it", "change it to"), by a value (a
+    number, time, date, amount or identifier, or a value of one of the request's arguments or
+    of their kind), and by no more than a word or two of its own before its sentence ends: "...,
+    actually make it 3 people", "at 5am, sorry, 6am", "or rather thursday". The request stands;
+    the new value is for every argument it may be a value of (said as one of theirs, or a value
+    of their kind), and replaces what was said for them before the marker (:func:`_corrected`):
+    a value that could be for two of them ("for 2 at 8pm, actually make it 3") leaves neither
+    as it was. A marker followed by anything else ("actually, let me ring", "actually 4 might
+    not work") is no correction, and takes back what was asked as before.
+    """
+    openings = utterance.correction_openings(text)
+    if not openings:
+        return []
+    starts: dict[int, int] = {}
+    kinds: dict[int, set[str]] = {}
+    named: dict[int, set[str]] = {}
+    for m in find_mentions(text, request.lang, today=request.today):
+        starts[m.start] = max(starts.get(m.start, m.end), m.end)
+        kinds.setdefault(m.start, set()).add(m.value.kind)
+    for spec in request.arguments:
+        for s, e in [*forms.value_spans(text, spec, request), *forms.other_value_spans(text, spec, request)]:
+            starts[s] = max(starts.get(s, e), e)
+            named.setdefault(s, set()).add(spec.name)
+    out: list[Correction] = []
+    for marker, at in openings:
+        end = starts.get(at)
+        if end is None:
+            continue
+        closes = utterance.correction_ends(text, end)
+        if closes is None:
+            continue
+        said = kinds.get(at, set())
+        if said & _KINDS_OF_A_DAY:
+            said = said | _KINDS_OF_A_DAY
+        arguments = named.get(at, set()) | {a.name for a in request.arguments if a.kind in said}
+        out.append(Correction(marker, at, closes, frozenset(arguments)))
+    return out
+
+
+def without_corrections(text: str, request: TraceRequest) -> str:
+    """``text`` with each of its :func:`corrections` blanked (same length)."""
+    for c in reversed(corrections(text, request)):
+        text = text[: c.marker] + " " * (c.end - c.marker) + text[c.end :]
+    return text
+
+
+def _corrected(
+    text: str, values: Mapping[str, tuple[forms.Said, ...]], request: TraceRequest
+) -> dict[str, tuple[forms.Said, ...]]:
+    """``values`` with what a correction replaced left out: an argument a correction may be for
+    (:func:`corrections`) keeps only what was said for it from that correction on ("at 5am,
+    actually make it 6am" says 6am; "to ACC-1234, actually make it ACC-5678" no longer says
+    ACC-1234, whether or not the new one counts); an argument it is not for keeps its values ("a
+    cab at 6am, actually make it 3 people" still says 6am)."""
+    out = dict(values)
+    for c in corrections(text, request):
+        for name in c.arguments & out.keys():
+            said = out[name]
+            out[name] = tuple(
+                dataclasses.replace(x, rule="trace.value.corrected")
+                if c.at <= x.start < c.end and x.rule == "trace.value" and _replaces(x, said, c.marker)
+                else x
+                for x in said
+                if x.start >= c.marker
+            )
+    return out
+
+
+def _replaces(x: forms.Said, said: Sequence[forms.Said], marker: int) -> bool:
+    """Whether a value said in a correction replaces another said for its argument before it."""
+    return any(y.start < marker and (y.words.casefold() != x.words.casefold()) for y in said)
 
 
 def _gives_after(text: str, at: int, request: TraceRequest) -> bool:

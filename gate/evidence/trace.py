@@ -776,6 +776,9 @@ def _traced(
     if said.rule == "trace.value.there" and rule == "trace.value":
         rule = said.rule
         note = note or f"said as {said.words!r}, the place the caller's next words point at with 'there'"
+    if said.rule == "trace.value.corrected" and rule == "trace.value":
+        rule = said.rule
+        note = note or f"said as {said.words!r}, in place of what the caller said for it just before"
     return ArgumentTrace(
         name=spec.name,
         value=spec.value,
