@@ -1222,6 +1222,28 @@ _REPORTED = re.compile(
 _SHOWN = re.compile(rf"{_SUBJECT}(?:{_SHOWING})s?\s+(?:says|said|shows|showed|reads|read)\b", re.IGNORECASE)
 
 
+# Somebody else's words reported as said: "my husband says", "she told me", "the doctor said".
+_RELAYS = re.compile(
+    rf"^{_FILLER}(?:(?:the|my|our|his|her|their)\s+(?:[a-z]+\s+){{0,2}}?|(?:he|she|they)\s+)"
+    r"(?:says|said|tells me|told me|keeps saying|wrote|texted|emailed)\b",
+    re.IGNORECASE,
+)
+
+
+def relays_command(text: str) -> bool:
+    """Whether a clause reports somebody else's command in their words ("my husband says don't
+    cancel the silver plan", "she said cancel it"): what follows in the same sentence is theirs
+    too. A report of what they think ("my wife says the plan is useless") relays no command."""
+    for clause in clauses(_norm(text)):
+        found = _RELAYS.search(clause)
+        if found is None or _SHOWN.search(clause) is not None:
+            continue
+        rest = clause[found.end() :].lstrip(" ,:;\"'“‘")
+        if re.match(r"(?:don'?t|do not|never|please)\b", rest, re.IGNORECASE) or opens_command(rest):
+            return True
+    return False
+
+
 def done_to_mine(text: str) -> bool:
     """Whether every clause about another person says what they did to the speaker's own thing
     ("someone stole my card ending 4432", "they lost our parcel"): its values name the speaker's

@@ -4891,3 +4891,24 @@ async def test_an_identifier_in_what_the_caller_tells_of_the_thing_names_it(
     await c.says(told, "I'm sorry to hear that.")
     await c.turn(asked, call("ship_order", order_id=order_id), say("Shipped."))
     assert bool(done) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("asked", "utility", "acts"),
+    [
+        ("don't pay my gas bill, pay my water bill of 60 dollars", "water", True),
+        ("not my gas bill, pay my water bill of 60 dollars please", "water", True),
+        ("don't pay my gas bill, pay my water bill of 60 dollars", "gas", False),
+        ("my wife says don't pay my gas bill, pay my water bill of 60 dollars", "water", False),
+        ("don't pay my water bill of 60 dollars, i was asking about my gas bill", "water", False),
+    ],
+)
+async def test_a_no_to_the_action_on_another_thing_leaves_this_one_asked_for(
+    alice: tuple[Call, list[str]], asked: str, utility: str, acts: bool
+) -> None:
+    """ "don't pay my gas bill, pay my water bill": the no is to the other thing named in the
+    query's own frame ("my {utility} bill"), and the request beside it is for this one; a no that
+    names this one, or another person's commands relayed, ask for nothing."""
+    c, done = alice
+    await c.turn(asked, call("pay_utility", utility=utility, amount=60), say("Paid."))
+    assert bool(done) is acts, c.last().evidence_json

@@ -886,7 +886,11 @@ _NOT_A_NAME = frozenset({"off", "quits", "even", "done", "in", "back", "up", "ou
 
 
 _SPOT_CUES = frozenset({"pickup", "dropoff"})
-_CAPITALISED = re.compile(r"[A-ZÀ-Þ][\w'’&.-]*(?:\s+[A-ZÀ-Þ][\w'’&.-]*){0,2}")
+# A run of capitalised words: a name, with the small words a title keeps in lower case inside it
+# ("Mets vs Cubs", "Lord of the Rings"), never at its end.
+_CAPITALISED = re.compile(
+    r"[A-ZÀ-Þ][\w'’&.-]*(?:\s+(?:(?:vs\.?|v\.|versus|of|the|de|du|del|la|le)\s+)*[A-ZÀ-Þ][\w'’&.-]*){0,2}"
+)
 # Words that name an argument as the town or area something is in.
 _TOWN_CUES = frozenset({"city", "town", "area", "location"})
 # Words that end the name of a place inside a town ("Intercity Terminal", "SFO International
@@ -1594,6 +1598,15 @@ def moved_to_another(text: str, at: int, spec: ArgumentSpec, request: TraceReque
         if other.name != spec.name
         for s, e in value_spans(text, other, request)
     )
+
+
+def role_of(request: TraceRequest, spec: ArgumentSpec) -> str | None:
+    """The argument's role ("from", "to", ...): the one its name or cues give it, else the one the
+    query's words before its slot give it ("to account {account}")."""
+    if spec.role is not None:
+        return spec.role
+    slot = _slot(request.template, spec.name)
+    return slot.role if slot else None
 
 
 def judge_span(

@@ -2524,6 +2524,69 @@ def _echo_not_answered_yes(text: str, request: TraceRequest) -> int | None:
     return None if answer == "yes" else said.end()
 
 
+# The end of a sentence: what follows it is said anew.
+_SENTENCE_END = re.compile(r"[.!?]\s")
+
+
+def _contrasted(text: str, clauses: list[_Clause], request: TraceRequest) -> list[_Clause]:
+    """``clauses``, with a no to the action on another thing of the query's kind read as that
+    thing's: "don't cancel the silver plan, cancel the gold one" says no
+    to cancelling the silver plan, and asks for the gold one. The other thing is named in the
+    query's own frame around a name it takes ("the silver plan" for "cancel the {plan} plan"),
+    and another clause of the same statement asks for the action with the request's own name in
+    that frame ("the gold plan", "the gold one"); a no that names the request's own name, or
+    another thing in other words ("don't cancel the whole thing"), still says no to it."""
+    denials = [c for c in clauses if c.stance == "denial" and c.denies_action]
+    if not denials:
+        return clauses
+    frames = [f for spec in request.bound if spec.kind == "text" and (f := _name_frame(request, spec))]
+    if not frames:
+        return clauses
+    asked = [
+        c
+        for c in clauses
+        if c.stance == "request"
+        and not c.other
+        and any(_in_frame(text[c.start : c.end], f, own=True) for f in frames)
+    ]
+    if not asked:
+        return clauses
+    return [
+        # "my husband says don't cancel the silver plan, ...": whose words the no is, they stay
+        _Clause(c.start, c.end, "someone_else" if _someone_else(text[c.start : c.end], request) else "value")
+        if c in denials
+        and any(_in_frame(text[c.start : c.end], f, own=False) for f in frames)
+        and not any(_in_frame(text[c.start : c.end], f, own=True) for f in frames)
+        else c
+        for c in clauses
+    ]
+
+
+def _name_frame(request: TraceRequest, spec: ArgumentSpec) -> tuple[str, str, str] | None:
+    """The query's word right before a name's slot and right after it, with the name ("the",
+    "plan", "gold" for "cancel the {plan} plan"), or None when the slot has no word on either side."""
+    found = re.search(
+        r"([a-zà-ÿ]+)\s+\{" + re.escape(spec.name) + r"\}\s+([a-zà-ÿ]+)", request.template, re.IGNORECASE
+    )
+    if found is None:
+        return None
+    return found.group(1).casefold(), found.group(2).casefold(), spec.shown.casefold()
+
+
+def _in_frame(part: str, frame: tuple[str, str, str], *, own: bool) -> bool:
+    """Whether ``part`` puts the request's own name (``own``) or another word or two in the name's
+    place in its frame ("the gold plan"; "the gold one" also, "one" standing for the thing)."""
+    before, after, name = frame
+    for m in re.finditer(
+        rf"\b{re.escape(before)}\s+([a-zà-ÿ0-9]+(?:\s+[a-zà-ÿ0-9]+)?)\s+(?:{re.escape(after)}|one)\b",
+        part.casefold(),
+    ):
+        said = m.group(1)
+        if (said == name) is own and said not in _STOP:
+            return True
+    return False
+
+
 def _reason_then_request(clauses: Sequence[_Clause], text: str, request: TraceRequest) -> bool:
     """A no said as a reason before the request that refers back to it ("we don't use it, so cancel it")."""
     wanted = action_words(request)
@@ -2642,6 +2705,7 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         )
     if _reason_then_request(clauses, text, request):
         clauses = [c if c.stance != "denial" else _Clause(c.start, c.end, "value") for c in clauses]
+    clauses = _contrasted(text, clauses, request)
     clauses = _not_asked_yet(text, clauses, request)
     # An argument whose own value is an absence ("None" subtitles) is given by a no ("as for
     # subtitles, i want none"), never denied by one.
@@ -2812,7 +2876,14 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         if ours
         and c.stance == "someone_else"
         and c.start <= first_request
-        and _for_another(text[c.start : c.end], request)
+        and (
+            _for_another(text[c.start : c.end], request)
+            # "my husband says don't cancel the silver plan, cancel the gold one": his commands
+            or (
+                utterance.relays_command(text[c.start : c.end])
+                and not _SENTENCE_END.search(text, c.end, first_request)
+            )
+        )
     ]
     carrying_other = any(
         c.stance == "someone_else" and _names_bound(text[c.start : c.end], request) for c in clauses
@@ -3271,7 +3342,8 @@ def _to_another(request: TraceRequest) -> bool:
         return True
     sends = shares_word(" ".join(action_words(request)[:1]), ["pay"])  # pay, send, transfer, wire
     return sends and any(
-        a.role == "to"
+        # the role its name gives it ("to_account") or the query's words before it ("to account {account}")
+        forms.role_of(request, a) == "to"
         and a.kind == "ident"
         and not re.search(rf"\bmy\s+(?:\w+\s+)?\{{{a.name}\}}", request.template)
         for a in request.bound

@@ -176,10 +176,12 @@ def _pointers_read(
                 or (both.names_plainly and told_first and rd.asks_it_done(r.statement.text, request))
             )
         ):
+            # naming the action, its own values count for it as any request's do
             out[i] = dataclasses.replace(
                 r,
                 names_action=True,
                 names_plainly=True,
+                counts=True,
                 rule="trace.points_back",
                 about=max(r.about, both.about),
             )
@@ -1724,7 +1726,7 @@ def _offer_taken(
 
 
 _ANOTHER = re.compile(
-    r"\b(?:something|anything|somewhere|anywhere|someone)\s+else\b|\b(?:another|other|different)\s+"
+    r"\b(?:something|anything|somewhere|anywhere|someone)\s+else\b|\b(?:another|other|different|alternative|alternate)\s+"
     # "other available small cars": words that describe the thing may stand before it
     r"(?:[a-z]+\s+){0,2}?(?:ones?|options?|choices?|suggestions?|recommendations?|ideas?|results?|matches|"
     r"times?|days?|dates?|places?|restaurants?|hotels?|events?|flights?|buses|bus|"
@@ -1886,7 +1888,8 @@ def _another_of_own_kind(request: TraceRequest) -> re.Pattern[str] | None:
 @lru_cache(maxsize=256)
 def _another_of(kinds: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(
-        rf"\b(?:another|other|different)\s+(?:[a-z]+\s+){{0,2}}?(?:{'|'.join(map(re.escape, kinds))})s?\b",
+        rf"\b(?:another|other|different|alternative|alternate)\s+(?:[a-z]+\s+){{0,2}}?"
+        rf"(?:{'|'.join(map(re.escape, kinds))})s?\b",
         re.IGNORECASE,
     )
 
