@@ -4912,3 +4912,30 @@ async def test_a_no_to_the_action_on_another_thing_leaves_this_one_asked_for(
     c, done = alice
     await c.turn(asked, call("pay_utility", utility=utility, amount=60), say("Paid."))
     assert bool(done) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("place", "acts"),
+    [("Parkside Lodge", True), ("Alder House", False)],
+)
+async def test_asking_the_search_to_go_on_turns_the_offer_down(
+    alice: tuple[Call, list[str]], place: str, acts: bool
+) -> None:
+    """ "can you keep looking? i'd like it to have a pool": the search goes on past the place
+    offered (its "it" takes nothing up), and "that place" later is the one offered since."""
+    c, done = alice
+    await c.says(
+        "i'm after somewhere to stay in leeds",
+        "There are 6 that match. There's a very good place at Alder House on 12 Park Lane. It has a gym.",
+    )
+    await c.says(
+        "can you keep looking? i'd like it to have a pool",
+        "There are 2 that match. There's a very good place at Parkside Lodge on 9 Mill Road. It has a pool.",
+    )
+    await c.says("what's their phone number?", "You can call them on 0113 496 0000.")
+    await c.turn(
+        "okay, that place sounds like something i'd like, reserve it from march 9th",
+        call("reserve_rooms", place_name=place, check_in_date="2026-03-09"),
+        say("Reserved."),
+    )
+    assert bool(done) is acts, c.last().evidence_json

@@ -1740,6 +1740,10 @@ _ANOTHER = re.compile(
     r"\bmore\s+(?:[a-z]+\s+)?(?:results?|options?|choices?|suggestions?|matches)\b|"
     r"\b(?:give|show|find|get)\s+(?:me|us)\s+(?:some\s+)?more\b(?!\s+(?:time|days?|of|about|details|info))|"
     r"\bwhat else\b|"
+    # "can you keep looking?", "search a bit further": the search goes on past the one offered
+    r"\b(?:keep|carry on|go on|continue)\s+(?:looking|searching|checking|hunting)\b|\bcontinue the search\b|"
+    r"\b(?:look|search|check)\s+(?:a\s+bit\s+|a\s+little\s+|some\s+)?(?:further|more|around more)\b"
+    r"(?!\s+(?:into|at|for))|"
     # "is there anything more available?", "anything more?": more of them, not more about one
     r"\b(?:anything|something|any)\s+more\b(?!\s+(?:about|on|of|to|than|i|we|you|for|details|info))|"
     r"\b(?:something|anything|somewhere|anywhere|one|ones) (?:cheaper|closer|nearer|better|earlier|later|"
