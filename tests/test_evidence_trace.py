@@ -4915,21 +4915,30 @@ async def test_a_no_to_the_action_on_another_thing_leaves_this_one_asked_for(
 
 
 @pytest.mark.parametrize(
-    ("place", "acts"),
-    [("Parkside Lodge", True), ("Alder House", False)],
+    ("turned_down", "place", "acts"),
+    [
+        ("can you keep looking? i'd like it to have a pool", "Parkside Lodge", True),
+        ("can you keep looking? i'd like it to have a pool", "Alder House", False),
+        ("that one doesn't work for me, it's too far out", "Alder House", False),
+        ("i don't like that one, we stayed there last year", "Alder House", False),
+        ("next one please", "Alder House", False),
+        ("hmm, could you search again", "Alder House", False),
+        ("not interested, anything besides that?", "Alder House", False),
+    ],
 )
 async def test_asking_the_search_to_go_on_turns_the_offer_down(
-    alice: tuple[Call, list[str]], place: str, acts: bool
+    alice: tuple[Call, list[str]], turned_down: str, place: str, acts: bool
 ) -> None:
-    """ "can you keep looking? i'd like it to have a pool": the search goes on past the place
-    offered (its "it" takes nothing up), and "that place" later is the one offered since."""
+    """ "can you keep looking? i'd like it to have a pool", "that one doesn't work for me", "next
+    one please": the offer in hand is turned down without a no (its "it" takes nothing up), and
+    "that place" later is the one offered since."""
     c, done = alice
     await c.says(
         "i'm after somewhere to stay in leeds",
         "There are 6 that match. There's a very good place at Alder House on 12 Park Lane. It has a gym.",
     )
     await c.says(
-        "can you keep looking? i'd like it to have a pool",
+        turned_down,
         "There are 2 that match. There's a very good place at Parkside Lodge on 9 Mill Road. It has a pool.",
     )
     await c.says("what's their phone number?", "You can call them on 0113 496 0000.")

@@ -1079,10 +1079,11 @@ def _argument(
                 and _qualified_anew(s.text, offered_r.statement.text, request)
                 and not _asks_for_offered(r, s.text, request, offered_r.statement.text)
             )
-            if asks_others or changed or r.refuses:
+            disliked = _dislikes(r, spec)
+            if asks_others or changed or r.refuses or disliked:
                 # "can you find me something else?", "I'd rather see the Mariners game": the offer
                 # is turned down, and what it offered goes with it.
-                if standing is not None and not changed and not r.refuses:
+                if standing is not None and not changed and not r.refuses and not disliked:
                     set_aside = standing
                 why = (
                     "trace.offer.changed"
@@ -1090,6 +1091,8 @@ def _argument(
                     else "trace.offer.others"
                     if asks_others
                     else "trace.offer.refused"
+                    if r.refuses
+                    else "trace.offer.disliked"
                 )
                 dropped = (offered_r, why)
                 standing = None
@@ -1342,6 +1345,7 @@ def _argument(
 _DROPPED = {
     "trace.offer.changed": "the caller changed their mind",
     "trace.offer.refused": "the caller said no to it",
+    "trace.offer.disliked": "the caller said it does not suit them",
     "trace.offer.others": "the caller asked for other options",
     "trace.offer.elsewhere": "the caller asked for it somewhere else",
     "trace.offer.search_again": "the caller searched for the thing again",
@@ -1426,6 +1430,8 @@ def _turned_down(
         and _answered_since(readings, offered, n)
     ):
         return "trace.offer.refused"
+    if _dislikes(r, spec):
+        return "trace.offer.disliked"  # "i don't like that one", "that doesn't work for me"
     if spec.kind == "text" and r.stance == "request" and _asks_elsewhere(s.text, request):
         return "trace.offer.elsewhere"
     # (again: the offer answered an earlier search for it, not another task's)
@@ -1439,6 +1445,30 @@ def _turned_down(
     ):
         return "trace.offer.search_again"
     return None
+
+
+# The offer in hand said not to be liked or not to do ("i don't like that one", "that one doesn't
+# work for me", "not interested", "i'm not keen on it"): the caller turns it down without a no.
+_DISLIKED = re.compile(
+    r"\b(?:(?:i|we)\s+(?:really\s+)?(?:don'?t|do not|didn'?t)\s+(?:really\s+|quite\s+)?"
+    r"(?:like|love|fancy|want)\s+(?:that|this|it|those|them)\b(?!\s+(?:to|too|much|if|when|unless|but)\b)|"
+    r"(?:that|this|it|that one|this one|those)\s+(?:really\s+)?"
+    r"(?:doesn'?t|does not|won'?t|will not|isn'?t|is not)\s+"
+    r"(?:really\s+|quite\s+)?(?:work|suit|do it|sound (?:good|great|right)|right|good|for me|for us)\b|"
+    r"\bnot (?:really\s+)?(?:interested|keen|my (?:thing|cup of tea)|for me|for us)\b)",
+    re.IGNORECASE,
+)
+
+
+def _dislikes(r: rd.Reading, spec: ArgumentSpec) -> bool:
+    """Whether the caller says the offer in hand does not suit them (:data:`_DISLIKED`: "i don't
+    like that one", "that one doesn't work for me"), naming none of this argument's own value."""
+    s = r.statement
+    return (
+        s.speaker == "caller"
+        and _DISLIKED.search(s.text) is not None
+        and not any(x.same for x in r.said(spec.name))
+    )
 
 
 def _name_words(text: str) -> set[str]:
@@ -1726,7 +1756,11 @@ def _offer_taken(
 
 
 _ANOTHER = re.compile(
-    r"\b(?:something|anything|somewhere|anywhere|someone)\s+else\b|\b(?:another|other|different|alternative|alternate)\s+"
+    r"\b(?:something|anything|somewhere|anywhere|someone)\s+(?:else|different)\b|"
+    r"\b(?:anything|something)\s+(?:besides|other than|apart from)\b|"
+    # "let me hear another", "can you find others": another option, its noun left unsaid
+    r"\b(?:another|others)\b(?=\s*(?:[?.!,;]|$|please\b|then\b|instead\b|for (?:me|us)\b))|"
+    r"\b(?:another|other|different|alternative|alternate)\s+"
     # "other available small cars": words that describe the thing may stand before it
     r"(?:[a-z]+\s+){0,2}?(?:ones?|options?|choices?|suggestions?|recommendations?|ideas?|results?|matches|"
     r"times?|days?|dates?|places?|restaurants?|hotels?|events?|flights?|buses|bus|"
@@ -1740,10 +1774,6 @@ _ANOTHER = re.compile(
     r"\bmore\s+(?:[a-z]+\s+)?(?:results?|options?|choices?|suggestions?|matches)\b|"
     r"\b(?:give|show|find|get)\s+(?:me|us)\s+(?:some\s+)?more\b(?!\s+(?:time|days?|of|about|details|info))|"
     r"\bwhat else\b|"
-    # "can you keep looking?", "search a bit further": the search goes on past the one offered
-    r"\b(?:keep|carry on|go on|continue)\s+(?:looking|searching|checking|hunting)\b|\bcontinue the search\b|"
-    r"\b(?:look|search|check)\s+(?:a\s+bit\s+|a\s+little\s+|some\s+)?(?:further|more|around more)\b"
-    r"(?!\s+(?:into|at|for))|"
     # "is there anything more available?", "anything more?": more of them, not more about one
     r"\b(?:anything|something|any)\s+more\b(?!\s+(?:about|on|of|to|than|i|we|you|for|details|info))|"
     r"\b(?:something|anything|somewhere|anywhere|one|ones) (?:cheaper|closer|nearer|better|earlier|later|"
@@ -1763,7 +1793,7 @@ _ANOTHER = re.compile(
 
 _ASKS = re.compile(
     r"\b(?:find|search|show|get|try|suggest|recommend|offer|give|got|have|is there|are there|any|"
-    r"what about|how about|see|check|look|there (?:is|are))\b",
+    r"what about|how about|see|check|look|there (?:is|are)|want|prefer|rather|hear|next)\b",
     re.IGNORECASE,
 )
 
@@ -1846,13 +1876,30 @@ def _asks_of_another_kind(text: str, request: TraceRequest) -> bool:
     return all(of_another_kind(phrase) for phrase in named)
 
 
+# The search asked to go on past what was found, in words that need nothing around them: "can
+# you keep looking?", "search a bit further", "search again", "try another search", "look for
+# more restaurants", "next one please", "is that all you have?" (not "the next one at 5": a pick
+# among those listed; not "look further into it": a question about the one offered).
+_GOES_ON = re.compile(
+    r"\b(?:keep|carry on|go on|continue)\s+(?:looking|searching|checking|hunting)\b|\bcontinue the search\b|"
+    r"\b(?:look|search|check)\s+(?:a\s+bit\s+|a\s+little\s+|some\s+)?(?:further|more|around more)\b"
+    r"(?!\s+(?:into|at|for))|"
+    r"\b(?:search|look|try|check)\s+(?:again|once more)\b|\b(?:another|new|fresh)\s+search\b|"
+    r"\b(?:look|search)\s+for\s+(?:some\s+|a\s+few\s+)?more\b(?!\s+(?:details|info|information|about))|"
+    r"\bnext\s+(?:one|option|result|suggestion|choice)s?\b(?!\s+(?:at|on|in|from|after|before)\b)|"
+    r"^\W*next\W*(?:please\W*)?$|"
+    r"\bis (?:that|this|it) (?:all|the only (?:one|option|choice))\b",
+    re.IGNORECASE,
+)
+
+
 def asks_another(text: str, request: TraceRequest | None = None) -> bool:
     """Whether the caller asks for another option than the one offered ("find me something else",
     "isn't there anything else?", "are there any fantasy movies?"); saying they got something
     else ("my gp switched me to something else, so skip it") is not asking. With ``request``,
     another of its own kind of thing counts too, whatever the word ("the name of another
     therapist" for a therapist's appointment)."""
-    if _ANY_MORE.search(text) and "?" in text:
+    if (_ANY_MORE.search(text) and "?" in text) or _GOES_ON.search(text):
         return True
     own = _another_of_own_kind(request) if request is not None else None
     found = [*_ANOTHER.finditer(text), *(own.finditer(text) if own is not None else ())]
