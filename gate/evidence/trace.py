@@ -1899,7 +1899,9 @@ def asks_another(text: str, request: TraceRequest | None = None) -> bool:
     else ("my gp switched me to something else, so skip it") is not asking. With ``request``,
     another of its own kind of thing counts too, whatever the word ("the name of another
     therapist" for a therapist's appointment)."""
-    if (_ANY_MORE.search(text) and "?" in text) or _GOES_ON.search(text):
+    more = _ANY_MORE.search(text)
+    # "is there anything on the 9th of this month.": a question written with a stop is one
+    if (more and ("?" in text or is_question(_sentence_around(text, more.start())))) or _GOES_ON.search(text):
         return True
     own = _another_of_own_kind(request) if request is not None else None
     found = [*_ANOTHER.finditer(text), *(own.finditer(text) if own is not None else ())]
