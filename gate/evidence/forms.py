@@ -389,6 +389,9 @@ def _read_value_spans(
                     spans.append((start, end))
     if spec.kind == "number":
         spans = [s for s in spans if not _pronoun_one(text, *s)]
+    if spec.kind == "time":
+        # "9 in the night at 1 embarcadero center": a house number is no hour
+        spans = [s for s in spans if not _house_number(text, s[1])]
     return sorted(set(spans))
 
 
@@ -508,14 +511,27 @@ def _results_count(text: str, start: int, end: int) -> bool:
 
 
 def _house_number(text: str, end: int) -> bool:
-    """Whether the number ending at ``end`` opens a street address: a street word follows within
-    four words, with no other number between ("1 Blue Jays Way", "40 king street")."""
-    for word in re.findall(r"[a-zà-ÿß]+|\d+", text[end:].casefold())[:4]:
-        if word in _STREET:
+    """Whether the number ending at ``end`` opens a street address: a street word, or a word that
+    ends a place's name, follows within four words, with no other number and no preposition or
+    article between ("1 Blue Jays Way", "40 king street", "1 embarcadero center"; not "at 7 at the
+    station")."""
+    # an address goes on without a stop or a comma ("at 1pm, wenn noch Platz ist" names no square)
+    rest = re.split(r"[,;:!?]|\.(?!\w)", text[end:], maxsplit=1)[0]
+    for word in re.findall(r"[a-zà-ÿß]+|\d+", rest.casefold())[:4]:
+        if word in _STREET or word in _FACILITY:
             return True
-        if word.isdigit() or word in words.UNIT_OF:
+        if word.isdigit() or word in words.UNIT_OF or word in _NOT_IN_AN_ADDRESS:
             return False
     return False
+
+
+# Words that never stand between a house number and its street ("at 7 at the station").
+_NOT_IN_AN_ADDRESS = frozenset(
+    {"at", "the", "a", "an", "from", "to", "in", "on", "near", "by", "for", "and", "or", "with"}
+    | {"am", "pm", "o'clock", "oclock", "please", "then", "tonight", "today", "tomorrow"}
+    # an hour's own word, in any language ("um 13 Uhr, wenn noch Platz ist")
+    | {"uhr", "heure", "heures", "h", "hora", "horas", "hours", "hrs"}
+)
 
 
 # Words right before a name that make it the area something is in ("I prefer it in Belmont").
@@ -667,6 +683,8 @@ def other_value_spans(
             continue
         if any(_overlaps((m.start, m.end), o) for o in own):
             continue
+        if spec.kind == "time" and _house_number(text, m.end):
+            continue  # "at 1 embarcadero center": a house number, no other hour
         out.append((m.start, m.end))
     if spec.kind == "time":
         out += [
