@@ -391,7 +391,7 @@ def _read_value_spans(
         spans = [s for s in spans if not _pronoun_one(text, *s)]
     if spec.kind == "time":
         # "9 in the night at 1 embarcadero center": a house number is no hour
-        spans = [s for s in spans if not _house_number(text, s[1])]
+        spans = [s for s in spans if not _house_number(text, s[1], places=True)]
     return sorted(set(spans))
 
 
@@ -510,15 +510,16 @@ def _results_count(text: str, start: int, end: int) -> bool:
     return _FOUND_BEFORE.search(text[max(0, start - 30) : start]) is not None and unit_at(text, end) is None
 
 
-def _house_number(text: str, end: int) -> bool:
-    """Whether the number ending at ``end`` opens a street address: a street word, or a word that
-    ends a place's name, follows within four words, with no other number and no preposition or
-    article between ("1 Blue Jays Way", "40 king street", "1 embarcadero center"; not "at 7 at the
-    station")."""
+def _house_number(text: str, end: int, *, places: bool = False) -> bool:
+    """Whether the number ending at ``end`` opens a street address: a street word (or with
+    ``places``, a word that ends a place's name) follows within four words, with no other number
+    and no preposition or article between ("1 Blue Jays Way", "40 king street"; "1 embarcadero
+    center" is no hour; not "at 7 at the station"). ``places`` is for an hour only: "three hotel
+    rooms" counts rooms."""
     # an address goes on without a stop or a comma ("at 1pm, wenn noch Platz ist" names no square)
     rest = re.split(r"[,;:!?]|\.(?!\w)", text[end:], maxsplit=1)[0]
     for word in re.findall(r"[a-zà-ÿß]+|\d+", rest.casefold())[:4]:
-        if word in _STREET or word in _FACILITY:
+        if word in _STREET or (places and word in _FACILITY):
             return True
         if word.isdigit() or word in words.UNIT_OF or word in _NOT_IN_AN_ADDRESS:
             return False
@@ -683,7 +684,7 @@ def other_value_spans(
             continue
         if any(_overlaps((m.start, m.end), o) for o in own):
             continue
-        if spec.kind == "time" and _house_number(text, m.end):
+        if spec.kind == "time" and _house_number(text, m.end, places=True):
             continue  # "at 1 embarcadero center": a house number, no other hour
         out.append((m.start, m.end))
     if spec.kind == "time":
