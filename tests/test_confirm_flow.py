@@ -675,7 +675,10 @@ async def test_a_yes_that_cut_the_question_off_before_its_values_confirms_nothin
         heard = [m for m in c.session.history.items if getattr(m, "role", "") == "assistant"][-1]
         assert heard.interrupted and "X-77" not in (heard.text_content or "")  # what LiveKit kept
         ((out, err),) = await c.turn("yes", confirm(), say("Sorry."))
-        assert err and "interrupted it before hearing: to_account" in out
+        # where the cut lands depends on the machine's pace (a busy one cuts before "900" too);
+        # the account, said last, is never heard
+        assert err and "interrupted it before hearing:" in out
+        assert "to_account" in out.split("interrupted it before hearing:")[1].split(")")[0]
         assert bank.transfers == []
         assert local_gate.ledger.live_confirmation(c.bound.id) is not None
         # Cut off after every value was played, the question was heard.
