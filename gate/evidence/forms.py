@@ -1638,7 +1638,7 @@ def judge_span(
         return Said(spec.name, start, end, same, rule, shown)
 
     slot = _slot(request.template, spec.name)
-    wanted_role = spec.role or (slot.role if slot else None)
+    wanted_role = role_of(request, spec)
     placed = role_at(text, start, place=spec.kind not in ("time", "date", "weekday", "number"))
     found_role = placed
     if (

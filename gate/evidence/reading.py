@@ -3380,7 +3380,8 @@ class Correction:
     arguments: frozenset[str]  # the request's arguments the new value may be for
 
 
-def corrections(text: str, request: TraceRequest) -> list[Correction]:
+@_per_request_text
+def corrections(text: str, request: TraceRequest) -> tuple[Correction, ...]:
     """The values the caller corrects in the same breath (rule ``trace.value.corrected``).
 
     A marker of correction ("actually", "sorry", "or rather", "make that", "i mean") followed at
@@ -3396,7 +3397,7 @@ def corrections(text: str, request: TraceRequest) -> list[Correction]:
     """
     openings = utterance.correction_openings(text)
     if not openings:
-        return []
+        return ()
     starts: dict[int, int] = {}
     kinds: dict[int, set[str]] = {}
     named: dict[int, set[str]] = {}
@@ -3420,9 +3421,10 @@ def corrections(text: str, request: TraceRequest) -> list[Correction]:
             said = said | _KINDS_OF_A_DAY
         arguments = named.get(at, set()) | {a.name for a in request.arguments if a.kind in said}
         out.append(Correction(marker, at, closes, frozenset(arguments)))
-    return out
+    return tuple(out)
 
 
+@_per_request_text
 def without_corrections(text: str, request: TraceRequest) -> str:
     """``text`` with each of its :func:`corrections` blanked (same length)."""
     for c in reversed(corrections(text, request)):
