@@ -2990,6 +2990,37 @@ async def test_a_title_ending_a_longer_title_is_not_offered(alice: tuple[Call, l
 
 
 @pytest.mark.parametrize(
+    ("offer", "song", "taken"),
+    [
+        # a title word in capitals, a function word or not, before or after the value
+        ("Would you like All Night by Parov Stelar from The Princess?", "Night", False),
+        ("I found Dancing In The Dark by Bruce Springsteen. Want it?", "Dark", False),
+        ("How about Night Of The Hunter by Thirty Seconds to Mars?", "Night", False),
+        ("There's Only Love by Ben Howard, would you like that?", "Love", False),
+        ("I can suggest Love Me Do by The Beatles. Sound good?", "Love", False),
+        # the title whole, with an article before it, or a message all in capitals
+        ("Would you like All Night by Parov Stelar from The Princess?", "All Night", True),
+        ("Would you like The Night by Morphine?", "Night", True),
+        ("I found Night by Zedd. Want it?", "Night", True),
+        ("Would You Like Night By Zedd", "Night", True),
+        ("there's night by zedd on the album, want that one?", "Night", True),
+    ],
+)
+async def test_a_title_word_in_capitals_makes_the_value_part_of_a_longer_title(
+    alice: tuple[Call, list[str]], offer: str, song: str, taken: bool
+) -> None:
+    """A word written with a capital in the middle of the agent's sentence beside the value, even
+    "All", "In" or "Of", belongs to the title the agent offered: a yes to "All Night" takes up no
+    song called "Night". An article, a message with every word in capitals or one with none
+    leaves the value whole."""
+    c, _ = alice
+    await c.says("I want to hear some songs.", offer)
+    await c.turn("Yes, that one.", call("play_song", song=song), say("Shall I?"))
+    status = c.arguments()["song"]["status"]
+    assert (status == "traced") is taken, c.arguments()["song"]
+
+
+@pytest.mark.parametrize(
     "put", ["There is Missing Link on March 14th.", "OK. How about Missing Link on March 14th?"]
 )
 async def test_a_name_the_agent_puts_forward_replaces_the_one_before(

@@ -1362,6 +1362,8 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
         after = after[:1]
     gap_before = text[:start].rstrip()
     for word in before:
+        if not _kind_word(word, cues) and _title_word_before(text, start):
+            return False  # "Would you like All Night": a capital mid-sentence is the title's own
         if _beside(word, cues) or _verb_before(gap_before) or _opening_verb(text, start):
             continue
         if re.search(r"(?:s['’]|['’]s)$", gap_before):
@@ -1402,6 +1404,8 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
         and _family_word(kind.group(1).casefold(), cues)
     ):
         return False  # "Americana Apartments is a nice property": its kind written as part of it
+    if outside is None and after and not _kind_word(after[0], cues) and _title_word_after(text, end):
+        return False  # "Night Of The Hunter": a function word in capitals goes on with the title
     for word in after:
         if _beside(word, cues):
             continue
@@ -1411,6 +1415,66 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
             continue
         return False
     return True
+
+
+# A word written with a capital wherever it stands: no mark of a name.
+_ALWAYS_CAPITAL = frozenset(
+    {"i", "i'm", "i'd", "i'll", "i've", "sie", "ihnen", "ihr", "ihre", "ihrem", "ihren"}
+)
+# A capitalised word right before ``start`` (spaces alone between), not the first of its
+# sentence or of a clause after a comma; and right after ``end``.
+_CAPITAL_WORD_BEFORE = re.compile(r"(?:^|[^\s.!?:;,\"(\[])[ \t]+([A-Z][\w'’-]*)[ \t]+$")
+_CAPITAL_WORD_AFTER = re.compile(r"[ \t]+([A-Z][\w'’-]*)")
+_LOWER_WORD = re.compile(r"(?<![\w'’])[a-zà-ÿß][a-zà-ÿß'’]+")
+
+
+def _kind_word(word: str, cues: set[str]) -> bool:
+    """Whether ``word`` says what kind of thing the request is about ("Hotel Lumière", "the
+    Grange Hotel"): a word of the request's own, not one of its function words."""
+    return (
+        (word in cues or _family_word(word, cues)) and word not in words.BESIDE_NAME and not _is_small(word)
+    )
+
+
+def _capitals_mark_names(text: str) -> bool:
+    """Whether capitals in ``text`` set names apart: some word of it is written in lower case
+    (in "Book A Table At Lotus" every word has one, and none marks anything)."""
+    return _LOWER_WORD.search(text) is not None
+
+
+def _marks_title(word: str) -> bool:
+    folded = word.casefold().rstrip("'’")
+    return (
+        folded not in _ARTICLES
+        and folded not in _ALWAYS_CAPITAL
+        and not re.search(r"['’]s$", folded)
+        and _HONORIFIC.match(folded + " ") is None  # "see Dr Smith": a title of the person
+    )
+
+
+def _title_word_before(text: str, start: int) -> bool:
+    """Whether a word written with a capital in the middle of a sentence stands right before the
+    name at ``start`` ("Would you like All Night"): a title's own word, even a function word (an
+    article, "I", a person's title and a possessive excepted: "the Grange", "Dr Smith",
+    "Luigi's Lotus"). Pure."""
+    found = _CAPITAL_WORD_BEFORE.search(text[max(0, start - 80) : start])
+    if found is None or not _capitals_mark_names(text):
+        return False
+    if found.group(1).casefold() in _ARTICLES:
+        # "Dancing In The Night": an article after another title word is the title's too
+        start = max(0, start - 80) + found.start(1)
+        found = _CAPITAL_WORD_BEFORE.search(text[max(0, start - 80) : start])
+    return found is not None and _marks_title(found.group(1))
+
+
+def _title_word_after(text: str, end: int) -> bool:
+    """Whether a function word written with a capital follows the name ending at ``end``
+    ("Night Of The Hunter"): the title goes on. Pure."""
+    found = _CAPITAL_WORD_AFTER.match(text, end)
+    if found is None or not _capitals_mark_names(text):
+        return False
+    word = found.group(1).casefold()
+    return _marks_title(word) and (word in words.BESIDE_NAME or word in _SMALL)
 
 
 # After a name, a word and then an object pronoun: the word is what they do to someone ("jade
