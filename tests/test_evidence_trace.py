@@ -1155,6 +1155,59 @@ async def test_two_values_of_a_kind_offered_for_two_arguments_are_both_taken_up(
 
 
 @pytest.mark.parametrize(
+    ("asked", "answer"),
+    [
+        # a thing proposed with no value of the request's in it, then a recommendation
+        ("How about an automatic?", "I would suggest a standard Cooper in York, it is automatic."),
+        ("what about one with gps", "i'd recommend a standard car in york it has gps"),
+        ("Do you have an electric one?", "You might like a standard Tesla in York."),
+        ("How about a hybrid?", "My suggestion is a standard Prius in York."),
+        ("And what about a convertible then?", "We can suggest a standard Mustang in York."),
+    ],
+)
+async def test_a_recommendation_after_the_caller_proposes_another_replaces_the_offer(
+    alice: tuple[Call, list[str]], asked: str, answer: str
+) -> None:
+    """After "How about an automatic?", the agent's "I would suggest a standard Cooper in York"
+    puts another forward (it is no fact of the Leeds car): "book it" takes up York, not the Leeds
+    car offered before."""
+    c, done = alice
+    await c.says(
+        "i need a standard car from the 10th to the 14th",
+        "There is a standard car in Leeds from the 10th to the 14th.",
+    )
+    await c.says(asked, answer)
+    out = await c.turn("Ok great. Book it.", call("rent_car", **CAR_10_14), say("Done."))
+    assert done == [] and out != ["Reserved."]
+    assert c.arguments()["city"]["status"] != "traced", c.arguments()["city"]
+    await c.turn("Ok great. Book it.", call("rent_car", **{**CAR_10_14, "city": "York"}), say("Done."))
+    assert c.arguments()["city"]["status"] == "traced", c.arguments()["city"]
+
+
+@pytest.mark.parametrize(
+    ("asked", "answer"),
+    [
+        ("What about the price?", "It is 40 pounds a day, picked up in Leeds."),
+        ("how about it is it an automatic", "Yes, the car in Leeds is an automatic."),
+    ],
+)
+async def test_a_question_about_the_offer_keeps_it_on_offer(
+    alice: tuple[Call, list[str]], asked: str, answer: str
+) -> None:
+    """ "What about the price?" asks about the car on offer: the answer's values are its facts,
+    and "book it" takes the Leeds car up."""
+    c, done = alice
+    await c.says(
+        "i need a standard car from the 10th to the 14th",
+        "There is a standard car in Leeds from the 10th to the 14th.",
+    )
+    await c.says(asked, answer)
+    out = await c.turn("Ok great. Book it.", call("rent_car", **CAR_10_14), say("Done."))
+    assert c.arguments()["city"]["status"] == "traced", c.arguments()["city"]
+    assert out == ["Reserved."] and done == ["car standard Leeds 2026-03-10-2026-03-14"]
+
+
+@pytest.mark.parametrize(
     "change",
     [
         "i'd rather go to bella roma in leeds",

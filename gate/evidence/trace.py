@@ -1953,7 +1953,17 @@ _RATHER = re.compile(r"\b(?:rather|instead|actually|prefer|on second thought)\b"
 # An agent's words that put another option forward ("there's one at 5pm", "how about ...").
 _ALTERNATIVE = re.compile(
     r"\b(?:there(?:'s| is| are)|how about|what about|(?:i|we) (?:also )?(?:found|have)|another|instead|"
-    r"alternatively|also|other|else|one (?:at|that|which)|earlier|later|cheaper|next)\b",
+    r"alternatively|also|other|else|one (?:at|that|which)|earlier|later|cheaper|next|"
+    # a recommendation puts one forward: "I would suggest a Compact Cooper", "you might like"
+    r"(?:i|we)(?: would| 'd|'d| can| could| might| also)? (?:suggest|recommend|propose)|"
+    r"my (?:suggestion|recommendation|pick)|you (?:could|might|may) (?:try|like|enjoy|prefer))\b",
+    re.IGNORECASE,
+)
+# A caller's "how about ..." or "what about ..." that puts a thing forward ("How about a small
+# car in Philadelphia?", "what about somewhere in Denver?"), not one that asks about the thing on
+# offer ("what about the parking?", "how about it?"): the answer to it is a new offer.
+_PROPOSES = re.compile(
+    r"\b(?:how|what) about\s+(?!(?:it|its|it's|that|this|the|them|those|these|there|they|price|cost)\b)",
     re.IGNORECASE,
 )
 # A wish said with a not: "I don't want to listen to that", "we'd rather not book it".
@@ -2006,6 +2016,7 @@ def _answers_about_offer(
         # "Can you find me apartments with 1 bed room?": a search, whose answer is a new offer
         and not (_asks_to_look(question) and _FINDS_OUT.search(question) is None)
         and _COMPARED.search(question) is None
+        and _PROPOSES.search(question) is None
         and not _brings_new_values(question, readings[:k], request)
     )
 
