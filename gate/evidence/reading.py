@@ -432,6 +432,10 @@ def object_after(text: str, at: int) -> list[str]:
         if token in _CLAUSE_OBJECT:
             break  # "update where you deliver", "i need someone to come": a clause or a person
         if token in _PARTICLES and named:
+            if _verb_word(named[-1]):
+                # "a dental check up", "a top up": a verb and its particle in the thing's place are
+                # one noun, written as such ("check-up"), and the thing ends with it
+                named[-1] = f"{named[-1]}-{token}"
             break  # "prescription over the phone": a particle after the thing ends it
         if token in _TIMES_OF_DAY and named:
             break  # "a table saturday evening": when, not what
@@ -451,6 +455,11 @@ def object_after(text: str, at: int) -> list[str]:
         if len(named) == 3:
             break
     return named
+
+
+def _verb_word(word: str) -> bool:
+    """Whether ``word`` is a verb callers act or ask with ("check", "top", "pick")."""
+    return word in forms.acting_verbs() or word in words.INQUIRY or word in words.VERB_CLASSES
 
 
 # Words that say only that an identifier follows, and the things callers name by their number.
@@ -3662,6 +3671,14 @@ def _other_thing(
     ):
         return False  # "mi suscripción de netflix": a word for what a caller holds, with its name
     head = _as_spelt(head, (wanted_head, *known))
+    if (
+        head in words.MEETINGS
+        and wanted_head in words.MEETINGS
+        and all(_same_qualifier(q, (*wanted, *known)) for q in named[:-1])
+    ):
+        # "a dental check-up" for "a dental appointment": a meeting of another name, qualified
+        # by nothing the query's is not (a "grooming session" is no vet appointment)
+        head = wanted_head
     named = [*named[:-1], head]  # "an appintment": the appointment it misspells
     if head != wanted_head and not shares_word(head, [wanted_head]) and not shares_word(head, known):
         if _an_identifier(head):
@@ -3673,6 +3690,13 @@ def _other_thing(
     if shares_word(" ".join(named), known):
         return False
     return meaning.sim(" ".join(named), " ".join(wanted)) < SAME_THING
+
+
+def _same_qualifier(word: str, mine: Sequence[str]) -> bool:
+    """Whether ``word`` qualifies a thing as one of ``mine`` does: the word, its stem or its
+    family, or the same first four letters ("dental" for "dentist", "physio" for
+    "physiotherapy")."""
+    return shares_word(word, mine) or any(len(w) >= 4 and w[:4] == word[:4] for w in mine if len(word) >= 4)
 
 
 def _qualified_as_other(named: Sequence[str], mine: Sequence[str]) -> bool:
