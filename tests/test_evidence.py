@@ -525,3 +525,27 @@ async def test_an_engine_reached_by_calls_together_opens_its_store_once() -> Non
     _InitOnce(db)
     await asyncio.gather(*(db._ensure_init() for _ in range(5)))
     assert db.opened == 1
+
+
+@pytest.mark.parametrize(
+    ("words", "acts"),
+    [
+        ("stop my premium plan from renewing next month", True),
+        ("please cancel the premium plan before it renews next month", True),
+        ("don't stop my premium plan from renewing", False),
+        ("please do not prevent the premium plan from auto-renewing next month", False),
+        ("cancel the premium plan when it renews next month", False),
+    ],
+)
+async def test_session_a_later_time_of_what_is_stopped_is_no_put_off(
+    alice: tuple[Call, list[str]], words: str, acts: bool
+) -> None:
+    """ "stop my plan from renewing next month": the month is when the renewal would be, not when
+    the caller wants the plan cancelled, so the request is for now; a no to stopping it is a no
+    to cancelling it, and "when it renews next month" puts the cancelling off to then."""
+    c, done = alice
+    out = await c.turn(words, call("cancel_plan", plan="premium"), say("Done."))
+    if acts:
+        assert out == ["Cancelled premium."] and done == ["cancelled premium"]
+    else:
+        assert done == [] and out != ["Cancelled premium."]

@@ -1190,8 +1190,10 @@ def _denial_in(part: str, request: TraceRequest) -> tuple[bool, frozenset[str]]:
     """
     wanted = action_words(request)
     verb = wanted[:1]
-    if verb and utterance.opposes(part, [verb[0]]):
-        return False, frozenset()  # "i don't want to keep it": a no to the opposite
+    # "i don't want to keep it": a no to the opposite; not "don't stop it from renewing", where
+    # the opposite is what is stopped (a no to cancelling it)
+    if verb and utterance.opposes(part, [verb[0]]) and _ceasing_gerund().search(part) is None:
+        return False, frozenset()
     said = content_words(part)
     first = next((w for w in said if w not in _DENIAL_SKIP), "")
     values_here = frozenset(
@@ -2287,6 +2289,14 @@ def puts_later(text: str, request: TraceRequest | None = None) -> bool:
     )
 
 
+# What a request stops or heads off, said right before a later time: "from renewing", "from
+# auto-renewing", "before it renews", "before the plan rolls over" (not "when it renews": a
+# request to act then is put off to then).
+_STOPPED_EVENT = re.compile(
+    r"(?:\bfrom\s+(?:auto[- ]?)?[a-z]{3,}ing|\bbefore\s+(?:it|they|the\s+\w+|my\s+\w+)\s+[a-z]+s?"
+    r"(?:\s+(?:over|up|out|in|on))?)\s*$",
+    re.IGNORECASE,
+)
 # A verb in the past said right before "after a week" ("it broke after a week", "the parcel
 # arrived after three weeks").
 _DONE_THEN = re.compile(
@@ -2302,7 +2312,11 @@ _WISHED_DONE = re.compile(
 
 def _happened_after(text: str, later: re.Match[str]) -> bool:
     """Whether "after a week" says when something happened ("the blender broke after a week"),
-    not when something is to be done: said right after a verb in the past."""
+    not when something is to be done: said right after a verb in the past; or whether the later
+    time is when what the request stops would happen ("stop it from renewing next month",
+    "cancel it before it renews next month"), not when the caller wants it done."""
+    if _STOPPED_EVENT.search(text[: later.start()]) is not None:
+        return True
     if not later.group(0).casefold().startswith("after"):
         return False
     before = text[: later.start()]
