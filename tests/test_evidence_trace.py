@@ -1155,6 +1155,25 @@ async def test_two_values_of_a_kind_offered_for_two_arguments_are_both_taken_up(
 
 
 @pytest.mark.parametrize(
+    "words",
+    [
+        "I need a standard car in New York City from the 10th to the 14th.",
+        "Could I get a standard car around New York City, from the 10th to the 14th?",
+    ],
+)
+async def test_a_kind_word_in_capitals_after_a_place_keeps_the_place(
+    alice: tuple[Call, list[str]], words: str
+) -> None:
+    """ "New York City" is New York: a capitalised word of a kind after a place ("City") is read as
+    before; only a function word in capitals ("Night Of The Hunter") carries a title on."""
+    c, done = alice
+    car = {**CAR_10_14, "city": "New York"}
+    out = await c.turn(words, call("rent_car", **car), say("Done."))
+    assert c.arguments()["city"]["status"] == "traced", c.arguments()["city"]
+    assert out == ["Reserved."] and done == ["car standard New York 2026-03-10-2026-03-14"]
+
+
+@pytest.mark.parametrize(
     ("asked", "answer"),
     [
         # a thing proposed with no value of the request's in it, then a recommendation

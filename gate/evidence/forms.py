@@ -1467,6 +1467,21 @@ def _title_word_before(text: str, start: int) -> bool:
     return found is not None and _marks_title(found.group(1))
 
 
+# Words of a closed class (prepositions, conjunctions, determiners, pronouns): after a name and
+# written with a capital, they carry a title on ("Night Of The Hunter"); a capitalised word of a
+# kind ("New York City", "Union Station") is read as before (see _whole_name).
+_CLOSED_CLASS = frozenset(
+    {
+        *("of", "in", "on", "at", "to", "for", "from", "with", "without", "by", "into", "onto", "over"),
+        *("under", "through", "about", "after", "before", "around", "across", "against", "up", "down"),
+        *("out", "off", "and", "or", "nor", "but", "so", "yet", "if", "than", "as", "all", "any", "some"),
+        *("every", "each", "both", "no", "my", "your", "his", "her", "its", "our", "their", "me", "you"),
+        *("him", "us", "them", "we", "they", "he", "she", "it", "this", "that", "these", "those", "is"),
+        *("are", "was", "were", "be", "do", "don't", "can't", "won't", "will", "can", "never", "not"),
+    }
+)
+
+
 def _title_word_after(text: str, end: int) -> bool:
     """Whether a function word written with a capital follows the name ending at ``end``
     ("Night Of The Hunter"): the title goes on. Pure."""
@@ -1474,7 +1489,7 @@ def _title_word_after(text: str, end: int) -> bool:
     if found is None or not _capitals_mark_names(text):
         return False
     word = found.group(1).casefold()
-    return _marks_title(word) and (word in words.BESIDE_NAME or word in _SMALL)
+    return _marks_title(word) and word in _CLOSED_CLASS
 
 
 # After a name, a word and then an object pronoun: the word is what they do to someone ("jade
