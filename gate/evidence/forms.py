@@ -776,7 +776,21 @@ def _other_names(
         and not any(ch.isdigit() for ch in spec.shown)
         and not _facility(spec.shown)
     )
-    if by_role or by_town:
+    # A spot in a town named by the argument's part alone ("location {location}" for "Leeds
+    # Station"): the agent's "a Cooper at York Station" puts another spot forward; a town said
+    # for it ("at York") says where it is, and is no other spot.
+    by_spot = (
+        offered
+        and (not before or before[0] not in _FRAME_WORDS)
+        and spec.role is None
+        and not _TOWN_CUES.isdisjoint(spec.cues)
+        and _facility(spec.shown)
+    )
+    if by_spot:
+        if text == text.casefold():
+            return []
+        before = ["at", "from"]
+    elif by_role or by_town:
         if text == text.casefold():
             return []
         before = [str(spec.role) if by_role else "in"]
@@ -821,7 +835,9 @@ def _other_names(
             continue
         if any(_overlaps(span, o) for o in own):
             continue
-        if by_role and not offered and _facility(spec.shown) and not _facility(text[span[0] : span[1]]):
+        if (by_spot or (by_role and not offered and _facility(spec.shown))) and not _facility(
+            text[span[0] : span[1]]
+        ):
             continue  # "I want it from Philadelphia" for the Intercity Terminal: the area it is in
         out.append(span)
     return out

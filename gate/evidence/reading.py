@@ -413,21 +413,22 @@ def object_after(text: str, at: int) -> list[str]:
     """The words naming what is asked for, from ``at`` (at most three; values and determiners out)."""
     if _REMAINDER.match(text[at:]):
         return []
-    tokens = re.findall(r"[a-zà-ÿ0-9][a-zà-ÿ0-9'\-]*|[,;.!?]", text.casefold()[at:])
+    # a colon ends the thing too ("book a dentist appointment: day {day}"), not one inside a time
+    tokens = re.findall(r"[a-zà-ÿ0-9][a-zà-ÿ0-9'\-]*|[,;.!?]|:(?!\d)", text.casefold()[at:])
     named: list[str] = []
     for i, token in enumerate(tokens[:8]):
         if token in _MEASURES and not named[1:]:
             if i + 1 < len(tokens) and tokens[i + 1] == "of":
                 named = []  # "a month of sertraline": the thing follows the "of"
                 continue
-            said_alone = i + 1 >= len(tokens) or tokens[i + 1] in _OBJECT_ENDS or tokens[i + 1] in ",;.!?"
+            said_alone = i + 1 >= len(tokens) or tokens[i + 1] in _OBJECT_ENDS or tokens[i + 1] in ",;:.!?"
             if said_alone and not named and i > 0 and tokens[i - 1] in _MORE_OF:
                 return []  # "sort another batch": more of what was spoken of
         if token == "of" and not named and i > 0 and tokens[i - 1] in _MEASURES:
             continue
         if token in _HOW_IT_GOES:
             continue
-        if token in _OBJECT_ENDS or token in ",;.!?":
+        if token in _OBJECT_ENDS or token in ",;:.!?":
             break
         if token in _CLAUSE_OBJECT:
             break  # "update where you deliver", "i need someone to come": a clause or a person
