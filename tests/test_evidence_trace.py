@@ -1155,6 +1155,30 @@ async def test_two_values_of_a_kind_offered_for_two_arguments_are_both_taken_up(
 
 
 @pytest.mark.parametrize(
+    ("said", "name", "taken"),
+    [
+        # a common word in the agent's written words speaks of a thing, it names none
+        ("Your appointment has been made. Anything else?", "Appointment", False),
+        ("The visit is booked for the 12th. Shall I add it to your calendar?", "Visit", False),
+        ("I can add the meeting on the 12th to your calendar.", "Meeting", False),
+        # the name written as one, or the caller's own lower-case words
+        ("Shall I add Appointment on the 12th to your calendar?", "Appointment", True),
+        ("I can add an event called Team Visit on the 12th.", "Team Visit", True),
+    ],
+)
+async def test_a_word_in_lower_case_in_the_agents_words_offers_no_name(
+    alice: tuple[Call, list[str]], said: str, name: str, taken: bool
+) -> None:
+    """ "Your appointment has been made." offers no event called "Appointment": in written words a
+    name keeps its capital. The name written as one is offered and taken up."""
+    c, _ = alice
+    await c.says("i'd like to put something in my calendar for the 12th", said)
+    await c.turn("Sure, thank you.", call("add_event", event_name=name, date="2026-03-12"), say("Shall I?"))
+    status = c.arguments()["event_name"]["status"]
+    assert (status == "traced") is taken, c.arguments()["event_name"]
+
+
+@pytest.mark.parametrize(
     "words",
     [
         "I need a standard car in New York City from the 10th to the 14th.",

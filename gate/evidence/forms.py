@@ -2151,6 +2151,10 @@ def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
         # A word of a longer item of a list read out offers nothing, whatever its capitals ("A
         # madea Family funeral, Auntie mame, and dr. strangelove" offers no film "Family").
         spans = [(s, e) for s, e in spans if not _inside_listed_item(text, s, e)]
+        if written and spec.shown[:1].isupper():
+            # In written words a name keeps its capital: "Your appointment has been made." offers
+            # no event called "Appointment", it speaks of one.
+            spans = [(s, e) for s, e in spans if not text[s : s + 1].islower()]
     return [
         (s, e)
         for s, e in spans
