@@ -164,7 +164,7 @@ async def test_paraphrases_never_act_on_a_no_and_are_measured(engine: gate.Local
     report = "\n".join(o.describe() for o in false_supports)
     assert not [o for o in negations if o.decision.outcome == "act"], report
     assert not false_supports, report
-    assert len(found) >= 330, f"found {len(found)} of {len(true_supports)}"
+    assert len(found) >= 331, f"found {len(found)} of {len(true_supports)}"
 
 
 async def test_everyday_requests_never_act_wrongly_and_are_measured(engine: gate.LocalEngine) -> None:
@@ -181,7 +181,7 @@ async def test_everyday_requests_never_act_wrongly_and_are_measured(engine: gate
         if not o.supported:
             print("  missed:", o.describe())
     assert not false_supports, "\n".join(o.describe() for o in false_supports)
-    assert len(found) >= 466, f"found {len(found)} of {len(true_supports)}"
+    assert len(found) >= 470, f"found {len(found)} of {len(true_supports)}"
 
 
 @pytest.mark.parametrize(

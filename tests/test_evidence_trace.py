@@ -5075,3 +5075,28 @@ async def test_asking_the_search_to_go_on_turns_the_offer_down(
         say("Reserved."),
     )
     assert bool(done) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("said", "asked", "acts"),
+    [
+        ("it's priya's birthday today", "give her 30 dollars from my savings would you", True),
+        ("priya fixed my fence yesterday", "can you send her 30 dollars from my savings", True),
+        ("priya's dad is in hospital", "send him 30 dollars from my savings", False),
+        ("priya and jo did the shopping", "send her 30 dollars from my savings for it", False),
+        ("priya lent me 30 dollars", "don't give her anything from my savings yet", False),
+        ("it's priya's birthday today", "did you send her 30 dollars from my savings?", False),
+    ],
+)
+async def test_a_person_pointed_at_is_the_one_the_caller_named_before(
+    alice: tuple[Call, list[str]], said: str, asked: str, acts: bool
+) -> None:
+    """ "it's priya's birthday today" ... "give her 30 dollars": the one person the caller's turn
+    before named is the payee (rule ``trace.value.pointed``); a person of hers ("priya's dad"),
+    two people, a command said with a no and a question give nobody."""
+    c, done = alice
+    await c.says(said, "Okay.")
+    await c.turn(asked, call("pay_person", amount=30, payee="Priya", from_account="savings"), say("Sent."))
+    assert bool(done) is acts, c.last().evidence_json
+    if acts:
+        assert c.arguments()["payee"]["rule"] == "trace.value.pointed", c.arguments()["payee"]

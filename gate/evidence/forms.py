@@ -68,7 +68,13 @@ class Said:
     def fits(self) -> bool:
         # "there" taken for the place the caller said just before (see trace._place_pointed_at);
         # a value put in place of another in the same breath (see reading.corrections)
-        return self.rule in ("trace.value", "trace.value.there", "trace.value.corrected")
+        # a person the caller's next words point at with "him" or "her" (trace._person_pointed_at)
+        return self.rule in (
+            "trace.value",
+            "trace.value.there",
+            "trace.value.corrected",
+            "trace.value.pointed",
+        )
 
     @property
     def span(self) -> tuple[int, int]:
@@ -2098,6 +2104,16 @@ _NAMED_AFTER_A_TOWN = _KIND_OF_PLACE - {"hotel", "inn", "motel", "suites"}
 _WRITTEN_KIND = re.compile(r"[ \t]+(?:[A-Z][\w'’&-]*[ \t]+)?([A-Z][a-zé]+)\b")
 
 
+_DETERMINER_WORDS = [
+    [w] for w in ("the", "a", "an", "your", "my", "our", "this", "that", "his", "her", "their")
+]
+
+
+def _kind_of_thing(word: str) -> bool:
+    """Whether ``word`` is a word for a kind of thing the lists know ("appointment", "visit")."""
+    return word in words.MEETINGS or word in words.KINDS_OF_ITEM or any(word in f for f in words.FAMILIES)
+
+
 def _names_a_business(text: str, end: int) -> bool:
     """Whether a capitalised word of a business's or a home's kind follows a name ending at
     ``end`` in written words, at most one other capitalised word between ("Belmont Apartment
@@ -2151,10 +2167,15 @@ def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
         # A word of a longer item of a list read out offers nothing, whatever its capitals ("A
         # madea Family funeral, Auntie mame, and dr. strangelove" offers no film "Family").
         spans = [(s, e) for s, e in spans if not _inside_listed_item(text, s, e)]
-        if written and spec.shown[:1].isupper():
-            # In written words a name keeps its capital: "Your appointment has been made." offers
-            # no event called "Appointment", it speaks of one.
-            spans = [(s, e) for s, e in spans if not text[s : s + 1].islower()]
+        if spec.shown[:1].isupper() and " " not in full and _kind_of_thing(full):
+            # A word for a kind of thing, in lower case after a determiner, speaks of one: "Your
+            # appointment has been made." offers no event called "Appointment" (a name may be
+            # written in lower case: "a psychologist called bert epstein").
+            spans = [
+                (s, e)
+                for s, e in spans
+                if not (text[s : s + 1].islower() and _before_words(text, s, 1)[:1] in _DETERMINER_WORDS)
+            ]
     return [
         (s, e)
         for s, e in spans

@@ -992,6 +992,77 @@ def pointer_texts(
         # a call's turns always bear on the request (``near`` lists memories)
         if kept is None or id(after) in kept or after.origin == "call":
             out += _statement_texts(request, joined(before, after).text, True)
+            for _, text in person_pointed(before.text, after.text, request):
+                out += _statement_texts(request, text, True)
+    return out
+
+
+# A command said with a no ("don't give him anything", "please never send it"), not one whose
+# no asks for the thing ("don't forget to send it", "don't hesitate to book it").
+_NEGATED_COMMAND = re.compile(
+    r"^\W*(?:(?:so|and|but|then|ok|okay|just|please)\s+)*(?:do not|don'?t|dont|never)\s+"
+    r"(?!forget\b|hesitate\b|fail\b|worry\b|bother\b|wait\b|delay\b)[a-z]+\b",
+    re.IGNORECASE,
+)
+# A person named with a pronoun: "give him twenty from me", "can you get it back to her tonight".
+_PERSON_POINTER = re.compile(r"\b(?:him|her)\b", re.IGNORECASE)
+
+
+# A word with a possessive ("jo's"), which may name somebody; not "it's", "that's", "let's".
+_WHOSE = re.compile(r"\b([a-zà-ÿ]+)['’]s\b", re.IGNORECASE)
+_NOT_WHOSE = frozenset(
+    {"it", "that", "what", "there", "here", "who", "let", "he", "she", "where", "how", "today", "tomorrow"}
+)
+_LISTED_AFTER = re.compile(r"(?:['’]s)?\s*(?:,|&|\band\b|\bor\b|\bwith\b)", re.IGNORECASE)
+_LISTED_BEFORE = re.compile(r"(?:,|&|\band\b|\bor\b|\bwith\b)\s*$", re.IGNORECASE)
+
+
+def points_into_a_list(before: str, after: str, request: TraceRequest) -> bool:
+    """Whether ``after`` points at a person with "him" or "her", where ``before`` names the
+    request's value among others ("sam and jo are coming over" ... "give
+    him twenty"): which one is meant, nothing says. Pure."""
+    if _PERSON_POINTER.search(after) is None:
+        return False
+    for spec in request.bound:
+        if spec.kind != "text":
+            continue
+        for start, end in forms.value_spans(before, spec, request):
+            if _LISTED_AFTER.match(before, end) or _LISTED_BEFORE.search(before[:start]):
+                return True
+    return False
+
+
+def person_pointed(before: str, after: str, request: TraceRequest) -> list[tuple[str, str]]:
+    """(argument name, ``after`` with its "him" or "her" put as the argument's value), for each
+    text argument whose value ``before`` names and ``after`` does not, when ``after`` has one
+    such pronoun and ``before`` names nobody else for the argument. A name whose possessive
+    owns a person ("sam's dad") is not the one pointed at. Pure."""
+    found = list(_PERSON_POINTER.finditer(after))
+    if len(found) != 1:
+        return []
+    at = found[0]
+    out = []
+    for spec in request.bound:
+        if spec.kind != "text" or forms.value_spans(after, spec, request):
+            continue
+        spans = forms.value_spans(before, spec, request)
+        if len(spans) != 1 or forms.other_value_spans(before, spec, request):
+            continue
+        start, end = spans[0]
+        if _LISTED_AFTER.match(before, end) or _LISTED_BEFORE.search(before[:start]):
+            continue  # "sam and jo are coming over": which of them "him" is, nothing says
+        owned = re.match(r"(['’]s)?\s+(\w+)", before[end:])
+        possessive = re.search(r"['’]s$", before[start:end]) is not None or (
+            owned is not None and owned.group(1)
+        )
+        if possessive and owned is not None and utterance.relation_word(owned.group(2)):
+            continue  # "sam's dad is in hospital": "him" may be the dad
+        if any(
+            not utterance.relation_word(m.group(1)) and m.group(1).casefold() not in _NOT_WHOSE
+            for m in _WHOSE.finditer(before[:start] + " " * (end - start) + before[end:])
+        ):
+            continue  # "it's sam's birthday today, and jo's next week": somebody else is named too
+        out.append((spec.name, after[: at.start()] + spec.shown + after[at.end() :]))
     return out
 
 
@@ -1432,6 +1503,11 @@ def _clause(
             denied |= values
     if denies_action or denied:
         return _Clause(start, end, "denial", denies_action, frozenset(denied))
+    if _NEGATED_COMMAND.search(part):
+        # "don't give him anything", "don't change the booking yet": a command said with a no
+        # asks for nothing now, whatever its verb (a no to the action's own verb is a denial,
+        # above), and takes back a request said before it in the same breath
+        return _Clause(start, end, "put_off")
     if (
         previous is not None
         and _not_this_moment(part)
@@ -2992,7 +3068,8 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             counts=counts,
             **base,  # type: ignore[arg-type]
         )
-    if _states_new_value(text, change, carried, values, request):
+    # "we'll be six now but don't change the booking yet": a new value stated, then held back
+    if _states_new_value(text, change, carried, values, request) and not put_off:
         # "actually we'll be five, not four", "we'll be six now": for an action that sets a
         # value, the new value stated as a change asks for it
         return Reading(

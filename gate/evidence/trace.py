@@ -150,11 +150,14 @@ def _pointers_read(
     unprepared, it is similar to nothing and only a pointing-back request counts.
     """
     out = list(readings)
+    kinds = {a.name: a.kind for a in request.arguments}
     pairs = rd.pointer_pairs([r.statement for r in readings])
     for j, i in pairs:
         r, before = out[i], out[j]
         if r.stance != "request" or r.names_action or r.other_action:
             continue
+        if rd.points_into_a_list(before.statement.text, r.statement.text, request):
+            continue  # "sam and jo are coming over" ... "give him twenty": which one, nothing says
         if rd.points_to_thing(r.statement.text) and any(
             r.said(a.name) for a in request.arguments if a.kind in ("ident", "text")
         ):
@@ -187,7 +190,64 @@ def _pointers_read(
             )
     for j, i in pairs:
         out[j] = _place_pointed_at(out[j], out[i], request)
+        out[j], out[i] = _person_pointed_at(out[j], out[i], request, meaning, read)
+        if out[i].stance == "request" and rd.points_into_a_list(
+            out[j].statement.text, out[i].statement.text, request
+        ):
+            # "sam, jo and ali are coming over" ... "send her twenty please": which of them the
+            # request is for, nothing says; the names said give no value (rule trace.value.which)
+            out[j] = dataclasses.replace(
+                out[j],
+                values={
+                    n: tuple(
+                        dataclasses.replace(x, rule="trace.value.which") if kinds.get(n) == "text" else x
+                        for x in said
+                    )
+                    for n, said in out[j].values.items()
+                },
+            )
     return out
+
+
+def _person_pointed_at(
+    before: rd.Reading,
+    r: rd.Reading,
+    request: TraceRequest,
+    meaning: Similarities,
+    read: Callable[[Statement, TraceRequest, Similarities], rd.Reading],
+) -> tuple[rd.Reading, rd.Reading]:
+    """``before`` and ``r``, read for the person ``r`` points at with "him" or "her" ("it's sam's
+    birthday today" ... "give him twenty from me would you"): when ``r`` read with the value
+    said in its pronoun's place asks for the action and gives the value there, the person
+    ``before`` named is the argument's value (rule ``trace.value.pointed``) and ``r`` names the
+    action as that reading does. Only a statement is pointed at (not a request, a no, a question
+    or someone else's words), and only by a request of the caller's (see
+    :func:`gate.evidence.reading.person_pointed`)."""
+    if before.stance != "value" or r.stance != "request" or r.other_action:
+        return before, r
+    s = r.statement
+    for name, text in rd.person_pointed(before.statement.text, s.text, request):
+        put = read(dataclasses.replace(s, text=text), request, meaning)
+        if (
+            put.stance != "request"
+            or not put.names_action
+            or put.other_action
+            or not any(x.same and x.fits for x in put.said(name))
+        ):
+            continue
+        named = tuple(dataclasses.replace(x, rule="trace.value.pointed") for x in before.said(name) if x.same)
+        values = {
+            n: named if n == name else (said if before.counts else ()) for n, said in before.values.items()
+        }
+        before = dataclasses.replace(before, counts=True, values=values)
+        r = dataclasses.replace(
+            r,
+            names_action=True,
+            names_plainly=r.names_plainly or put.names_plainly,
+            counts=True,
+            about=max(r.about, put.about),
+        )
+    return before, r
 
 
 def _place_pointed_at(before: rd.Reading, r: rd.Reading, request: TraceRequest) -> rd.Reading:
@@ -778,6 +838,9 @@ def _traced(
     if said.rule == "trace.value.there" and rule == "trace.value":
         rule = said.rule
         note = note or f"said as {said.words!r}, the place the caller's next words point at with 'there'"
+    if said.rule == "trace.value.pointed" and rule == "trace.value":
+        rule = said.rule
+        note = note or f"said as {said.words!r}, the person the caller's next words point at"
     if said.rule == "trace.value.corrected" and rule == "trace.value":
         rule = said.rule
         note = note or f"said as {said.words!r}, in place of what the caller said for it just before"
