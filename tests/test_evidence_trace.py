@@ -1183,13 +1183,16 @@ async def test_a_word_in_lower_case_in_the_agents_words_offers_no_name(
     [
         "I need a standard car in New York City from the 10th to the 14th.",
         "Could I get a standard car around New York City, from the 10th to the 14th?",
+        # a place takes no title words: a preposition written with a capital is only that
+        "I need a standard car In New York from the 10th to the 14th.",
     ],
 )
 async def test_a_kind_word_in_capitals_after_a_place_keeps_the_place(
     alice: tuple[Call, list[str]], words: str
 ) -> None:
     """ "New York City" is New York: a capitalised word of a kind after a place ("City") is read as
-    before; only a function word in capitals ("Night Of The Hunter") carries a title on."""
+    before; only a function word in capitals ("Night Of The Hunter") carries a title on, and
+    never a place's ("what's going on In NYC?")."""
     c, done = alice
     car = {**CAR_10_14, "city": "New York"}
     out = await c.turn(words, call("rent_car", **car), say("Done."))

@@ -1358,7 +1358,7 @@ _PLACE_KINDS = frozenset(
 _KIND_WRITTEN_AFTER = re.compile(r"[ \t]+([A-Z][a-z][\w'’-]*)\b")
 
 
-def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
+def _whole_name(text: str, start: int, end: int, request: TraceRequest, *, titles: bool = True) -> bool:
     """Whether the name at ``start:end`` stands alone: no other word of a longer name beside it.
 
     A word beside it is not part of it when the lists know it for a word of another kind: a
@@ -1384,7 +1384,7 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
         after = after[:1]
     gap_before = text[:start].rstrip()
     for word in before:
-        if not _kind_word(word, cues) and _title_word_before(text, start):
+        if titles and not _kind_word(word, cues) and _title_word_before(text, start):
             return False  # "Would you like All Night": a capital mid-sentence is the title's own
         if _beside(word, cues) or _verb_before(gap_before) or _opening_verb(text, start):
             continue
@@ -1426,7 +1426,13 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest) -> bool:
         and _family_word(kind.group(1).casefold(), cues)
     ):
         return False  # "Americana Apartments is a nice property": its kind written as part of it
-    if outside is None and after and not _kind_word(after[0], cues) and _title_word_after(text, end):
+    if (
+        titles
+        and outside is None
+        and after
+        and not _kind_word(after[0], cues)
+        and _title_word_after(text, end)
+    ):
         return False  # "Night Of The Hunter": a function word in capitals goes on with the title
     for word in after:
         if _beside(word, cues):
@@ -1448,6 +1454,11 @@ _ALWAYS_CAPITAL = frozenset(
 _CAPITAL_WORD_BEFORE = re.compile(r"(?:^|[^\s.!?:;,\"(\[])[ \t]+([A-Z][\w'’-]*)[ \t]+$")
 _CAPITAL_WORD_AFTER = re.compile(r"[ \t]+([A-Z][\w'’-]*)")
 _LOWER_WORD = re.compile(r"(?<![\w'’])[a-zà-ÿß][a-zà-ÿß'’]+")
+
+
+def _a_place(spec: ArgumentSpec) -> bool:
+    """Whether the argument is a place: it has a role, or a word of a place or a town."""
+    return spec.role is not None or not (PLACE_CUES | _TOWN_CUES).isdisjoint(spec.cues)
 
 
 def _kind_word(word: str, cues: set[str]) -> bool:
@@ -1825,7 +1836,8 @@ def judge_span(
     if (
         (spec.kind == "text" or (spec.kind == "ident" and " " in spec.shown.strip()))
         and not _one_of_a_closed_set(spec)
-        and not _whole_name(text, start, end, request)
+        # a place's name has no title words around it ("what's going on In NYC?")
+        and not _whole_name(text, start, end, request, titles=not _a_place(spec))
         # a word the language lists for the value ("compteur électrique") is that word, no name's part
         and (start, end) not in value_spans_in_language(text, spec.shown)
     ):
