@@ -1966,6 +1966,10 @@ def asks_another(text: str, request: TraceRequest | None = None) -> bool:
     # "is there anything on the 9th of this month.": a question written with a stop is one
     if (more and ("?" in text or is_question(_sentence_around(text, more.start())))) or _GOES_ON.search(text):
         return True
+    # "Which is the second song?": another of what was found, by its place in the list
+    placed = _ANOTHER_OF_THE_LIST.search(text)
+    if placed is not None and ("?" in text or is_question(_sentence_around(text, placed.start()))):
+        return True
     own = _another_of_own_kind(request) if request is not None else None
     found = [*_ANOTHER.finditer(text), *(own.finditer(text) if own is not None else ())]
     for m in found:
@@ -2025,6 +2029,9 @@ _ALTERNATIVE = re.compile(
 # A caller's "how about ..." or "what about ..." that puts a thing forward ("How about a small
 # car in Philadelphia?", "what about somewhere in Denver?"), not one that asks about the thing on
 # offer ("what about the parking?", "how about it?"): the answer to it is a new offer.
+# A question for another item of what was found, by its place in the list ("Which is the second
+# song?", "what's the last one?"): the answer puts that one forward.
+_ANOTHER_OF_THE_LIST = re.compile(r"\b(?:second|third|fourth|fifth|last)\s+(?:one|\w+)\b", re.IGNORECASE)
 _PROPOSES = re.compile(
     r"\b(?:how|what) about\s+(?!(?:it|its|it's|that|this|the|them|those|these|there|they|price|cost)\b)",
     re.IGNORECASE,
@@ -2080,6 +2087,7 @@ def _answers_about_offer(
         and not (_asks_to_look(question) and _FINDS_OUT.search(question) is None)
         and _COMPARED.search(question) is None
         and _PROPOSES.search(question) is None
+        and _ANOTHER_OF_THE_LIST.search(question) is None
         and not _brings_new_values(question, readings[:k], request)
     )
 
