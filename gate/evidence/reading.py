@@ -1006,8 +1006,6 @@ _NEGATED_COMMAND = re.compile(
 )
 # A person named with a pronoun: "give him twenty from me", "can you get it back to her tonight".
 _PERSON_POINTER = re.compile(r"\b(?:him|her)\b", re.IGNORECASE)
-
-
 # A word with a possessive ("jo's"), which may name somebody; not "it's", "that's", "let's".
 _WHOSE = re.compile(r"\b([a-zà-ÿ]+)['’]s\b", re.IGNORECASE)
 _NOT_WHOSE = frozenset(
@@ -1019,8 +1017,8 @@ _LISTED_BEFORE = re.compile(r"(?:,|&|\band\b|\bor\b|\bwith\b)\s*$", re.IGNORECAS
 
 def points_into_a_list(before: str, after: str, request: TraceRequest) -> bool:
     """Whether ``after`` points at a person with "him" or "her", where ``before`` names the
-    request's value among others ("sam and jo are coming over" ... "give
-    him twenty"): which one is meant, nothing says. Pure."""
+    request's value among others ("sam and jo are coming over" ... "give him twenty"): which one
+    is meant, nothing says. Pure."""
     if _PERSON_POINTER.search(after) is None:
         return False
     for spec in request.bound:
