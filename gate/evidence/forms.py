@@ -1449,9 +1449,7 @@ def _whole_name(text: str, start: int, end: int, request: TraceRequest, *, title
 _ALWAYS_CAPITAL = frozenset(
     {"i", "i'm", "i'd", "i'll", "i've", "sie", "ihnen", "ihr", "ihre", "ihrem", "ihren"}
 )
-# A capitalised word right before ``start`` (spaces alone between), not the first of its
-# sentence or of a clause after a comma; and right after ``end``.
-_CAPITAL_WORD_BEFORE = re.compile(r"(?:^|[^\s.!?:;,\"(\[])[ \t]+([A-Z][\w'’-]*)[ \t]+$")
+# A capitalised word right after ``end`` (spaces alone between; before a name: _CAPITAL_BEFORE).
 _CAPITAL_WORD_AFTER = re.compile(r"[ \t]+([A-Z][\w'’-]*)")
 _LOWER_WORD = re.compile(r"(?<![\w'’])[a-zà-ÿß][a-zà-ÿß'’]+")
 
@@ -1490,13 +1488,13 @@ def _title_word_before(text: str, start: int) -> bool:
     name at ``start`` ("Would you like All Night"): a title's own word, even a function word (an
     article, "I", a person's title and a possessive excepted: "the Grange", "Dr Smith",
     "Luigi's Lotus"). Pure."""
-    found = _CAPITAL_WORD_BEFORE.search(text[max(0, start - 80) : start])
+    found = _CAPITAL_BEFORE.search(text[max(0, start - 80) : start])
     if found is None or not _capitals_mark_names(text):
         return False
     if found.group(1).casefold() in _ARTICLES:
         # "Dancing In The Night": an article after another title word is the title's too
         start = max(0, start - 80) + found.start(1)
-        found = _CAPITAL_WORD_BEFORE.search(text[max(0, start - 80) : start])
+        found = _CAPITAL_BEFORE.search(text[max(0, start - 80) : start])
     return found is not None and _marks_title(found.group(1))
 
 
@@ -2116,9 +2114,7 @@ _NAMED_AFTER_A_TOWN = _KIND_OF_PLACE - {"hotel", "inn", "motel", "suites"}
 _WRITTEN_KIND = re.compile(r"[ \t]+(?:[A-Z][\w'’&-]*[ \t]+)?([A-Z][a-zé]+)\b")
 
 
-_DETERMINER_WORDS = [
-    [w] for w in ("the", "a", "an", "your", "my", "our", "this", "that", "his", "her", "their")
-]
+_DETERMINERS = _ARTICLES | {"this", "that", "his", "her", "their"}
 
 
 def _kind_of_thing(word: str) -> bool:
@@ -2186,7 +2182,7 @@ def agent_offers(text: str, spec: ArgumentSpec, request: TraceRequest) -> list[t
             spans = [
                 (s, e)
                 for s, e in spans
-                if not (text[s : s + 1].islower() and _before_words(text, s, 1)[:1] in _DETERMINER_WORDS)
+                if not (text[s : s + 1].islower() and set(_before_words(text, s, 1)[:1]) & _DETERMINERS)
             ]
     return [
         (s, e)

@@ -1024,10 +1024,14 @@ def points_into_a_list(before: str, after: str, request: TraceRequest) -> bool:
     for spec in request.bound:
         if spec.kind != "text":
             continue
-        for start, end in forms.value_spans(before, spec, request):
-            if _LISTED_AFTER.match(before, end) or _LISTED_BEFORE.search(before[:start]):
-                return True
+        if any(_listed(before, start, end) for start, end in forms.value_spans(before, spec, request)):
+            return True
     return False
+
+
+def _listed(text: str, start: int, end: int) -> bool:
+    """Whether the name at ``start:end`` is said with another ("sam and jo", "sam, jo")."""
+    return _LISTED_AFTER.match(text, end) is not None or _LISTED_BEFORE.search(text[:start]) is not None
 
 
 def person_pointed(before: str, after: str, request: TraceRequest) -> list[tuple[str, str]]:
@@ -1047,7 +1051,7 @@ def person_pointed(before: str, after: str, request: TraceRequest) -> list[tuple
         if len(spans) != 1 or forms.other_value_spans(before, spec, request):
             continue
         start, end = spans[0]
-        if _LISTED_AFTER.match(before, end) or _LISTED_BEFORE.search(before[:start]):
+        if _listed(before, start, end):
             continue  # "sam and jo are coming over": which of them "him" is, nothing says
         owned = re.match(r"(['’]s)?\s+(\w+)", before[end:])
         possessive = re.search(r"['’]s$", before[start:end]) is not None or (

@@ -2026,12 +2026,12 @@ _ALTERNATIVE = re.compile(
     r"my (?:suggestion|recommendation|pick)|you (?:could|might|may) (?:try|like|enjoy|prefer))\b",
     re.IGNORECASE,
 )
-# A caller's "how about ..." or "what about ..." that puts a thing forward ("How about a small
-# car in Philadelphia?", "what about somewhere in Denver?"), not one that asks about the thing on
-# offer ("what about the parking?", "how about it?"): the answer to it is a new offer.
 # A question for another item of what was found, by its place in the list ("Which is the second
 # song?", "what's the last one?"): the answer puts that one forward.
 _ANOTHER_OF_THE_LIST = re.compile(r"\b(?:second|third|fourth|fifth|last)\s+(?:one|\w+)\b", re.IGNORECASE)
+# A caller's "how about ..." or "what about ..." that puts a thing forward ("How about a small
+# car in Philadelphia?", "what about somewhere in Denver?"), not one that asks about the thing on
+# offer ("what about the parking?", "how about it?"): the answer to it is a new offer.
 _PROPOSES = re.compile(
     r"\b(?:how|what) about\s+(?!(?:it|its|it's|that|this|the|them|those|these|there|they|price|cost)\b)",
     re.IGNORECASE,
