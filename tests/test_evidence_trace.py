@@ -5103,3 +5103,91 @@ async def test_a_person_pointed_at_is_the_one_the_caller_named_before(
     assert bool(done) is acts, c.last().evidence_json
     if acts:
         assert c.arguments()["payee"]["rule"] == "trace.value.pointed", c.arguments()["payee"]
+
+
+@pytest.mark.parametrize(
+    ("said", "tool", "args", "acts"),
+    [
+        (
+            "i sorted the bill out with my flatmate transfer 200 dollars to acc 1234",
+            "transfer_money",
+            TRANSFER_200,
+            True,
+        ),
+        (
+            "the parcel turned up smashed to bits refund 40 dollars on order b221",
+            "refund_order",
+            REFUND_40,
+            True,
+        ),
+        ("i think i left it at the pub block the card ending 4432", "block_card", {"last4": "4432"}, True),
+        (
+            "me and my flatmates transfer 200 dollars to acc 1234 every month",
+            "transfer_money",
+            TRANSFER_200,
+            False,
+        ),
+        (
+            "i sorted it with my flatmate should i transfer 200 dollars to acc 1234",
+            "transfer_money",
+            TRANSFER_200,
+            False,
+        ),
+        (
+            "the parcel turned up smashed to bits they said theyd refund 40 dollars on order b221",
+            "refund_order",
+            REFUND_40,
+            False,
+        ),
+        ("if i can't find it at the pub block the card ending 4432", "block_card", {"last4": "4432"}, False),
+    ],
+)
+async def test_a_command_run_on_after_a_telling_without_a_stop_asks_for_it(
+    alice: tuple[Call, list[str]], said: str, tool: str, args: dict[str, Any], acts: bool
+) -> None:
+    """ "i sorted the bill out with my flatmate transfer 200 dollars ...": speech-to-text writes no
+    stop before the command, which asks as it would after one; the verb with a subject of its own,
+    a question, someone else's words or a condition asks for nothing."""
+    c, done = alice
+    await c.turn(said, call(tool, **args), say("Done."))
+    assert bool(done) is acts, c.last().evidence_json
+
+
+@pytest.mark.parametrize(
+    ("offer", "song", "traced"),
+    [
+        ("Would you like Rats by Ghost?", "Ghost", False),
+        ("Would you like Rats by Ghost?", "Rats", True),
+        ("Would you like Stand By Me by Ben E. King?", "Stand By Me", True),
+        ("Would you like Stand By Me by Ben E. King?", "Ben E. King", False),
+    ],
+)
+async def test_the_name_after_by_is_who_made_the_song_not_its_title(
+    alice: tuple[Call, list[str]], offer: str, song: str, traced: bool
+) -> None:
+    """ "Rats by Ghost": the name after "by" is the artist; a title's argument never takes it from
+    the agent's offer or the caller's words."""
+    c, _ = alice
+    await c.says("can you find me some rock songs?", offer)
+    await c.turn("yes, that one", call("play_song", song=song), say("Play it?"))
+    assert (c.arguments()["song"]["status"] == "traced") is traced, c.arguments()["song"]
+
+
+@pytest.mark.parametrize(
+    "more",
+    ["Tell me some more hotels.", "list me a few more hotels", "any more places around there?"],
+)
+async def test_asking_for_more_of_the_kind_sets_the_offer_aside(
+    alice: tuple[Call, list[str]], more: str
+) -> None:
+    """ "Tell me some more hotels.": more of the kind found asks for others, so "that one" after
+    the next offer is not the first hotel (rule ``trace.offer.others``)."""
+    c, done = alice
+    await c.says("i need a hotel in leeds", "This one has 4 stars, it's the Grand Plaza.")
+    await c.says(more, "This one has 3 stars, it's the Riverside Lodge.")
+    await c.turn(
+        "that one sounds nice, book it from march 9th",
+        call("reserve_rooms", place_name="Grand Plaza", check_in_date="2026-03-09"),
+        say("Reserved."),
+    )
+    assert done == [] and c.arguments()["place_name"]["status"] != "traced", c.last().evidence_json

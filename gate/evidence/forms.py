@@ -327,6 +327,35 @@ def _other_choice_words(spec: ArgumentSpec) -> set[str]:
     return {w for c in spec.choices if c.casefold() != own for w in _WORD.findall(c.casefold())}
 
 
+# Words for a work (a song, a film, a book) and for who made one: a work's title is never the
+# name said after "by", its maker's is.
+_WORK_CUES = frozenset(
+    {
+        "song",
+        "track",
+        "tune",
+        "album",
+        "record",
+        "movie",
+        "film",
+        "book",
+        "novel",
+        "title",
+        "episode",
+        "podcast",
+    }
+)
+_MAKER_CUES = frozenset(
+    {"artist", "author", "band", "singer", "director", "composer", "writer", "performer", "musician", "actor"}
+)
+
+
+def _names_a_work(spec: ArgumentSpec) -> bool:
+    """Whether the argument is the title of a work and not who made it (``song_name``, ``title``)."""
+    cues = set(spec.cues)
+    return bool(cues & _WORK_CUES) and not cues & _MAKER_CUES
+
+
 def _read_value_spans(
     text: str, spec: ArgumentSpec, today: date | None, lang: str | None
 ) -> list[tuple[int, int]]:
@@ -365,6 +394,10 @@ def _read_value_spans(
                 and _PLACE_BEFORE_COMMA.search(text[: s[0]]) is None
                 and not _describes_another(text, s[1], spec)
             ]
+        if _names_a_work(spec):
+            # "Rats by Ghost", "something by adele": the name after "by" is who made the work,
+            # not its title.
+            spans = [sp for sp in spans if _before_words(text, sp[0], 1)[:1] != ["by"]]
         return sorted(spans)
     if spec.kind == "bool":
         return [(s, e) for s, e, said in flag_spans(text, spec) if said == bool(spec.value)]

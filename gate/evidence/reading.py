@@ -1382,7 +1382,6 @@ def says_fine(text: str) -> bool:
 # What joins one phrase to another: a value before it is not in the phrase said after it.
 _JOINED = re.compile(r"\b(?:and|but|or|plus|then)\b|[,;:]")
 _UNIVERSAL = re.compile(r"\b(?:all|every|any|everything|anything|each|whole)\b", re.IGNORECASE)
-_BUT = re.compile(r"^\W*(?:but|except|apart from|other than)\b", re.IGNORECASE)
 # A new request inside a clause: "..., and on tuesday cancel my nails", "... and move my account".
 _NEW_REQUEST = re.compile(
     r"(?:,\s*|\s)(?:and|then|also|plus)\s+(?=(?:\w+\s+){0,3}?(?:please\s+)?[a-z]+\s)", re.I
@@ -1439,11 +1438,94 @@ def _run_on(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
+# A word that may begin a run-on command: a verb the language data knows callers act with, or one
+# a request opens with.
+_WORD_AT = re.compile(r"(?<=\s)[a-z]+(?=\s)", re.IGNORECASE)
+# How a telling can end just before a command run on after it: a pronoun as an object ("talked
+# me into it"), a place, person or thing after a preposition ("with my wife", "at the pub", "for
+# me"), or a time ("this morning", "anymore").
+_TELLING_ENDS = re.compile(
+    r"(?:(?<!\bwill )(?<!\bwould )(?<!\bcan )(?<!\bcould )(?<!\bdoes )(?<!\bdid )(?<!\bshould )"
+    r"(?<!\bmight )(?<!\bmay )(?<!\bmust )\b(?:it|me|us|them)"
+    r"|\b(?:with|into|in|on|at|for|from|about|by|of|after|over|under|through|without|to)\s+"
+    r"(?:you|him|her|(?:(?:the|a|an|my|your|our|his|her|their|its|this|that|some)\s+)?(?:[a-z']+\s+)?"
+    r"(?P<noun>[a-z']+))"
+    r"|\b(?:this|last|yesterday|that)\s+(?:morning|afternoon|evening|night|week|month|year)"
+    r"|\b(?:today|yesterday|tonight|now|again|anymore|any more))\s*$",
+    re.IGNORECASE,
+)
+# Words that end no telling before a verb: what links it to more ("than", "who", "and"), gives
+# it a subject or asks ("we", "will", "do").
+_NO_TELLING_END = frozenset(
+    {
+        *("who", "which", "that", "what", "where", "when", "whom", "whose", "than", "as", "like"),
+        *("i", "you", "we", "they", "he", "she", "to", "not", "and", "or", "but", "then", "so"),
+        *("will", "would", "can", "could", "should", "shall", "might", "may", "must", "do", "does"),
+        *("did", "rather", "sooner", "better", "just", "please", "also", "only", "even", "never"),
+    }
+)
+# The words a telling needs to be one: a verb of its own, not a subject waiting for its verb ("the
+# people in the office cancel it every year" tells what they do).
+_TELLS = re.compile(
+    r"\b(?:i|we|you|he|she|they|it'?s|its|i'?m|im|there'?s|is|are|was|were|am|has|have|had|"
+    r"nobody|no one|someone|somebody|everyone|everybody|anyone|nothing|something|everything|"
+    r"got|came|went|left|took|said|told|gave|made|paid|sent|bought|sold|lost|found|broke|kept|"
+    r"spent|won|met|felt|knew|ran|wrote|brought|thought|heard|saw|[a-z]+ed)\b",
+    re.IGNORECASE,
+)
+# A verb before the pronoun that makes it the subject of the next verb ("i saw him cancel it",
+# "let me pay it"): no telling ends there.
+_CAUSATIVE_BEFORE = re.compile(
+    r"\b(?:let|lets|help|helps|helped|make|makes|made|have|has|had|see|saw|seen|watch|watched|"
+    r"hear|heard|bid|get|got)\s+(?:it|me|us|them|him|her)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _ends_telling(head: str) -> bool:
+    """Whether ``head`` ends where a command can run on after it (see :data:`_TELLING_ENDS`)."""
+    found = _TELLING_ENDS.search(head)
+    return found is not None and (found.group("noun") or "").casefold() not in _NO_TELLING_END
+
+
+def _bare_run_on(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A clause split where a command runs on, its verb bare, after a telling with no stop
+    between them ("my mate talked me into it cancel the gold plan", "i checked with my wife
+    transfer 200 dollars to acc 1234"). The telling must be a whole one, with a verb of its own
+    and an end a command can follow; none that reports another's words ("he told me") on either
+    side, asks, or gives the verb a subject ("we transfer 200 every month", "people who cancel").
+    """
+    out: list[tuple[int, int]] = []
+    cut = start
+    acting = forms.acting_verbs()
+    for m in _WORD_AT.finditer(text, start, end):
+        if m.group(0).casefold() not in acting and not utterance.only_command_verb(m.group(0)):
+            continue
+        head = text[cut : m.start()]
+        if (
+            len(head.split()) >= 3
+            and _ends_telling(head)
+            and _CAUSATIVE_BEFORE.search(head) is None
+            and _TELLS.search(head) is not None
+            and _REPORTING.search(text[cut:end]) is None
+            and utterance.opens_command(text[m.start() : end])
+            and not utterance.is_question(head)
+            and not utterance.asks_to_know(head)
+        ):
+            out.append((cut, m.start()))
+            cut = m.start()
+    out.append((cut, end))
+    return out
+
+
 def _spans(text: str) -> list[tuple[int, int]]:
     """The statement's clauses, with a clause split again where a second request begins in it."""
     out: list[tuple[int, int]] = []
     for start, end in [
-        r for span in utterance.clause_spans(text) or [(0, len(text))] for r in _run_on(text, *span)
+        r
+        for span in utterance.clause_spans(text) or [(0, len(text))]
+        for run in _run_on(text, *span)
+        for r in _bare_run_on(text, *run)
     ]:
         cut = start
         for m in _NEW_REQUEST.finditer(text, start, end):
@@ -1471,8 +1553,6 @@ def _clause(
 ) -> _Clause:
     part = text[start:end]
     lang = request.lang
-    if previous is not None and _BUT.match(text[max(0, start - 8) : start] + " " + part[:0]) is None:
-        pass
     if (
         previous is not None
         and _UNIVERSAL.search(text[previous.start : previous.end])

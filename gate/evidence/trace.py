@@ -1835,6 +1835,11 @@ _ANOTHER = re.compile(
     # "could you show me more results?", "give me more": more of what a search found ("tell me
     # more" asks about the one offered)
     r"\bmore\s+(?:[a-z]+\s+)?(?:results?|options?|choices?|suggestions?|matches)\b|"
+    # "tell me some more hotels", "any more italian places?": more of the kind of thing found
+    # (not "two more rooms", a count, nor "tell me more", about the one offered)
+    r"(?:\b(?:some|any|a few)\s+|\b(?:give|show|find|get|tell|suggest|list|recommend)\s+(?:me|us)\s+)"
+    r"more\s+(?:[a-z]+\s+)?(?:places|restaurants|hotels|events|flights|buses|cars|shows|films|movies|"
+    r"houses|apartments|songs|doctors|dentists|salons|stylists|properties|attractions|concerts)\b|"
     r"\b(?:give|show|find|get)\s+(?:me|us)\s+(?:some\s+)?more\b(?!\s+(?:time|days?|of|about|details|info))|"
     r"\bwhat else\b|"
     # "is there anything more available?", "anything more?": more of them, not more about one
@@ -1855,7 +1860,7 @@ _ANOTHER = re.compile(
 
 
 _ASKS = re.compile(
-    r"\b(?:find|search|show|get|try|suggest|recommend|offer|give|got|have|is there|are there|any|"
+    r"\b(?:find|search|show|get|try|suggest|recommend|offer|give|got|have|is there|are there|any|tell|list|"
     r"what about|how about|see|check|look|there (?:is|are)|want|prefer|rather|hear|next)\b",
     re.IGNORECASE,
 )
