@@ -719,8 +719,9 @@ _DONE_BEFORE = frozenset({"was", "were", "been", "got", "had", "already", "wrong
 
 def _opposite_happened(part: str, wanted: Sequence[str]) -> bool:
     """Whether every verb of the clause that asks for the opposite of the action is said as what
-    already happened ("i was charged twice", "you billed me for it"): a reason to do the action,
-    not a wish for its opposite (``trace.opposite`` reads a wish)."""
+    already happened ("i was charged twice", "you billed me for it") or what happens to the thing
+    ("my gold membership ends this week"): a reason to do the action, not a wish for its opposite
+    (``trace.opposite`` reads a wish)."""
     said = part.casefold()
     found = False
     for word in wanted:
@@ -728,7 +729,7 @@ def _opposite_happened(part: str, wanted: Sequence[str]) -> bool:
             for m in re.finditer(rf"\b{re.escape(other)}([a-z]*)", said):
                 found = True
                 before = set(said[: m.start()].split()[-2:])
-                if m.group(1) not in ("ed", "d") and not before & _DONE_BEFORE:
+                if m.group(1) not in ("ed", "d", "s", "es") and not before & _DONE_BEFORE:
                     return False
     return found
 
@@ -1392,7 +1393,7 @@ _NEW_REQUEST = re.compile(
 def _run_on_request() -> re.Pattern[str]:
     verbs = "|".join(sorted(forms.acting_verbs(), key=len, reverse=True))
     return re.compile(
-        rf"\s(?=(?:(?:can|could|would|will)\s+you\s+(?:just\s+)?|just\s+)(?:{verbs})\b"
+        rf"\s(?=(?:can|could|would|will)\s+you\s+(?:please\s+|just\s+)?(?!not\b)[a-z]+\b|just\s+(?:{verbs})\b"
         # "its our anniversary can we book a table", "the boiler is leaking could he come round":
         # a request put as a question with another subject
         r"|(?P<subject>(?:can|could)\s+(?:i|we|they|he|she)\s+(?!not\b)[a-z]+))",
@@ -1427,8 +1428,8 @@ def _run_on(text: str, start: int, end: int) -> list[tuple[int, int]]:
     cut = start
     for m in _run_on_request().finditer(text, start, end):
         head = text[cut : m.start()]
-        if m.group("subject") is not None and (
-            _REPORTING.search(head) is not None or _asks_to_know_with(m.group("subject"))
+        if _REPORTING.search(head) is not None or (
+            m.group("subject") is not None and _asks_to_know_with(m.group("subject"))
         ):
             continue
         if len(head.split()) >= 3 and not utterance.is_question(head) and not utterance.asks_to_know(head):
@@ -3005,7 +3006,10 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
     )
     names = (plainly and not (ours and all(c.loose for c in ours))) or (
         statement.origin == "call"
-        and any(not c.loose and not _thing_is_fine(text[c.start : c.end], request) for c in told)
+        and any(
+            not c.loose and not _thing_is_fine(text[c.start : c.end], request)
+            for c in [*told, *(c for c in asked_change if _THING_ASKED.search(text[c.start : c.end]))]
+        )
         and not other_action
         # in a call, a value said to be something ("ACC-1234 should be 200 dollars in credit")
         # or said to suit ("saturday at 8pm is fine for us to meet") names no action; "this
@@ -3165,6 +3169,12 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
             **base,  # type: ignore[arg-type]
         )
     return Reading(statement, "value", "trace.value" if counts else "trace.other", counts=counts, **base)  # type: ignore[arg-type]
+
+
+# A change asked of the thing itself ("can it come friday instead", "could that be monday
+# instead"): in a call, where the thing was named before, as plain as a command; one asked of a
+# person ("can the fitter come friday instead", "can i collect it friday instead") is not.
+_THING_ASKED = re.compile(r"\b(?:can|could|would|will)\s+(?:it|that|this)\b(?!\s+have\b)", re.IGNORECASE)
 
 
 def _states_new_value(
