@@ -580,9 +580,12 @@ def asks_for_details(text: str) -> bool:
 
 _ASKS_FOR_DETAILS = re.compile(
     r"\b(?:have|get|know|see|hear|give (?:me|us)|send (?:me|us)|tell (?:me|us)|read (?:me|us))\s+"
+    # "can you get me the venue's location?": for whom, and whose
+    r"(?:(?:me|us)\s+)?"
     r"(?:(?:the|its|their|his|her|some|more|any|a few|a bit more|a little more|all the|further|full|"
     r"exact)\s+)*"
-    r"(?:details?|info|information|address|directions|phone number|contact (?:number|details)|reviews?|"
+    r"(?:[a-z]+['’]s\s+)?"
+    r"(?:details?|info|information|address|location|directions|phone number|contact (?:number|details)|reviews?|"
     r"ratings?|description|specifics|particulars|opening (?:hours|times))\b"
     r"(?!\s+(?:changed|updated|corrected|amended|fixed|moved|switched|sent|put|set|added|removed|"
     r"changing|updating|to\b))",

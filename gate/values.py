@@ -1216,6 +1216,16 @@ class _Scanner:
             ):
                 return None  # "morning 2 people", "evening 2 of us": a count after the part of the day
             part = (lead[0], j)
+        if (
+            part is not None
+            and not marked
+            and cue is None
+            and lead is None
+            and _outside_its_part(hour, part[0], [self.word(k) for k in range(j, part[1])])
+        ):
+            # "a table for two tonight": a number with a part of a day it cannot be an hour of
+            # (two o'clock is not tonight) counts something; "at two tonight" is read as before.
+            return None
         if part is not None:
             if part[0] in ("am", "pm") and not 1 <= hour <= 12:
                 return None
@@ -1458,6 +1468,30 @@ class _Scanner:
 
 
 _WEEKDAY_KEYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+@lru_cache(maxsize=1)
+def _relative_parts() -> frozenset[str]:
+    """Parts of a day that name the day as well ("tonight", "this evening"), every language's."""
+    hours = _daypart_hours()
+    return frozenset(k for k in lang_data.union_table("relative_days") if k.split()[-1] in hours)
+
+
+@lru_cache(maxsize=1)
+def _daypart_hours() -> dict[str, tuple[int, int]]:
+    """The hours each part of the day holds, by its word ("tonight": 17 to 24), every language's."""
+    return {k: (int(v[0]), int(v[1])) for k, v in lang_data.union_table("daypart_hours").items()}
+
+
+def _outside_its_part(hour: int, meaning: str, part: list[str]) -> bool:
+    """Whether ``hour``, said with ``part``, a part of a day that names the day too ("tonight",
+    "this evening"; read as ``meaning``: am, pm or night), falls outside that part's hours: "two
+    tonight" is no hour of tonight. A part alone ("in the morning") holds any hour said with it."""
+    hours = _daypart_hours().get(part[-1]) if part and " ".join(part) in _relative_parts() else None
+    if hours is None or not 1 <= hour <= 12:
+        return False
+    h = hour + 12 if meaning in ("pm", "night") and hour < 12 else hour
+    return not hours[0] <= h <= hours[1]
 
 
 def _is_iso(key: str) -> bool:

@@ -401,3 +401,25 @@ def test_a_half_said_with_a_number_is_part_of_it(text: str, value: float, not_va
 
 def test_half_with_no_number_is_no_value() -> None:
     assert find_values("half an hour") == [] and find_values("i want half") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "found"),
+    [
+        ("a table for two tonight", "en", Value("number", "2")),
+        ("could we come in for four this evening", "en", Value("number", "4")),
+        ("una mesa para dos esta noche", "es", Value("number", "2")),
+        ("eight tonight", "en", Value("time", "20:00")),
+        ("ten this evening", "en", Value("time", "22:00")),
+        ("at two tonight", "en", Value("time", "14:00")),
+        ("three this afternoon", "en", Value("time", "15:00")),
+        ("a taxi for four in the morning", "en", Value("time", "04:00")),
+        ("deux heures du matin", "fr", Value("time", "02:00")),
+    ],
+)
+def test_a_number_said_with_a_part_of_a_day_it_cannot_be_an_hour_of_counts(
+    text: str, lang: str, found: Value
+) -> None:
+    """ "for two tonight": two o'clock is no hour of tonight, so the number counts; an hour inside
+    the part ("eight tonight"), one said with "at", or a part alone ("in the morning") is a time."""
+    assert find_values(text, lang)[:1] == [found], find_values(text, lang)
