@@ -585,8 +585,8 @@ _ASKS_FOR_DETAILS = re.compile(
     r"(?:(?:the|its|their|his|her|some|more|any|a few|a bit more|a little more|all the|further|full|"
     r"exact)\s+)*"
     r"(?:[a-z]+['’]s\s+)?"
-    r"(?:details?|info|information|address|location|directions|phone number|contact (?:number|details)|reviews?|"
-    r"ratings?|description|specifics|particulars|opening (?:hours|times))\b"
+    r"(?:details?|info|information|address|location|directions|phone number|contact (?:number|details)|"
+    r"reviews?|ratings?|description|specifics|particulars|opening (?:hours|times))\b"
     r"(?!\s+(?:changed|updated|corrected|amended|fixed|moved|switched|sent|put|set|added|removed|"
     r"changing|updating|to\b))",
     re.IGNORECASE,
