@@ -366,7 +366,9 @@ def _thing_of_the_action(part: str, request: TraceRequest) -> bool:
     books something, with a verb of that class or a wish and no verb ("i need a callout")."""
     if action_class(request) != "create":
         return False
-    verb = asked_verb(part, request) or utterance.command_verb(part)
+    # "could you squeeze me in for a dental checkup": a visit asked for, whatever its verb
+    visit = _IN_FOR.search(part) is not None
+    verb = None if visit else asked_verb(part, request) or utterance.command_verb(part)
     if verb is not None and words.VERB_CLASSES.get(verb.split()[0]) != "create":
         return False
     thing, named = query_thing(request), asked_thing(part, request)
@@ -377,7 +379,15 @@ def _thing_of_the_action(part: str, request: TraceRequest) -> bool:
     if not thing or not named:
         return False
     head = named[-1]
-    if head == thing[-1] or not _in_one_family(head, thing[-1]):
+    # a meeting of another name, qualified as the query's is ("a dental checkup" for "a dentist
+    # appointment"), asked for as a visit
+    meeting = (
+        visit
+        and head in words.MEETINGS
+        and thing[-1] in words.MEETINGS
+        and all(_same_qualifier(q, thing) for q in named[:-1])
+    )
+    if (head == thing[-1] and not visit) or not (meeting or _in_one_family(head, thing[-1])):
         return False
     at = re.search(rf"\b{re.escape(head)}\b", part.casefold())
     return at is not None and _TO_DO_AFTER.match(part[at.end() :]) is None
@@ -649,6 +659,14 @@ def asked_thing(text: str, request: TraceRequest) -> list[str]:
     return list(_asked_thing(text, request))
 
 
+# Coming in, or being fitted in, for a thing: "come in for", "pop in for", "fit me in for".
+_IN_FOR = re.compile(
+    r"\b(?:(?:come|pop|drop|call|stop|get|go|swing)\s+(?:in|by|round|over|down)|"
+    r"(?:fit|squeeze|get|book|put)\s+(?:me|us|him|her|them)\s+in)\s+for\b",
+    re.IGNORECASE,
+)
+
+
 @_per_request_text
 def _asked_thing(text: str, request: TraceRequest) -> tuple[str, ...]:
     named: list[str] = []
@@ -659,6 +677,11 @@ def _asked_thing(text: str, request: TraceRequest) -> tuple[str, ...]:
         commanded = utterance.command_verb(text)
         verb = commanded if commanded is not None and commanded.split()[0] not in words.INQUIRY else None
     at = _verb_at(text, verb.split()[0]) if verb is not None else -1
+    # "could i come in for a dental check-up", "can jade fit me in for a colour": a visit asked
+    # for, its thing after the "for"
+    visit = _IN_FOR.search(text)
+    if visit is not None and visit.end() > at:
+        at = visit.end()
     if at < 0:
         wish = _WISH_OBJECT.search(text)
         at = wish.end() if wish is not None else -1
@@ -4394,7 +4417,11 @@ def _tied_elsewhere(text: str, request: TraceRequest) -> bool:
     """Whether the statement ties the action to a thing the request never names ("on my car loan")."""
     known = [*action_words(request), *(w for a in request.arguments for w in a.cues)]
     clean = _without_values(text, request)
+    # "come in for a check-up": the thing asked for itself (see :func:`asked_thing`), not a tie
+    asked_for = {v.end() - len("for") for v in _IN_FOR.finditer(clean)}
     for m in _TIED.finditer(clean):
+        if m.start() in asked_for:
+            continue
         said = m.group(1).split()
         while len(said) > 1 and said[-1] in _STOP:
             said.pop()  # "to the coast on thursday": the coast
