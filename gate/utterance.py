@@ -1128,6 +1128,11 @@ _NOT_NOW = re.compile(
     r"(?:i|we)(?:'?ll| will| shall) (?:ring|call|phone|give you a (?:ring|call|bell)) (?:you |them )?back|"
     r"(?:i|we)(?:'?ll| will) get back to (?:you|them)|"
     r"not (?:this|until|before|yet|now|today|tonight|right now)\b|"
+    # Not decided: "cancel the gold plan or not, we couldn't decide", "i'm in two minds" ("like
+    # it or not" insists)
+    r"(?:can'?t|couldn'?t|cannot|could not|can not) (?:decide|make (?:up )?(?:my|our) minds?(?: up)?)|"
+    r"(?:haven'?t|have not|hasn'?t|has not) decided|undecided|in two minds|on the fence|"
+    r"(?<!\blike it )(?<!\bwant it )\bor not\b(?!\s+(?:at all|yet))|"
     # Someone's advice, reported: "my accountant says i ought to send it", "he told me i should be on x".
     r"(?:says|said|told me|tells me|reckons|thinks|suggested|recommended|advised|advises)\s+(?:that\s+)?"
     r"(?:i|we)\s+(?:should|ought|need to|must|could|might|'d better|had better))\b",

@@ -1429,7 +1429,7 @@ def _run_on_request() -> re.Pattern[str]:
 _REPORTING = re.compile(
     r"\b(?:ask|asks|asked|asking|wonder|wonders|wondered|wondering|know|knows|said|says|say|saying|"
     r"told|tell|tells|phoned|rang|called|texted|emailed|messaged|wrote|going to|gonna|meant to|"
-    r"thinking|thought)\b",
+    r"thinking|thought|reckon|reckons|reckoned)\b",
     re.IGNORECASE,
 )
 
@@ -1471,7 +1471,8 @@ _WORD_AT = re.compile(r"(?<=\s)[a-z]+(?=\s)", re.IGNORECASE)
 _TELLING_ENDS = re.compile(
     r"(?:(?<!\bwill )(?<!\bwould )(?<!\bcan )(?<!\bcould )(?<!\bdoes )(?<!\bdid )(?<!\bshould )"
     r"(?<!\bmight )(?<!\bmay )(?<!\bmust )\b(?:it|me|us|them)"
-    r"|\b(?:with|into|in|on|at|for|from|about|by|of|after|over|under|through|without|to)\s+"
+    r"|\b(?:with|into|in|on|at|for|from|about|by|of|after|over|under|through|without|to|up|out|off|down|"
+    r"back)\s+"
     r"(?:you|him|her|(?:(?:the|a|an|my|your|our|his|her|their|its|this|that|some)\s+)?(?:[a-z']+\s+)?"
     r"(?P<noun>[a-z']+))"
     r"|\b(?:this|last|yesterday|that)\s+(?:morning|afternoon|evening|night|week|month|year)"
