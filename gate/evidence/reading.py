@@ -2962,6 +2962,11 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
         other_action = True
         searching = False
         ours = []
+    if ours and all(_points_at_another(text, c, clauses, request) for c in ours):
+        # "the meeting at work was moved, can it be friday instead": "it" is the meeting
+        other_action = True
+        searching = False
+        ours = []
     values = _corrected(text, _counted_values(text, clauses, request), request)
     carried = _carries_all(values, request)
     points_back = _pointing_back(text, clauses, ours, values, request)
@@ -3199,6 +3204,40 @@ def read(statement: Statement, request: TraceRequest, meaning: Similarities) -> 
 # instead"): in a call, where the thing was named before, as plain as a command; one asked of a
 # person ("can the fitter come friday instead", "can i collect it friday instead") is not.
 _THING_ASKED = re.compile(r"\b(?:can|could|would|will)\s+(?:it|that|this)\b(?!\s+have\b)", re.IGNORECASE)
+
+
+# The thing a telling opens with as its subject, before its verb: "the meeting at work was
+# moved", "my dentist appointment clashes".
+_SUBJECT_THING = re.compile(
+    r"^\W*(?:(?:so|and|but|well|ok|okay|um|uh|yeah|right|also|oh)\s+)*"
+    r"(?:the|my|our|this|his|her|their)\s+((?:[a-z'-]+\s+){0,2}?[a-z'-]+)"
+    r"(?:\s+(?:at|in|for|on|with|of|from)\s+(?:[a-z'-]+\s+){0,2}?[a-z'-]+)?\s+"
+    r"(?:is|was|were|are|has|had|got|keeps|kept|clashes|clashed|isn'?t|wasn'?t|hasn'?t|has been|was)\b",
+    re.IGNORECASE,
+)
+# A pointer a request puts in its thing's place.
+_THING_POINTER = re.compile(r"\b(?:it|that|this)\b", re.IGNORECASE)
+
+
+def _points_at_another(text: str, c: _Clause, clauses: Sequence[_Clause], request: TraceRequest) -> bool:
+    """Whether the request clause ``c`` points with "it" or "that" at a thing of another kind that
+    an earlier clause of the same statement opens with ("the meeting at work was moved, can it be
+    friday instead"; "my taxi is booked for 7, can it be 8 instead"): the request is that
+    thing's. A person is never "it" ("the driver texted, can it come friday instead")."""
+    part = text[c.start : c.end]
+    if not _THING_POINTER.search(part) or asked_thing(part, request):
+        return False
+    thing = query_thing(request)
+    mine = [*thing, *_thing_words(request)]
+    for b in reversed([b for b in clauses if b.end <= c.start]):
+        found = _SUBJECT_THING.match(text[b.start : b.end])
+        if found is None:
+            continue
+        head = found.group(1).split()[-1].casefold()
+        return _known_other_thing(head, mine) or (
+            head in words.MEETINGS and bool(thing) and thing[-1] not in words.MEETINGS
+        )
+    return False
 
 
 def _states_new_value(
