@@ -423,3 +423,12 @@ def test_a_number_said_with_a_part_of_a_day_it_cannot_be_an_hour_of_counts(
     """ "for two tonight": two o'clock is no hour of tonight, so the number counts; an hour inside
     the part ("eight tonight"), one said with "at", or a part alone ("in the morning") is a time."""
     assert find_values(text, lang)[:1] == [found], find_values(text, lang)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [("9 in the night", "21:00"), ("at 3 in the night", "03:00"), ("eleven in the night", "23:00")],
+)
+def test_in_the_night_is_a_part_of_the_day(text: str, key: str) -> None:
+    """ "9 in the night" is nine at night, as "9 at night" is; the small hours stay the small hours."""
+    assert find_values(text, "en")[:1] == [Value("time", key)], find_values(text, "en")
