@@ -3233,9 +3233,15 @@ def _points_at_another(text: str, c: _Clause, clauses: Sequence[_Clause], reques
         found = _SUBJECT_THING.match(text[b.start : b.end])
         if found is None:
             continue
-        head = found.group(1).split()[-1].casefold()
+        named = found.group(1).casefold().split()
+        head = named[-1]
+        # a meeting of another name is another meeting, unless the query's own words qualify it
+        # ("my dental checkup" for a dentist appointment; "the meeting at work" is not one)
         return _known_other_thing(head, mine) or (
-            head in words.MEETINGS and bool(thing) and thing[-1] not in words.MEETINGS
+            head in words.MEETINGS
+            and bool(thing)
+            and head != thing[-1]
+            and not any(_same_qualifier(q, thing[:-1]) for q in named[:-1])
         )
     return False
 
