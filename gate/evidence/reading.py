@@ -3212,7 +3212,7 @@ _SUBJECT_THING = re.compile(
     r"^\W*(?:(?:so|and|but|well|ok|okay|um|uh|yeah|right|also|oh)\s+)*"
     r"(?:the|my|our|this|his|her|their)\s+((?:[a-z'-]+\s+){0,2}?[a-z'-]+)"
     r"(?:\s+(?:at|in|for|on|with|of|from)\s+(?:[a-z'-]+\s+){0,2}?[a-z'-]+)?\s+"
-    r"(?:is|was|were|are|has|had|got|keeps|kept|clashes|clashed|isn'?t|wasn'?t|hasn'?t|has been|was)\b",
+    r"(?:is|was|were|are|has|had|got|keeps|kept|clashes|clashed|isn'?t|wasn'?t|hasn'?t)\b",
     re.IGNORECASE,
 )
 # A pointer a request puts in its thing's place.
